@@ -1,0 +1,100 @@
+#include "zeus/util/files.h"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "zeus/util/error.h"
+
+namespace zeus {
+namespace {
+
+[[noreturn]] void throw_io(const std::string& what, const std::string& path) {
+  throw_error(ErrorCode::kIo, fmt::format("{} '{}': {}", what, path, std::strerror(errno)));
+}
+
+}  // namespace
+
+void write_file_atomically(const std::string& path, std::string_view contents) {
+  namespace fs = std::filesystem;
+  const fs::path target(path);
+  fs::path dir = target.parent_path();
+  if (dir.empty()) dir = ".";
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) {
+    throw_error(ErrorCode::kIo,
+                fmt::format("cannot create directory '{}': {}", dir.string(), ec.message()));
+  }
+  std::string tmp = (dir / ("." + target.filename().string() + ".tmpXXXXXX")).string();
+  const int fd = ::mkstemp(tmp.data());
+  if (fd < 0) throw_io("cannot create a temporary file next to", path);
+  std::size_t written = 0;
+  while (written < contents.size()) {
+    const ssize_t n = ::write(fd, contents.data() + written, contents.size() - written);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      const int saved = errno;
+      ::close(fd);
+      ::unlink(tmp.c_str());
+      errno = saved;
+      throw_io("cannot write", tmp);
+    }
+    written += static_cast<std::size_t>(n);
+  }
+  ::fchmod(fd, 0644);  // mkstemp makes 0600; the result should read like any file
+  if (::fsync(fd) != 0 || ::close(fd) != 0) {
+    const int saved = errno;
+    ::unlink(tmp.c_str());
+    errno = saved;
+    throw_io("cannot flush", tmp);
+  }
+  if (::rename(tmp.c_str(), path.c_str()) != 0) {
+    const int saved = errno;
+    ::unlink(tmp.c_str());
+    errno = saved;
+    throw_io("cannot move the new file into place at", path);
+  }
+  const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY);
+  if (dfd >= 0) {
+    ::fsync(dfd);
+    ::close(dfd);
+  }
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw_io("cannot open", path);
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  return buffer.str();
+}
+
+bool read_small_file(const std::string& path, std::string& out) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  char buf[256];
+  ssize_t n;
+  do {
+    n = ::read(fd, buf, sizeof(buf));
+  } while (n < 0 && errno == EINTR);
+  const int saved = errno;
+  ::close(fd);
+  if (n < 0) {
+    errno = saved;
+    return false;
+  }
+  std::size_t len = static_cast<std::size_t>(n);
+  while (len > 0 && (buf[len - 1] == '\n' || buf[len - 1] == ' ' || buf[len - 1] == '\t')) --len;
+  out.assign(buf, len);
+  return true;
+}
+
+}  // namespace zeus

@@ -1,0 +1,86 @@
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "zeus/util/clock.h"
+#include "zeus/util/csv.h"
+#include "zeus/util/error.h"
+#include "zeus/util/files.h"
+#include "zeus/util/metric.h"
+#include "zeus/util/parse.h"
+#include "zeus/util/units.h"
+
+namespace zeus {
+namespace {
+
+using namespace zeus::literals;
+
+TEST(Units, ArithmeticKeepsUnits) {
+  const Joules e = 300_W * Seconds(2.0);
+  EXPECT_DOUBLE_EQ(e.value(), 600.0);
+  EXPECT_DOUBLE_EQ((e / Seconds(4.0)).value(), 150.0);
+  EXPECT_DOUBLE_EQ((e / 200_W).count(), 3.0);
+  EXPECT_EQ(to_milliwatts(Watts(212.3456)), Milliwatts(212346));
+  EXPECT_DOUBLE_EQ(to_watts(250000_mW).value(), 250.0);
+  EXPECT_LT(100_mW, 200_mW);
+}
+
+TEST(Clock, ManualClockMovesOnlyWhenTold) {
+  ManualClock clock(Seconds(10));
+  EXPECT_DOUBLE_EQ(clock.now().count(), 10.0);
+  clock.advance(Seconds(0.5));
+  EXPECT_DOUBLE_EQ(clock.now().count(), 10.5);
+  clock.sleep_until(Seconds(12));
+  EXPECT_DOUBLE_EQ(clock.now().count(), 12.0);
+  clock.sleep_until(Seconds(11));  // never goes back
+  EXPECT_DOUBLE_EQ(clock.now().count(), 12.0);
+}
+
+TEST(Csv, ParsesQuotedFieldsAndReportsLines) {
+  const auto t = CsvTable::parse("a,b\n1,\"x,y\"\n\n2,\"say \"\"hi\"\"\"\n", "mem.csv");
+  ASSERT_EQ(t.num_rows(), 2u);
+  EXPECT_EQ(t.cell(0, 1), "x,y");
+  EXPECT_EQ(t.cell(1, 1), "say \"hi\"");
+  EXPECT_EQ(t.line_of(1), 4u);
+  EXPECT_EQ(t.as_int(1, t.column("a")), 2);
+  try {
+    (void)t.as_double(0, 1);
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kParse);
+    EXPECT_NE(std::string(e.what()).find("mem.csv:2"), std::string::npos);
+  }
+  EXPECT_THROW((void)t.column("nope"), Error);
+  EXPECT_THROW(CsvTable::parse("a,b\n1\n", "x"), Error);
+  EXPECT_THROW(CsvTable::parse("", "x"), Error);
+}
+
+TEST(Parse, ListsAndRanges) {
+  EXPECT_EQ(parse_int_list("0,2-4", "--gpus"), (std::vector<int>{0, 2, 3, 4}));
+  EXPECT_EQ(parse_double_list("0.5, 1", "--eta"), (std::vector<double>{0.5, 1.0}));
+  EXPECT_THROW(parse_int_list("0,,1", "--gpus"), Error);
+  EXPECT_THROW(parse_int_list("4-2", "--gpus"), Error);
+  EXPECT_THROW(parse_double("abc", "--beta"), Error);
+}
+
+TEST(Files, AtomicWriteReplacesWholeFile) {
+  const auto dir = std::filesystem::temp_directory_path() / "zeus_files_test";
+  std::filesystem::remove_all(dir);
+  const auto path = (dir / "sub" / "f.json").string();
+  write_file_atomically(path, "first");
+  write_file_atomically(path, "second");
+  EXPECT_EQ(read_file(path), "second");
+  int entries = 0;
+  for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir / "sub")) ++entries;
+  EXPECT_EQ(entries, 1);  // no temporary left behind
+  EXPECT_THROW(read_file((dir / "missing").string()), Error);
+  std::filesystem::remove_all(dir);
+}
+
+TEST(Metric, ZeusCost) {
+  EXPECT_DOUBLE_EQ(zeus_cost(Joules(100), Seconds(2), 0.5, Watts(300)), 0.5 * 100 + 0.5 * 600);
+  EXPECT_DOUBLE_EQ(zeus_cost(Joules(100), Seconds(2), 1.0, Watts(300)), 100);
+}
+
+}  // namespace
+}  // namespace zeus
