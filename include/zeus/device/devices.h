@@ -1,0 +1,52 @@
+// Device discovery: which GPUs and CPUs this process can measure, through
+// which backend, and why some are missing.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "zeus/device/cpu.h"
+#include "zeus/device/gpu.h"
+#include "zeus/device/rapl.h"
+#include "zeus/util/clock.h"
+
+namespace zeus {
+
+struct DiscoveryOptions {
+  // "auto" (NVML if it loads, else no GPUs), "nvml", "sim" or "none".
+  // nullopt: $ZEUS_GPU_BACKEND, else "auto". The simulated GPU is never chosen
+  // behind the user's back: ask for it with "sim".
+  std::optional<std::string> gpu_backend;
+  // Simulated GPUs: how many ($ZEUS_SIM_GPUS, default 1) and the model file
+  // ($ZEUS_SIM_MODEL, default built-in model).
+  std::optional<int> sim_gpus;
+  std::optional<std::string> sim_model_path;
+  // Clock for simulated GPUs; nullptr: the process's steady clock.
+  Clock* clock = nullptr;
+  // Passed to the backends (empty: their environment defaults).
+  std::string nvml_library;
+  std::string powercap_root;
+  bool cpus = true;  // look for RAPL packages
+};
+
+struct DeviceInventory {
+  std::vector<std::shared_ptr<Gpu>> gpus;      // index k = CUDA device k of this process
+  std::vector<std::shared_ptr<Cpu>> cpus;      // index k = RAPL package k
+  std::string gpu_backend;                     // "nvml", "sim" or "none"
+  std::vector<unsigned> gpu_physical_indices;  // NVML index (or sim index) of each GPU
+  std::string driver_version;
+  std::string nvml_version;
+  std::vector<RaplZoneInfo> rapl_zones;
+  // Plain-language notes for the user: a missing driver, unreadable RAPL...
+  std::vector<std::string> notes;
+};
+
+// Finds devices. A missing NVIDIA driver or powercap tree is a note, not an
+// error: the other devices still work. Throws for invalid settings (unknown
+// backend name, bad CUDA_VISIBLE_DEVICES, bad sim model) and when the user
+// explicitly asked for "nvml" and it failed.
+DeviceInventory discover_devices(const DiscoveryOptions& options = {});
+
+}  // namespace zeus

@@ -1,0 +1,82 @@
+// The GPU seam: one narrow interface every GPU backend implements (NVML, the
+// simulated GPU, later AMD and zeusd-backed). Values come back in the
+// project's unit types, converted once inside the backend.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "zeus/util/units.h"
+
+namespace zeus {
+
+// Which power reading to take.
+enum class PowerDomain {
+  kDeviceInstant,  // the board's current power draw
+  kDeviceAverage,  // the driver's trailing (about 1 s) average of board power
+  kMemoryAverage,  // average power of the GPU memory (HBM GPUs only)
+};
+const char* power_domain_name(PowerDomain domain);  // "instant", "average", "memory"
+
+// GPU generations as NVML numbers them; kUnknown is a chip the driver does not
+// name (treated as new: it is most likely newer than this code).
+enum class GpuArchitecture {
+  kKepler = 2,
+  kMaxwell = 3,
+  kPascal = 4,
+  kVolta = 5,
+  kTuring = 6,
+  kAmpere = 7,
+  kAda = 8,
+  kHopper = 9,
+  kBlackwell = 10,
+  kRubin = 13,
+  kUnknown = -1,
+};
+const char* architecture_name(GpuArchitecture arch);
+
+struct PowerLimitConstraints {
+  Milliwatts min;
+  Milliwatts max;
+};
+
+// One GPU. Every method may throw zeus::Error: kNotSupported when the device or
+// backend cannot do it (an explicit outcome, never a made-up zero),
+// kNoPermission for setters without privileges, kGpuLost when the device
+// disappears. All methods are thread-safe: the energy monitor and the power
+// sampler call them from different threads.
+class Gpu {
+ public:
+  virtual ~Gpu() = default;
+
+  virtual std::string name() = 0;
+  virtual std::string uuid() = 0;
+  virtual GpuArchitecture architecture() = 0;
+
+  // Whether total_energy() works (NVIDIA: Volta and newer).
+  virtual bool supports_energy_counter() = 0;
+  // Energy since an arbitrary origin (NVML: driver load); only differences mean
+  // anything. Monotonic.
+  virtual Joules total_energy() = 0;
+  virtual Watts power(PowerDomain domain) = 0;
+
+  virtual PowerLimitConstraints power_limit_constraints() = 0;
+  virtual Milliwatts power_limit() = 0;
+  virtual Milliwatts default_power_limit() = 0;
+  virtual void set_power_limit(Milliwatts limit) = 0;
+  void reset_power_limit() { set_power_limit(default_power_limit()); }
+
+  virtual bool persistence_mode() = 0;
+  virtual void set_persistence_mode(bool enabled) = 0;
+
+  virtual std::vector<Megahertz> supported_memory_clocks() = 0;
+  virtual std::vector<Megahertz> supported_graphics_clocks(Megahertz memory_clock) = 0;
+  virtual void set_gpu_locked_clocks(Megahertz min, Megahertz max) = 0;
+  virtual void reset_gpu_locked_clocks() = 0;
+  virtual void set_memory_locked_clocks(Megahertz min, Megahertz max) = 0;
+  virtual void reset_memory_locked_clocks() = 0;
+
+  virtual Celsius temperature() = 0;
+};
+
+}  // namespace zeus

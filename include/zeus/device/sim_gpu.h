@@ -1,0 +1,135 @@
+// A simulated GPU: a first-class backend that demos, examples, tests and dry
+// runs use without hardware. Its power and speed follow a small physical
+// model (below); its energy counter integrates that power over the injected
+// clock, so with a ManualClock a whole training run takes no real time.
+//
+// Model. Let x be the graphics clock as a fraction of the maximum, and
+// load in [0, 1] the utilization. Then
+//   power(x)      = idle + load * (busy - idle) * x^3          (dynamic power ~ f V^2 ~ f^3)
+//   throughput(x) = load * peak / ((1 - c) + c / x)            (c = compute-bound fraction)
+// Under a power limit L the GPU runs at the largest x <= the locked maximum
+// with power(x) <= L (never below the minimum clock). Energy per unit of work
+// power/throughput therefore has an interior optimum, like real GPUs.
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "zeus/device/gpu.h"
+#include "zeus/util/clock.h"
+
+namespace zeus {
+
+// Parameters of the model. Every field has a default; a JSON model file may set
+// any subset (field names as below, e.g. {"busy_power_w": 350}). See
+// docs/measuring.md for the file format.
+struct SimGpuModel {
+  std::string name = "Zeus Simulated GPU";
+  GpuArchitecture architecture = GpuArchitecture::kAmpere;
+  bool energy_counter = true;  // false models pre-Volta GPUs
+  bool memory_power = true;    // whether the memory power domain exists
+  double idle_power_w = 60.0;
+  double busy_power_w = 280.0;  // at full load, maximum clock, no cap
+  double memory_power_fraction = 0.15;
+  double power_limit_min_w = 100.0;
+  double power_limit_max_w = 300.0;
+  double power_limit_default_w = 300.0;
+  double power_limit_step_w = 1.0;  // set_power_limit rounds down to this grid
+  int max_graphics_clock_mhz = 1410;
+  int min_graphics_clock_mhz = 210;
+  int graphics_clock_step_mhz = 15;
+  std::vector<int> memory_clocks_mhz = {1215};
+  double peak_throughput = 100.0;  // work units per second at load 1, max clock
+  double compute_bound_fraction = 0.7;
+  double load = 1.0;                     // utilization when nothing else is said
+  double counter_update_period_s = 0.0;  // >0: energy counter steps like NVML's
+  double average_window_s = 1.0;         // window of the kDeviceAverage domain
+  double idle_temperature_c = 35.0;
+  double busy_temperature_c = 75.0;
+
+  // Reads a JSON model file; unknown fields and bad values are kInvalidArgument
+  // naming the field. Validates the model (see validate()).
+  static SimGpuModel from_json_file(const std::string& path);
+  static SimGpuModel from_json_text(const std::string& text, const std::string& source);
+  void validate() const;
+
+  // The model's steady state at full load under power limit `limit` (no clock
+  // lock): the clock fraction, power drawn, and work rate. Optimizer tests
+  // compute true optima from these.
+  double clock_fraction_at(Milliwatts limit) const;
+  Watts power_at(Milliwatts limit) const;
+  double throughput_at(Milliwatts limit) const;
+};
+
+// Thread-safe: a mutex guards the settings and the energy integral.
+class SimGpu final : public Gpu {
+ public:
+  SimGpu(SimGpuModel model, Clock& clock, int index = 0);
+
+  std::string name() override;
+  std::string uuid() override;
+  GpuArchitecture architecture() override;
+  bool supports_energy_counter() override;
+  Joules total_energy() override;
+  Watts power(PowerDomain domain) override;
+  PowerLimitConstraints power_limit_constraints() override;
+  Milliwatts power_limit() override;
+  Milliwatts default_power_limit() override;
+  void set_power_limit(Milliwatts limit) override;
+  bool persistence_mode() override;
+  void set_persistence_mode(bool enabled) override;
+  std::vector<Megahertz> supported_memory_clocks() override;
+  std::vector<Megahertz> supported_graphics_clocks(Megahertz memory_clock) override;
+  void set_gpu_locked_clocks(Megahertz min, Megahertz max) override;
+  void reset_gpu_locked_clocks() override;
+  void set_memory_locked_clocks(Megahertz min, Megahertz max) override;
+  void reset_memory_locked_clocks() override;
+  Celsius temperature() override;
+
+  // Simulation controls.
+  void set_load(double load);  // utilization in [0, 1]
+  double load();
+  // Runs `work_units` of work at full load: the clock advances (ManualClock)
+  // or sleeps (SteadyClock) for work / throughput, then the load returns to
+  // what it was. Returns the time it took.
+  Seconds execute(double work_units);
+  double throughput();  // current work rate, units per second
+  // Energy the model says was used since construction, ignoring any counter
+  // quantization: the ground truth accuracy tests compare against.
+  Joules true_energy();
+  // Makes every following call throw kGpuLost, like a GPU falling off the bus.
+  void fail_as_lost();
+  const SimGpuModel& model() const { return model_; }
+
+ private:
+  struct Segment {  // constant power from `start` on
+    double start;
+    double energy_at_start;
+    double power;
+  };
+  double clock_fraction_locked() const;  // requires mutex_
+  double current_power_locked() const;   // requires mutex_
+  double energy_at_locked(double t);     // requires mutex_
+  void change_state_locked();            // requires mutex_; starts a new segment
+  void check_alive_locked() const;
+
+  const SimGpuModel model_;
+  Clock& clock_;
+  const int index_;
+  std::mutex mutex_;
+  Milliwatts limit_;
+  bool persistence_ = false;
+  double load_;
+  double locked_min_mhz_, locked_max_mhz_;
+  double mem_locked_min_mhz_, mem_locked_max_mhz_;
+  bool lost_ = false;
+  std::vector<Segment> segments_;  // recent history; older ones are pruned
+};
+
+// N simulated GPUs sharing one clock and one model.
+std::vector<std::unique_ptr<SimGpu>> make_sim_gpus(int count, const SimGpuModel& model,
+                                                   Clock& clock);
+
+}  // namespace zeus

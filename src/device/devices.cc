@@ -1,0 +1,96 @@
+#include "zeus/device/devices.h"
+
+#include <fmt/format.h>
+
+#include <cstdlib>
+
+#include "zeus/device/nvml.h"
+#include "zeus/device/sim_gpu.h"
+#include "zeus/util/error.h"
+#include "zeus/util/parse.h"
+
+namespace zeus {
+namespace {
+
+std::string env_or(const char* name, const std::string& fallback) {
+  const char* v = std::getenv(name);
+  return v != nullptr && *v != '\0' ? std::string(v) : fallback;
+}
+
+void add_sim_gpus(const DiscoveryOptions& options, DeviceInventory& inv) {
+  int count = 1;
+  if (options.sim_gpus) {
+    count = *options.sim_gpus;
+  } else if (const char* env = std::getenv("ZEUS_SIM_GPUS"); env != nullptr && *env != '\0') {
+    count = static_cast<int>(parse_int(env, "ZEUS_SIM_GPUS"));
+  }
+  if (count < 0 || count > 1024) {
+    throw_error(ErrorCode::kInvalidArgument,
+                fmt::format("ZEUS_SIM_GPUS must be between 0 and 1024, got {}", count));
+  }
+  const std::string model_path = options.sim_model_path.value_or(env_or("ZEUS_SIM_MODEL", ""));
+  const SimGpuModel model =
+      model_path.empty() ? SimGpuModel{} : SimGpuModel::from_json_file(model_path);
+  Clock& clock = options.clock != nullptr ? *options.clock : SteadyClock::instance();
+  auto gpus = make_sim_gpus(count, model, clock);
+  for (int i = 0; i < count; ++i) {
+    inv.gpus.push_back(std::move(gpus[static_cast<std::size_t>(i)]));
+    inv.gpu_physical_indices.push_back(static_cast<unsigned>(i));
+  }
+  inv.gpu_backend = "sim";
+}
+
+void add_nvml_gpus(const DiscoveryOptions& options, DeviceInventory& inv) {
+  NvmlOptions nvml;
+  nvml.library_path = options.nvml_library;
+  NvmlGpuSet set = open_nvml_gpus(nvml);
+  for (auto& gpu : set.gpus) inv.gpus.push_back(std::move(gpu));
+  inv.gpu_physical_indices = set.nvml_indices;
+  inv.driver_version = set.driver_version;
+  inv.nvml_version = set.nvml_version;
+  inv.gpu_backend = "nvml";
+}
+
+}  // namespace
+
+DeviceInventory discover_devices(const DiscoveryOptions& options) {
+  DeviceInventory inv;
+  inv.gpu_backend = "none";
+  const std::string backend = options.gpu_backend.value_or(env_or("ZEUS_GPU_BACKEND", "auto"));
+  if (backend == "sim") {
+    add_sim_gpus(options, inv);
+  } else if (backend == "nvml") {
+    add_nvml_gpus(options, inv);
+  } else if (backend == "auto") {
+    try {
+      add_nvml_gpus(options, inv);
+    } catch (const Error& e) {
+      if (e.code() != ErrorCode::kDriverNotLoaded) throw;
+      inv.notes.push_back(
+          fmt::format("{}; continuing without GPUs (set ZEUS_GPU_BACKEND=sim to "
+                      "use simulated GPUs)",
+                      e.what()));
+    }
+  } else if (backend != "none") {
+    throw_error(ErrorCode::kInvalidArgument,
+                fmt::format("ZEUS_GPU_BACKEND='{}' is not a backend; use auto, nvml, sim or none",
+                            backend));
+  }
+
+  if (options.cpus) {
+    RaplOptions rapl;
+    rapl.root = options.powercap_root;
+    RaplCpuSet set = open_rapl_cpus(rapl);
+    for (auto& cpu : set.cpus) inv.cpus.push_back(std::move(cpu));
+    inv.rapl_zones = std::move(set.zones);
+    for (const auto& zone : inv.rapl_zones) {
+      if (!zone.readable) inv.notes.push_back(fmt::format("RAPL {}: {}", zone.name, zone.problem));
+    }
+    if (inv.rapl_zones.empty()) {
+      inv.notes.push_back("no RAPL powercap zones found: CPU energy is not measured");
+    }
+  }
+  return inv;
+}
+
+}  // namespace zeus

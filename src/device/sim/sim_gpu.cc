@@ -1,0 +1,320 @@
+#include "zeus/device/sim_gpu.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "zeus/util/error.h"
+
+namespace zeus {
+
+SimGpu::SimGpu(SimGpuModel model, Clock& clock, int index)
+    : model_(std::move(model)),
+      clock_(clock),
+      index_(index),
+      limit_(to_milliwatts(Watts(model_.power_limit_default_w))),
+      load_(model_.load),
+      locked_min_mhz_(model_.min_graphics_clock_mhz),
+      locked_max_mhz_(model_.max_graphics_clock_mhz),
+      mem_locked_min_mhz_(0),
+      mem_locked_max_mhz_(0) {
+  model_.validate();
+  segments_.push_back(Segment{clock_.now().count(), 0.0, current_power_locked()});
+}
+
+void SimGpu::check_alive_locked() const {
+  if (lost_) {
+    throw_error(ErrorCode::kGpuLost,
+                fmt::format("simulated GPU {} is lost (fell off the bus); a real GPU in this state "
+                            "needs a reset or a reboot",
+                            index_));
+  }
+}
+
+double SimGpu::clock_fraction_locked() const {
+  const double x_min =
+      static_cast<double>(model_.min_graphics_clock_mhz) / model_.max_graphics_clock_mhz;
+  const double x_lock = locked_max_mhz_ / model_.max_graphics_clock_mhz;
+  double x = 1.0;
+  if (load_ > 0.0) {
+    const double headroom = (to_watts(limit_).value() - model_.idle_power_w) /
+                            (load_ * (model_.busy_power_w - model_.idle_power_w));
+    x = headroom <= 0.0 ? x_min : std::min(1.0, std::cbrt(headroom));
+  }
+  // The power cap wins over a locked minimum clock, as on real GPUs.
+  return std::max(x_min, std::min(x, x_lock));
+}
+
+double SimGpu::current_power_locked() const {
+  const double x = clock_fraction_locked();
+  return model_.idle_power_w + load_ * (model_.busy_power_w - model_.idle_power_w) * x * x * x;
+}
+
+double SimGpu::energy_at_locked(double t) {
+  // Segments are ordered by start; find the last one that starts at or before t.
+  auto it = std::upper_bound(segments_.begin(), segments_.end(), t,
+                             [](double v, const Segment& s) { return v < s.start; });
+  if (it == segments_.begin()) return segments_.front().energy_at_start;
+  const Segment& s = *(it - 1);
+  return s.energy_at_start + s.power * (t - s.start);
+}
+
+void SimGpu::change_state_locked() {
+  const double now = clock_.now().count();
+  const double energy = energy_at_locked(now);
+  segments_.push_back(Segment{now, energy, current_power_locked()});
+  // Keep enough history for the averaging window and counter steps.
+  const double horizon =
+      now - 2.0 * std::max(model_.average_window_s, model_.counter_update_period_s) - 1.0;
+  auto first_needed = std::upper_bound(segments_.begin(), segments_.end(), horizon,
+                                       [](double v, const Segment& s) { return v < s.start; });
+  if (first_needed - segments_.begin() > 1) segments_.erase(segments_.begin(), first_needed - 1);
+}
+
+std::string SimGpu::name() {
+  std::lock_guard lock(mutex_);
+  check_alive_locked();
+  return model_.name;
+}
+
+std::string SimGpu::uuid() {
+  std::lock_guard lock(mutex_);
+  check_alive_locked();
+  return fmt::format("GPU-51a00000-0000-4000-8000-{:012d}", index_);
+}
+
+GpuArchitecture SimGpu::architecture() {
+  std::lock_guard lock(mutex_);
+  check_alive_locked();
+  return model_.architecture;
+}
+
+bool SimGpu::supports_energy_counter() {
+  std::lock_guard lock(mutex_);
+  check_alive_locked();
+  return model_.energy_counter;
+}
+
+Joules SimGpu::total_energy() {
+  std::lock_guard lock(mutex_);
+  check_alive_locked();
+  if (!model_.energy_counter) {
+    throw_error(ErrorCode::kNotSupported,
+                fmt::format("simulated GPU {} ({}) has no energy counter (like NVIDIA GPUs before "
+                            "Volta); measure through the power timeline instead",
+                            index_, architecture_name(model_.architecture)));
+  }
+  double t = clock_.now().count();
+  if (model_.counter_update_period_s > 0) {
+    t = std::floor(t / model_.counter_update_period_s) * model_.counter_update_period_s;
+  }
+  return Joules(energy_at_locked(t));
+}
+
+Joules SimGpu::true_energy() {
+  std::lock_guard lock(mutex_);
+  return Joules(energy_at_locked(clock_.now().count()));
+}
+
+Watts SimGpu::power(PowerDomain domain) {
+  std::lock_guard lock(mutex_);
+  check_alive_locked();
+  switch (domain) {
+    case PowerDomain::kDeviceInstant:
+      return Watts(current_power_locked());
+    case PowerDomain::kDeviceAverage: {
+      const double now = clock_.now().count();
+      const double from = std::max(now - model_.average_window_s, segments_.front().start);
+      if (now - from <= 0.0) return Watts(current_power_locked());
+      return Watts((energy_at_locked(now) - energy_at_locked(from)) / (now - from));
+    }
+    case PowerDomain::kMemoryAverage:
+      if (!model_.memory_power) {
+        throw_error(
+            ErrorCode::kNotSupported,
+            fmt::format("simulated GPU {} has no memory power sensor (like an A40)", index_));
+      }
+      return Watts(current_power_locked() * model_.memory_power_fraction);
+  }
+  throw_error(ErrorCode::kInternal, "unknown power domain");
+}
+
+PowerLimitConstraints SimGpu::power_limit_constraints() {
+  std::lock_guard lock(mutex_);
+  check_alive_locked();
+  return {to_milliwatts(Watts(model_.power_limit_min_w)),
+          to_milliwatts(Watts(model_.power_limit_max_w))};
+}
+
+Milliwatts SimGpu::power_limit() {
+  std::lock_guard lock(mutex_);
+  check_alive_locked();
+  return limit_;
+}
+
+Milliwatts SimGpu::default_power_limit() {
+  std::lock_guard lock(mutex_);
+  check_alive_locked();
+  return to_milliwatts(Watts(model_.power_limit_default_w));
+}
+
+void SimGpu::set_power_limit(Milliwatts limit) {
+  std::lock_guard lock(mutex_);
+  check_alive_locked();
+  const Milliwatts lo = to_milliwatts(Watts(model_.power_limit_min_w));
+  const Milliwatts hi = to_milliwatts(Watts(model_.power_limit_max_w));
+  if (limit < lo || limit > hi) {
+    throw_error(ErrorCode::kInvalidArgument,
+                fmt::format("power limit {} W is outside the GPU's range [{}, {}] W",
+                            to_watts(limit).value(), to_watts(lo).value(), to_watts(hi).value()));
+  }
+  const std::int64_t step = to_milliwatts(Watts(model_.power_limit_step_w)).value();
+  const Milliwatts snapped(std::max(lo.value(), (limit.value() / step) * step));
+  if (snapped == limit_) return;
+  limit_ = snapped;
+  change_state_locked();
+}
+
+bool SimGpu::persistence_mode() {
+  std::lock_guard lock(mutex_);
+  check_alive_locked();
+  return persistence_;
+}
+
+void SimGpu::set_persistence_mode(bool enabled) {
+  std::lock_guard lock(mutex_);
+  check_alive_locked();
+  persistence_ = enabled;
+}
+
+std::vector<Megahertz> SimGpu::supported_memory_clocks() {
+  std::lock_guard lock(mutex_);
+  check_alive_locked();
+  std::vector<Megahertz> out;
+  for (int c : model_.memory_clocks_mhz) out.emplace_back(c);
+  std::sort(out.rbegin(), out.rend());
+  return out;
+}
+
+std::vector<Megahertz> SimGpu::supported_graphics_clocks(Megahertz memory_clock) {
+  std::lock_guard lock(mutex_);
+  check_alive_locked();
+  const auto& mem = model_.memory_clocks_mhz;
+  if (std::find(mem.begin(), mem.end(), memory_clock.value()) == mem.end()) {
+    throw_error(
+        ErrorCode::kInvalidArgument,
+        fmt::format("memory clock {} MHz is not supported by this GPU", memory_clock.value()));
+  }
+  std::vector<Megahertz> out;
+  for (int c = model_.max_graphics_clock_mhz; c >= model_.min_graphics_clock_mhz;
+       c -= model_.graphics_clock_step_mhz) {
+    out.emplace_back(c);
+  }
+  return out;
+}
+
+void SimGpu::set_gpu_locked_clocks(Megahertz min, Megahertz max) {
+  std::lock_guard lock(mutex_);
+  check_alive_locked();
+  if (min > max || min.value() < model_.min_graphics_clock_mhz ||
+      max.value() > model_.max_graphics_clock_mhz) {
+    throw_error(ErrorCode::kInvalidArgument,
+                fmt::format("locked graphics clocks [{}, {}] MHz must satisfy {} <= min <= max <= "
+                            "{} MHz",
+                            min.value(), max.value(), model_.min_graphics_clock_mhz,
+                            model_.max_graphics_clock_mhz));
+  }
+  locked_min_mhz_ = static_cast<double>(min.value());
+  locked_max_mhz_ = static_cast<double>(max.value());
+  change_state_locked();
+}
+
+void SimGpu::reset_gpu_locked_clocks() {
+  std::lock_guard lock(mutex_);
+  check_alive_locked();
+  locked_min_mhz_ = model_.min_graphics_clock_mhz;
+  locked_max_mhz_ = model_.max_graphics_clock_mhz;
+  change_state_locked();
+}
+
+void SimGpu::set_memory_locked_clocks(Megahertz min, Megahertz max) {
+  std::lock_guard lock(mutex_);
+  check_alive_locked();
+  if (min > max) {
+    throw_error(ErrorCode::kInvalidArgument, "locked memory clocks: min must not exceed max");
+  }
+  mem_locked_min_mhz_ = static_cast<double>(min.value());
+  mem_locked_max_mhz_ = static_cast<double>(max.value());
+}
+
+void SimGpu::reset_memory_locked_clocks() {
+  std::lock_guard lock(mutex_);
+  check_alive_locked();
+  mem_locked_min_mhz_ = mem_locked_max_mhz_ = 0;
+}
+
+Celsius SimGpu::temperature() {
+  std::lock_guard lock(mutex_);
+  check_alive_locked();
+  const double share =
+      (current_power_locked() - model_.idle_power_w) / (model_.busy_power_w - model_.idle_power_w);
+  return Celsius(model_.idle_temperature_c +
+                 share * (model_.busy_temperature_c - model_.idle_temperature_c));
+}
+
+void SimGpu::set_load(double load) {
+  if (!(load >= 0.0 && load <= 1.0)) {
+    throw_error(ErrorCode::kInvalidArgument, fmt::format("load must be in [0, 1], got {}", load));
+  }
+  std::lock_guard lock(mutex_);
+  load_ = load;
+  change_state_locked();
+}
+
+double SimGpu::load() {
+  std::lock_guard lock(mutex_);
+  return load_;
+}
+
+double SimGpu::throughput() {
+  std::lock_guard lock(mutex_);
+  const double x = clock_fraction_locked();
+  const double c = model_.compute_bound_fraction;
+  return load_ * model_.peak_throughput / ((1.0 - c) + c / x);
+}
+
+Seconds SimGpu::execute(double work_units) {
+  double previous_load;
+  double rate;
+  {
+    std::lock_guard lock(mutex_);
+    check_alive_locked();
+    previous_load = load_;
+    load_ = 1.0;
+    change_state_locked();
+    const double x = clock_fraction_locked();
+    const double c = model_.compute_bound_fraction;
+    rate = model_.peak_throughput / ((1.0 - c) + c / x);
+  }
+  const Seconds duration(work_units / rate);
+  clock_.sleep_for(duration);
+  std::lock_guard lock(mutex_);
+  load_ = previous_load;
+  change_state_locked();
+  return duration;
+}
+
+void SimGpu::fail_as_lost() {
+  std::lock_guard lock(mutex_);
+  lost_ = true;
+}
+
+std::vector<std::unique_ptr<SimGpu>> make_sim_gpus(int count, const SimGpuModel& model,
+                                                   Clock& clock) {
+  std::vector<std::unique_ptr<SimGpu>> gpus;
+  for (int i = 0; i < count; ++i) gpus.push_back(std::make_unique<SimGpu>(model, clock, i));
+  return gpus;
+}
+
+}  // namespace zeus
