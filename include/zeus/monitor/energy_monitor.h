@@ -1,0 +1,117 @@
+// Named measurement windows over GPUs, CPU packages and DRAM: the ZeusMonitor
+// of the Python Zeus. begin_window()/end_window() read each device's energy
+// counter once; windows nest and overlap freely.
+#pragma once
+
+#include <cstdio>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "zeus/device/devices.h"
+#include "zeus/monitor/power_monitor.h"
+#include "zeus/util/clock.h"
+
+namespace zeus {
+
+// Where a GPU's window energy came from.
+enum class EnergySource {
+  kCounter,             // difference of the GPU's energy counter
+  kPowerTimeline,       // integral of sampled power (GPUs without a counter)
+  kInstantPowerApprox,  // instant power x window time (window too short, approx asked)
+};
+const char* energy_source_name(EnergySource source);
+
+struct Measurement {
+  Seconds time{};
+  std::map<int, Joules> gpu_energy;   // by GPU index
+  std::map<int, Joules> cpu_energy;   // by CPU package index; empty without RAPL
+  std::map<int, Joules> dram_energy;  // packages that have a DRAM zone
+  std::map<int, EnergySource> gpu_energy_source;
+  // GPUs whose counter did not move during the window: the window was shorter
+  // than the counter's update period, so their energy is 0 (or approximated
+  // when approx_instant_energy is on). Never a silent zero.
+  std::vector<int> gpus_below_update_period;
+
+  Joules total_gpu_energy() const;
+  // GPUs + CPU packages + DRAM.
+  Joules total_energy() const;
+};
+
+struct EnergyMonitorOptions {
+  // GPU indices to measure (this process's CUDA indices). nullopt: all.
+  std::optional<std::vector<int>> gpu_indices;
+  // CPU packages to measure. nullopt: all readable packages.
+  std::optional<std::vector<int>> cpu_indices;
+  // Windows whose counter did not move get instant power x time instead of 0.
+  bool approx_instant_energy = false;
+  // CSV log: a row per ended window (start_time,window_name,elapsed_time,gpu<i>_energy...).
+  std::string log_file;
+  // Called before counters are read (when a call asks for sync), so a
+  // framework can wait for queued GPU work: e.g. [] { cudaDeviceSynchronize(); }.
+  std::function<void()> sync_execution;
+  // Options of the power monitor started for GPUs without an energy counter.
+  PowerMonitorOptions power_monitor;
+  Clock* clock = nullptr;  // nullptr: the process's steady clock
+};
+
+// Thread-safe: any thread may begin or end any window; a mutex guards the
+// window table and the log file. Counter reads happen outside the lock.
+class EnergyMonitor {
+ public:
+  // Measures devices from an inventory (see discover_devices()).
+  // kInvalidArgument for indices that do not exist.
+  EnergyMonitor(const DeviceInventory& devices, EnergyMonitorOptions options = {});
+  ~EnergyMonitor();
+  EnergyMonitor(const EnergyMonitor&) = delete;
+  EnergyMonitor& operator=(const EnergyMonitor&) = delete;
+
+  // Starts window `name`. kAlreadyExists if it is running, unless restart.
+  void begin_window(const std::string& name, bool sync = true, bool restart = false);
+  // Ends window `name` and returns what it measured. kNotFound for a window
+  // that is not running. cancel: drop it, return an empty measurement, log nothing.
+  Measurement end_window(const std::string& name, bool sync = true, bool cancel = false);
+  // Drops every running window.
+  void reset_windows();
+  bool window_running(const std::string& name) const;
+
+  const std::vector<int>& gpu_indices() const { return gpu_indices_; }
+  const std::vector<int>& cpu_indices() const { return cpu_indices_; }
+  // The GPU with index gpu_indices()[k] (for optimizers that change its settings).
+  const std::shared_ptr<Gpu>& gpu(int gpu_index) const;
+  // The power monitor serving GPUs without an energy counter (nullptr if none).
+  PowerMonitor* power_monitor() const { return power_monitor_.get(); }
+  Clock& clock() const { return clock_; }
+
+ private:
+  // Counter readings at a window's start.
+  struct WindowState {
+    Seconds time{};
+    double wall_time = 0;        // for the log
+    std::vector<Joules> gpu;     // parallel to gpus_ (0 for GPUs without a counter)
+    std::vector<CpuEnergy> cpu;  // parallel to cpus_
+  };
+  WindowState read_state();
+  void log_window(const std::string& name, const WindowState& start, const Measurement& m);
+
+  Clock& clock_;
+  EnergyMonitorOptions options_;
+  std::vector<int> gpu_indices_;
+  std::vector<int> cpu_indices_;
+  std::vector<std::shared_ptr<Gpu>> gpus_;  // parallel to gpu_indices_
+  std::vector<bool> gpu_has_counter_;
+  std::vector<std::shared_ptr<Cpu>> cpus_;  // parallel to cpu_indices_
+  std::vector<bool> cpu_has_dram_;
+  std::unique_ptr<PowerMonitor> power_monitor_;  // for GPUs without a counter
+
+  mutable std::mutex mutex_;  // guards windows_ and log_
+  std::unordered_map<std::string, WindowState> windows_;
+  std::FILE* log_ = nullptr;
+};
+
+}  // namespace zeus

@@ -1,0 +1,129 @@
+// Background power sampling into per-device timelines, and energy by
+// integrating them. Serves GPUs without an energy counter (pre-Volta) and
+// anyone who wants a power timeline (the `zeus monitor power` command).
+#pragma once
+
+#include <condition_variable>
+#include <deque>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <thread>
+#include <vector>
+
+#include "zeus/device/cpu.h"
+#include "zeus/device/gpu.h"
+#include "zeus/util/clock.h"
+
+namespace zeus {
+
+struct PowerSample {
+  Seconds time;  // on the monitor's clock
+  Watts power;
+};
+
+struct PowerMonitorOptions {
+  // Domains to sample on every GPU. Empty: instant if supported, else average.
+  std::vector<PowerDomain> domains;
+  // Sampling interval. nullopt: inferred from how often the GPUs' power
+  // readings change (half the fastest update period, at most 100 ms), as the
+  // Python Zeus does.
+  std::optional<Seconds> interval;
+  // Bound on memory: samples kept per device and domain (oldest dropped).
+  std::size_t max_samples = 1 << 16;
+  // Start the background thread. Off in tests that call sample_now() by hand.
+  bool start_thread = true;
+  Clock* clock = nullptr;  // nullptr: the process's steady clock
+};
+
+// Thread-safe. One background thread calls sample_now() every interval; any
+// thread may query timelines or call sample_now() itself (the energy monitor
+// does at window edges). A mutex guards the timelines; device reads happen
+// outside it. Runs of equal readings are stored as their first and last
+// sample, which keeps memory low without changing the integral.
+class PowerMonitor {
+ public:
+  // `gpus[k]` is reported as GPU index gpu_indices[k] (same for CPUs).
+  // Throws kInvalidArgument for an empty device list or an unsupported domain.
+  PowerMonitor(std::vector<std::shared_ptr<Gpu>> gpus, std::vector<int> gpu_indices,
+               std::vector<std::shared_ptr<Cpu>> cpus, std::vector<int> cpu_indices,
+               PowerMonitorOptions options = {});
+  ~PowerMonitor();
+  PowerMonitor(const PowerMonitor&) = delete;
+  PowerMonitor& operator=(const PowerMonitor&) = delete;
+
+  // Stops the thread (idempotent). Timelines stay queryable.
+  void stop();
+  // Reads every device once and records the samples.
+  void sample_now();
+
+  Seconds interval() const { return interval_; }
+  const std::vector<PowerDomain>& domains() const { return domains_; }
+  const std::vector<int>& gpu_indices() const { return gpu_indices_; }
+  const std::vector<int>& cpu_indices() const { return cpu_indices_; }
+
+  // Samples in [start, end] (inclusive; open ends when nullopt), time-ordered.
+  std::vector<PowerSample> gpu_timeline(int gpu_index, PowerDomain domain,
+                                        std::optional<Seconds> start = std::nullopt,
+                                        std::optional<Seconds> end = std::nullopt) const;
+  // CPU package (and DRAM) power derived from consecutive RAPL energy reads.
+  std::vector<PowerSample> cpu_timeline(int cpu_index, bool dram = false,
+                                        std::optional<Seconds> start = std::nullopt,
+                                        std::optional<Seconds> end = std::nullopt) const;
+
+  // Power at time t, linearly interpolated between the neighbouring samples
+  // (held flat beyond the ends). nullopt when there are no samples.
+  std::optional<Watts> gpu_power_at(int gpu_index, PowerDomain domain, Seconds t) const;
+  std::optional<Watts> latest_gpu_power(int gpu_index, PowerDomain domain) const;
+
+  // Energy over [start, end]: trapezoids over the samples inside, plus the
+  // pieces up to each edge with the power interpolated at the edge. nullopt
+  // when no sample exists. Reads power samples only (not energy counters).
+  std::optional<Joules> gpu_energy(int gpu_index, PowerDomain domain, Seconds start,
+                                   Seconds end) const;
+
+  // Infers the update period of the GPUs' power readings (see options.interval).
+  static Seconds infer_interval(const std::vector<std::shared_ptr<Gpu>>& gpus, PowerDomain domain,
+                                Clock& clock);
+
+ private:
+  using Timeline = std::deque<PowerSample>;
+  struct CpuLast {
+    Seconds time{};
+    CpuEnergy energy{};
+    bool valid = false;
+  };
+  void record_locked(Timeline& timeline, PowerSample sample);
+  const Timeline* find_gpu_timeline_locked(int gpu_index, PowerDomain domain) const;
+  void run();
+
+  std::vector<std::shared_ptr<Gpu>> gpus_;
+  std::vector<int> gpu_indices_;
+  std::vector<std::shared_ptr<Cpu>> cpus_;
+  std::vector<int> cpu_indices_;
+  std::vector<PowerDomain> domains_;
+  Clock& clock_;
+  Seconds interval_{0.1};
+  std::size_t max_samples_;
+
+  mutable std::mutex mutex_;  // guards the timelines and cpu_last_
+  std::map<std::pair<int, PowerDomain>, Timeline> gpu_timelines_;
+  std::map<std::pair<int, bool>, Timeline> cpu_timelines_;
+  std::vector<CpuLast> cpu_last_;
+  std::map<std::pair<int, PowerDomain>, int> unsupported_counts_;
+
+  std::mutex stop_mutex_;
+  std::condition_variable stop_cv_;
+  bool stopping_ = false;
+  std::thread thread_;
+};
+
+// Energy of a timeline over [start, end] (the integration rule above).
+// Exposed for reuse and tests; samples must be time-ordered.
+std::optional<Joules> integrate_power(const std::deque<PowerSample>& samples, Seconds start,
+                                      Seconds end);
+// Power at t: linear between neighbouring samples, held flat beyond the ends.
+std::optional<Watts> interpolate_power(const std::deque<PowerSample>& samples, Seconds t);
+
+}  // namespace zeus

@@ -1,0 +1,253 @@
+#include "zeus/monitor/energy_monitor.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+
+#include "zeus/util/csv.h"
+#include "zeus/util/error.h"
+#include "zeus/util/log.h"
+
+namespace zeus {
+
+const char* energy_source_name(EnergySource source) {
+  switch (source) {
+    case EnergySource::kCounter:
+      return "counter";
+    case EnergySource::kPowerTimeline:
+      return "power_timeline";
+    case EnergySource::kInstantPowerApprox:
+      return "instant_power_approx";
+  }
+  return "unknown";
+}
+
+Joules Measurement::total_gpu_energy() const {
+  Joules total{};
+  for (const auto& [i, e] : gpu_energy) total += e;
+  return total;
+}
+
+Joules Measurement::total_energy() const {
+  Joules total = total_gpu_energy();
+  for (const auto& [i, e] : cpu_energy) total += e;
+  for (const auto& [i, e] : dram_energy) total += e;
+  return total;
+}
+
+namespace {
+
+std::vector<int> resolve_indices(const std::optional<std::vector<int>>& requested,
+                                 std::size_t available, const char* what) {
+  std::vector<int> out;
+  if (!requested) {
+    for (std::size_t i = 0; i < available; ++i) out.push_back(static_cast<int>(i));
+    return out;
+  }
+  for (int i : *requested) {
+    if (i < 0 || static_cast<std::size_t>(i) >= available) {
+      throw_error(ErrorCode::kInvalidArgument,
+                  fmt::format("{} index {} does not exist: {} {}(s) available (indices 0-{})", what,
+                              i, available, what, available == 0 ? 0 : available - 1));
+    }
+    if (std::find(out.begin(), out.end(), i) != out.end()) {
+      throw_error(ErrorCode::kInvalidArgument, fmt::format("{} index {} given twice", what, i));
+    }
+    out.push_back(i);
+  }
+  return out;
+}
+
+}  // namespace
+
+EnergyMonitor::EnergyMonitor(const DeviceInventory& devices, EnergyMonitorOptions options)
+    : clock_(options.clock != nullptr ? *options.clock : SteadyClock::instance()),
+      options_(std::move(options)) {
+  gpu_indices_ = resolve_indices(options_.gpu_indices, devices.gpus.size(), "GPU");
+  cpu_indices_ = resolve_indices(options_.cpu_indices, devices.cpus.size(), "CPU package");
+  std::vector<std::shared_ptr<Gpu>> no_counter;
+  std::vector<int> no_counter_indices;
+  for (int i : gpu_indices_) {
+    const auto& gpu = devices.gpus[static_cast<std::size_t>(i)];
+    gpus_.push_back(gpu);
+    gpu_has_counter_.push_back(gpu->supports_energy_counter());
+    if (!gpu_has_counter_.back()) {
+      no_counter.push_back(gpu);
+      no_counter_indices.push_back(i);
+    }
+  }
+  for (int i : cpu_indices_) {
+    const auto& cpu = devices.cpus[static_cast<std::size_t>(i)];
+    cpus_.push_back(cpu);
+    cpu_has_dram_.push_back(cpu->has_dram());
+  }
+  if (!no_counter.empty()) {
+    PowerMonitorOptions pm = options_.power_monitor;
+    if (pm.clock == nullptr) pm.clock = &clock_;
+    power_monitor_ = std::make_unique<PowerMonitor>(
+        std::move(no_counter), std::move(no_counter_indices), std::vector<std::shared_ptr<Cpu>>{},
+        std::vector<int>{}, std::move(pm));
+  }
+  if (!options_.log_file.empty()) {
+    const std::filesystem::path path(options_.log_file);
+    std::error_code ec;
+    if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path(), ec);
+    log_ = std::fopen(options_.log_file.c_str(), "w");
+    if (log_ == nullptr) {
+      throw_error(ErrorCode::kIo, fmt::format("cannot open the log file '{}': {}",
+                                              options_.log_file, std::strerror(errno)));
+    }
+    std::string header = "start_time,window_name,elapsed_time";
+    for (int i : gpu_indices_) header += fmt::format(",gpu{}_energy", i);
+    for (std::size_t k = 0; k < cpu_indices_.size(); ++k) {
+      header += fmt::format(",cpu{}_energy", cpu_indices_[k]);
+      if (cpu_has_dram_[k]) header += fmt::format(",dram{}_energy", cpu_indices_[k]);
+    }
+    std::fprintf(log_, "%s\n", header.c_str());
+    std::fflush(log_);
+  }
+}
+
+EnergyMonitor::~EnergyMonitor() {
+  if (power_monitor_) power_monitor_->stop();
+  if (log_ != nullptr) std::fclose(log_);
+}
+
+const std::shared_ptr<Gpu>& EnergyMonitor::gpu(int gpu_index) const {
+  for (std::size_t k = 0; k < gpu_indices_.size(); ++k) {
+    if (gpu_indices_[k] == gpu_index) return gpus_[k];
+  }
+  throw_error(ErrorCode::kNotFound, fmt::format("GPU {} is not monitored", gpu_index));
+}
+
+EnergyMonitor::WindowState EnergyMonitor::read_state() {
+  WindowState s;
+  s.time = clock_.now();
+  s.gpu.resize(gpus_.size());
+  for (std::size_t k = 0; k < gpus_.size(); ++k) {
+    if (gpu_has_counter_[k]) s.gpu[k] = gpus_[k]->total_energy();
+  }
+  s.cpu.reserve(cpus_.size());
+  for (const auto& cpu : cpus_) s.cpu.push_back(cpu->total_energy());
+  return s;
+}
+
+bool EnergyMonitor::window_running(const std::string& name) const {
+  std::lock_guard lock(mutex_);
+  return windows_.contains(name);
+}
+
+void EnergyMonitor::begin_window(const std::string& name, bool sync, bool restart) {
+  {
+    std::lock_guard lock(mutex_);
+    if (!restart && windows_.contains(name)) {
+      throw_error(ErrorCode::kAlreadyExists,
+                  fmt::format("measurement window '{}' is already running; end it first or pass "
+                              "restart",
+                              name));
+    }
+  }
+  if (sync && options_.sync_execution && !gpus_.empty()) options_.sync_execution();
+  WindowState state = read_state();
+  state.wall_time = log_ != nullptr ? wall_time_seconds() : 0.0;
+  if (power_monitor_) power_monitor_->sample_now();  // a sample at the window's left edge
+  std::lock_guard lock(mutex_);
+  if (!restart && windows_.contains(name)) {
+    throw_error(ErrorCode::kAlreadyExists,
+                fmt::format("measurement window '{}' is already running", name));
+  }
+  windows_.insert_or_assign(name, std::move(state));
+}
+
+void EnergyMonitor::reset_windows() {
+  std::lock_guard lock(mutex_);
+  windows_.clear();
+}
+
+Measurement EnergyMonitor::end_window(const std::string& name, bool sync, bool cancel) {
+  WindowState start;
+  {
+    std::lock_guard lock(mutex_);
+    auto it = windows_.find(name);
+    if (it == windows_.end()) {
+      throw_error(ErrorCode::kNotFound,
+                  fmt::format("no measurement window named '{}' is running", name));
+    }
+    start = std::move(it->second);
+    windows_.erase(it);
+  }
+  Measurement m;
+  if (cancel) {
+    for (int i : gpu_indices_) m.gpu_energy[i] = Joules(0);
+    for (int i : cpu_indices_) m.cpu_energy[i] = Joules(0);
+    return m;
+  }
+  if (sync && options_.sync_execution && !gpus_.empty()) options_.sync_execution();
+  const WindowState end = read_state();
+  if (power_monitor_) power_monitor_->sample_now();  // a sample at the window's right edge
+  m.time = end.time - start.time;
+
+  for (std::size_t k = 0; k < gpus_.size(); ++k) {
+    const int index = gpu_indices_[k];
+    std::optional<Joules> energy;
+    EnergySource source = EnergySource::kCounter;
+    if (gpu_has_counter_[k]) {
+      energy = end.gpu[k] - start.gpu[k];
+    } else {
+      const PowerDomain domain = power_monitor_->domains().front();
+      energy = power_monitor_->gpu_energy(index, domain, start.time, end.time);
+      source = EnergySource::kPowerTimeline;
+    }
+    const bool stuck = !energy || (energy->value() == 0.0 && m.time.count() > 0.0);
+    if (stuck) {
+      m.gpus_below_update_period.push_back(index);
+      if (options_.approx_instant_energy || !energy) {
+        try {
+          energy = gpus_[k]->power(PowerDomain::kDeviceInstant) * m.time;
+          source = EnergySource::kInstantPowerApprox;
+        } catch (const Error& e) {
+          if (e.code() != ErrorCode::kNotSupported) throw;
+          energy = energy.value_or(Joules(0));
+        }
+      }
+    }
+    m.gpu_energy[index] = *energy;
+    m.gpu_energy_source[index] = source;
+  }
+  if (!m.gpus_below_update_period.empty() && !options_.approx_instant_energy) {
+    log::warn(
+        "window '{}' ({:.4f} s) was shorter than the energy counter update period of GPU(s) "
+        "{}: their energy reads 0; measure longer windows or enable approx_instant_energy",
+        name, m.time.count(), fmt::join(m.gpus_below_update_period, ", "));
+  }
+  for (std::size_t k = 0; k < cpus_.size(); ++k) {
+    m.cpu_energy[cpu_indices_[k]] = end.cpu[k].package - start.cpu[k].package;
+    if (end.cpu[k].dram && start.cpu[k].dram) {
+      m.dram_energy[cpu_indices_[k]] = *end.cpu[k].dram - *start.cpu[k].dram;
+    }
+  }
+  if (log_ != nullptr) log_window(name, start, m);
+  return m;
+}
+
+void EnergyMonitor::log_window(const std::string& name, const WindowState& start,
+                               const Measurement& m) {
+  std::string row =
+      fmt::format("{:.6f},{},{:.6f}", start.wall_time, csv_escape(name), m.time.count());
+  for (int i : gpu_indices_) row += fmt::format(",{:.6f}", m.gpu_energy.at(i).value());
+  for (std::size_t k = 0; k < cpu_indices_.size(); ++k) {
+    row += fmt::format(",{:.6f}", m.cpu_energy.at(cpu_indices_[k]).value());
+    if (cpu_has_dram_[k]) {
+      const auto it = m.dram_energy.find(cpu_indices_[k]);
+      row += fmt::format(",{:.6f}", it == m.dram_energy.end() ? 0.0 : it->second.value());
+    }
+  }
+  std::lock_guard lock(mutex_);
+  std::fprintf(log_, "%s\n", row.c_str());
+  std::fflush(log_);
+}
+
+}  // namespace zeus

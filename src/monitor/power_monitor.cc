@@ -1,0 +1,271 @@
+#include "zeus/monitor/power_monitor.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <set>
+
+#include "zeus/util/error.h"
+#include "zeus/util/log.h"
+
+namespace zeus {
+namespace {
+
+constexpr Seconds kMaxInterval{0.1};
+constexpr Seconds kMinInferredInterval{0.001};
+
+bool domain_supported(Gpu& gpu, PowerDomain domain) {
+  try {
+    (void)gpu.power(domain);
+    return true;
+  } catch (const Error& e) {
+    if (e.code() == ErrorCode::kNotSupported) return false;
+    throw;
+  }
+}
+
+}  // namespace
+
+PowerMonitor::PowerMonitor(std::vector<std::shared_ptr<Gpu>> gpus, std::vector<int> gpu_indices,
+                           std::vector<std::shared_ptr<Cpu>> cpus, std::vector<int> cpu_indices,
+                           PowerMonitorOptions options)
+    : gpus_(std::move(gpus)),
+      gpu_indices_(std::move(gpu_indices)),
+      cpus_(std::move(cpus)),
+      cpu_indices_(std::move(cpu_indices)),
+      domains_(std::move(options.domains)),
+      clock_(options.clock != nullptr ? *options.clock : SteadyClock::instance()),
+      max_samples_(std::max<std::size_t>(options.max_samples, 4)),
+      cpu_last_(cpus_.size()) {
+  if (gpus_.size() != gpu_indices_.size() || cpus_.size() != cpu_indices_.size()) {
+    throw_error(ErrorCode::kInternal, "PowerMonitor: device and index lists differ in length");
+  }
+  if (gpus_.empty() && cpus_.empty()) {
+    throw_error(ErrorCode::kInvalidArgument, "power monitor: no GPU or CPU to monitor");
+  }
+  if (!gpus_.empty()) {
+    // Probed on the first GPU, like the reference: monitored GPUs are alike.
+    if (domains_.empty()) {
+      domains_.push_back(domain_supported(*gpus_[0], PowerDomain::kDeviceInstant)
+                             ? PowerDomain::kDeviceInstant
+                             : PowerDomain::kDeviceAverage);
+    }
+    for (PowerDomain d : domains_) {
+      if (!domain_supported(*gpus_[0], d)) {
+        throw_error(ErrorCode::kInvalidArgument,
+                    fmt::format("power domain '{}' is not supported by GPU {} ({}); choose another "
+                                "with --domain",
+                                power_domain_name(d), gpu_indices_[0], gpus_[0]->name()));
+      }
+    }
+  }
+  if (options.interval) {
+    if (options.interval->count() <= 0) {
+      throw_error(ErrorCode::kInvalidArgument, "power monitor: the interval must be positive");
+    }
+    interval_ = *options.interval;
+    if (interval_ < Seconds(0.05) && !gpus_.empty()) {
+      log::debug(
+          "power sampling every {:.4f} s; NVML power readings update every 10-100 ms, "
+          "so faster polling mostly repeats values",
+          interval_.count());
+    }
+  } else if (!gpus_.empty()) {
+    interval_ = infer_interval(gpus_, domains_.front(), clock_);
+  }
+  sample_now();
+  if (options.start_thread) thread_ = std::thread([this] { run(); });
+}
+
+PowerMonitor::~PowerMonitor() { stop(); }
+
+void PowerMonitor::stop() {
+  {
+    std::lock_guard lock(stop_mutex_);
+    stopping_ = true;
+  }
+  stop_cv_.notify_all();
+  if (thread_.joinable()) thread_.join();
+}
+
+void PowerMonitor::run() {
+  auto next = std::chrono::steady_clock::now();
+  const auto period = std::chrono::duration_cast<std::chrono::steady_clock::duration>(interval_);
+  std::unique_lock lock(stop_mutex_);
+  while (!stopping_) {
+    lock.unlock();
+    sample_now();
+    lock.lock();
+    next += period;
+    const auto now = std::chrono::steady_clock::now();
+    if (next < now) next = now;  // fell behind: do not burst to catch up
+    stop_cv_.wait_until(lock, next, [this] { return stopping_; });
+  }
+}
+
+void PowerMonitor::record_locked(Timeline& timeline, PowerSample sample) {
+  const std::size_t n = timeline.size();
+  if (n >= 2 && timeline[n - 1].power == sample.power && timeline[n - 2].power == sample.power) {
+    timeline[n - 1].time = sample.time;  // extend the run of equal readings
+    return;
+  }
+  timeline.push_back(sample);
+  if (timeline.size() > max_samples_) timeline.pop_front();
+}
+
+void PowerMonitor::sample_now() {
+  struct GpuReading {
+    std::size_t gpu;
+    PowerDomain domain;
+    Watts power;
+  };
+  std::vector<GpuReading> readings;
+  readings.reserve(gpus_.size() * domains_.size());
+  std::vector<std::pair<std::size_t, PowerDomain>> unsupported;
+  const Seconds t = clock_.now();
+  for (std::size_t i = 0; i < gpus_.size(); ++i) {
+    for (PowerDomain d : domains_) {
+      try {
+        const Watts p = gpus_[i]->power(d);
+        if (p.value() > 0) readings.push_back({i, d, p});
+      } catch (const Error& e) {
+        if (e.code() == ErrorCode::kNotSupported) {
+          unsupported.emplace_back(i, d);
+        } else {
+          log::warn("power monitor: GPU {}: {}", gpu_indices_[i], e.what());
+        }
+      }
+    }
+  }
+  std::vector<std::pair<std::size_t, CpuEnergy>> cpu_reads;
+  for (std::size_t i = 0; i < cpus_.size(); ++i) {
+    try {
+      cpu_reads.emplace_back(i, cpus_[i]->total_energy());
+    } catch (const Error& e) {
+      log::warn("power monitor: CPU {}: {}", cpu_indices_[i], e.what());
+    }
+  }
+
+  std::lock_guard lock(mutex_);
+  for (const auto& r : readings) {
+    record_locked(gpu_timelines_[{gpu_indices_[r.gpu], r.domain}], {t, r.power});
+  }
+  for (const auto& [i, domain] : unsupported) {
+    // Counted and reported every 10th time, so a flaky sensor is visible without flooding.
+    if (++unsupported_counts_[{gpu_indices_[i], domain}] % 10 == 0) {
+      log::warn("power monitor: GPU {} did not support a {} power reading 10 more times",
+                gpu_indices_[i], power_domain_name(domain));
+    }
+  }
+  for (const auto& [i, energy] : cpu_reads) {
+    CpuLast& last = cpu_last_[i];
+    if (last.valid && t > last.time) {
+      const Seconds dt = t - last.time;
+      const Seconds mid = last.time + dt / 2.0;
+      record_locked(cpu_timelines_[{cpu_indices_[i], false}],
+                    {mid, (energy.package - last.energy.package) / dt});
+      if (energy.dram && last.energy.dram) {
+        record_locked(cpu_timelines_[{cpu_indices_[i], true}],
+                      {mid, (*energy.dram - *last.energy.dram) / dt});
+      }
+    }
+    last = CpuLast{t, energy, true};
+  }
+}
+
+const PowerMonitor::Timeline* PowerMonitor::find_gpu_timeline_locked(int gpu_index,
+                                                                     PowerDomain domain) const {
+  const auto it = gpu_timelines_.find({gpu_index, domain});
+  return it == gpu_timelines_.end() ? nullptr : &it->second;
+}
+
+namespace {
+
+std::vector<PowerSample> slice(const std::deque<PowerSample>& t, std::optional<Seconds> start,
+                               std::optional<Seconds> end) {
+  std::vector<PowerSample> out;
+  for (const auto& s : t) {
+    if (start && s.time < *start) continue;
+    if (end && s.time > *end) break;
+    out.push_back(s);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<PowerSample> PowerMonitor::gpu_timeline(int gpu_index, PowerDomain domain,
+                                                    std::optional<Seconds> start,
+                                                    std::optional<Seconds> end) const {
+  std::lock_guard lock(mutex_);
+  const Timeline* t = find_gpu_timeline_locked(gpu_index, domain);
+  return t == nullptr ? std::vector<PowerSample>{} : slice(*t, start, end);
+}
+
+std::vector<PowerSample> PowerMonitor::cpu_timeline(int cpu_index, bool dram,
+                                                    std::optional<Seconds> start,
+                                                    std::optional<Seconds> end) const {
+  std::lock_guard lock(mutex_);
+  const auto it = cpu_timelines_.find({cpu_index, dram});
+  return it == cpu_timelines_.end() ? std::vector<PowerSample>{} : slice(it->second, start, end);
+}
+
+std::optional<Watts> PowerMonitor::gpu_power_at(int gpu_index, PowerDomain domain,
+                                                Seconds t) const {
+  std::lock_guard lock(mutex_);
+  const Timeline* tl = find_gpu_timeline_locked(gpu_index, domain);
+  if (tl == nullptr) return std::nullopt;
+  return interpolate_power(*tl, t);
+}
+
+std::optional<Watts> PowerMonitor::latest_gpu_power(int gpu_index, PowerDomain domain) const {
+  std::lock_guard lock(mutex_);
+  const Timeline* tl = find_gpu_timeline_locked(gpu_index, domain);
+  if (tl == nullptr || tl->empty()) return std::nullopt;
+  return tl->back().power;
+}
+
+std::optional<Joules> PowerMonitor::gpu_energy(int gpu_index, PowerDomain domain, Seconds start,
+                                               Seconds end) const {
+  std::lock_guard lock(mutex_);
+  const Timeline* tl = find_gpu_timeline_locked(gpu_index, domain);
+  if (tl == nullptr) return std::nullopt;
+  return integrate_power(*tl, start, end);
+}
+
+Seconds PowerMonitor::infer_interval(const std::vector<std::shared_ptr<Gpu>>& gpus,
+                                     PowerDomain domain, Clock& clock) {
+  constexpr int kReads = 1000;
+  constexpr int kSkip = 10;  // the first reads can be slow (driver warm-up)
+  std::set<std::string> models_seen;
+  Seconds fastest = kMaxInterval;
+  for (const auto& gpu : gpus) {
+    if (!models_seen.insert(gpu->name()).second) continue;
+    std::optional<Seconds> min_gap;
+    Seconds last_change{};
+    double last_value = -1;
+    for (int i = 0; i < kReads; ++i) {
+      double value;
+      try {
+        value = gpu->power(domain).value();
+      } catch (const Error&) {
+        break;
+      }
+      const Seconds now = clock.now();
+      if (i >= kSkip && value != last_value) {
+        if (last_value >= 0 && now > last_change) {
+          const Seconds gap = now - last_change;
+          if (!min_gap || gap < *min_gap) min_gap = gap;
+        }
+        last_change = now;
+      }
+      last_value = value;
+    }
+    if (min_gap && *min_gap < fastest) fastest = *min_gap;
+  }
+  // Sample twice per update so no update is missed.
+  return std::clamp(fastest / 2.0, kMinInferredInterval, kMaxInterval);
+}
+
+}  // namespace zeus

@@ -1,0 +1,263 @@
+#include "zeus/monitor/energy_monitor.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <filesystem>
+#include <thread>
+
+#include "monitor_test_helpers.h"
+#include "zeus/util/csv.h"
+#include "zeus/util/error.h"
+
+namespace zeus {
+namespace {
+
+using testing::make_rig;
+
+EnergyMonitorOptions on_clock(Clock& clock) {
+  EnergyMonitorOptions o;
+  o.clock = &clock;
+  return o;
+}
+
+TEST(EnergyMonitor, OneSecondWindowMatchesTheModelsTrueEnergy) {
+  ManualClock clock;
+  auto rig = make_rig(clock, 2);
+  EnergyMonitor monitor(rig.inventory, on_clock(clock));
+  rig.sims[1]->set_load(0.4);
+  const Joules true0 = rig.sims[0]->true_energy();
+  const Joules true1 = rig.sims[1]->true_energy();
+  monitor.begin_window("step");
+  clock.advance(Seconds(0.3));
+  rig.sims[0]->set_load(0.2);
+  clock.advance(Seconds(0.7));
+  const Measurement m = monitor.end_window("step");
+  EXPECT_DOUBLE_EQ(m.time.count(), 1.0);
+  const double want0 = (rig.sims[0]->true_energy() - true0).value();
+  const double want1 = (rig.sims[1]->true_energy() - true1).value();
+  EXPECT_NEAR(m.gpu_energy.at(0).value(), want0, want0 * 1e-3);
+  EXPECT_NEAR(m.gpu_energy.at(1).value(), want1, want1 * 1e-3);
+  EXPECT_EQ(m.gpu_energy_source.at(0), EnergySource::kCounter);
+  EXPECT_TRUE(m.gpus_below_update_period.empty());
+  EXPECT_DOUBLE_EQ(m.total_gpu_energy().value(),
+                   m.gpu_energy.at(0).value() + m.gpu_energy.at(1).value());
+}
+
+TEST(EnergyMonitor, WindowsNestAndOverlap) {
+  ManualClock clock;
+  auto rig = make_rig(clock, 1);
+  EnergyMonitor monitor(rig.inventory, on_clock(clock));
+  monitor.begin_window("outer");
+  clock.advance(Seconds(1));
+  monitor.begin_window("inner");
+  clock.advance(Seconds(1));
+  monitor.begin_window("overlap");
+  clock.advance(Seconds(1));
+  const auto inner = monitor.end_window("inner");
+  clock.advance(Seconds(1));
+  const auto outer = monitor.end_window("outer");
+  const auto overlap = monitor.end_window("overlap");
+  EXPECT_DOUBLE_EQ(inner.time.count(), 2.0);
+  EXPECT_DOUBLE_EQ(outer.time.count(), 4.0);
+  EXPECT_DOUBLE_EQ(overlap.time.count(), 2.0);
+  EXPECT_NEAR(outer.gpu_energy.at(0).value(), 2 * inner.gpu_energy.at(0).value(), 1e-9);
+}
+
+TEST(EnergyMonitor, DuplicateUnknownRestartAndCancel) {
+  ManualClock clock;
+  auto rig = make_rig(clock, 1);
+  EnergyMonitor monitor(rig.inventory, on_clock(clock));
+  monitor.begin_window("a");
+  try {
+    monitor.begin_window("a");
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kAlreadyExists);
+  }
+  clock.advance(Seconds(5));
+  monitor.begin_window("a", true, /*restart=*/true);
+  clock.advance(Seconds(1));
+  EXPECT_DOUBLE_EQ(monitor.end_window("a").time.count(), 1.0);
+  try {
+    monitor.end_window("a");
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kNotFound);
+    EXPECT_NE(std::string(e.what()).find("'a'"), std::string::npos);
+  }
+  monitor.begin_window("b");
+  clock.advance(Seconds(1));
+  const auto cancelled = monitor.end_window("b", true, /*cancel=*/true);
+  EXPECT_DOUBLE_EQ(cancelled.time.count(), 0.0);
+  EXPECT_DOUBLE_EQ(cancelled.gpu_energy.at(0).value(), 0.0);
+  EXPECT_FALSE(monitor.window_running("b"));
+  monitor.begin_window("c");
+  monitor.reset_windows();
+  EXPECT_FALSE(monitor.window_running("c"));
+}
+
+TEST(EnergyMonitor, ShortWindowsAreFlaggedNeverSilentlyZero) {
+  ManualClock clock(Seconds(100.0));
+  SimGpuModel model;
+  model.counter_update_period_s = 0.1;  // NVML-like counter steps
+  auto rig = make_rig(clock, 1, model);
+  EnergyMonitor monitor(rig.inventory, on_clock(clock));
+  clock.advance(Seconds(0.01));
+  monitor.begin_window("short");
+  clock.advance(Seconds(0.02));
+  const auto m = monitor.end_window("short");
+  EXPECT_DOUBLE_EQ(m.gpu_energy.at(0).value(), 0.0);
+  EXPECT_EQ(m.gpus_below_update_period, std::vector<int>{0});
+
+  auto opts = on_clock(clock);
+  opts.approx_instant_energy = true;
+  EnergyMonitor approx(rig.inventory, opts);
+  clock.advance(Seconds(0.01));
+  approx.begin_window("short");
+  clock.advance(Seconds(0.02));
+  const auto a = approx.end_window("short");
+  EXPECT_EQ(a.gpu_energy_source.at(0), EnergySource::kInstantPowerApprox);
+  EXPECT_NEAR(a.gpu_energy.at(0).value(), model.busy_power_w * 0.02, 1e-6);
+  EXPECT_EQ(a.gpus_below_update_period, std::vector<int>{0});
+}
+
+TEST(EnergyMonitor, GpusWithoutCounterIntegratePowerWithinHalfAPercentOfTheCounter) {
+  ManualClock clock;
+  SimGpuModel with_counter;
+  SimGpuModel pre_volta;
+  pre_volta.energy_counter = false;
+  pre_volta.architecture = GpuArchitecture::kPascal;
+  auto a = std::make_shared<SimGpu>(with_counter, clock, 0);
+  auto b = std::make_shared<SimGpu>(pre_volta, clock, 1);
+  DeviceInventory inv;
+  inv.gpus = {a, b};
+  auto opts = on_clock(clock);
+  opts.power_monitor.start_thread = false;
+  opts.power_monitor.interval = Seconds(0.01);
+  EnergyMonitor monitor(inv, opts);
+  ASSERT_NE(monitor.power_monitor(), nullptr);
+  clock.advance(Seconds(0.005));  // windows start between samples
+  monitor.begin_window("w");
+  // A load pattern with steps, sampled every 10 ms like the background thread would.
+  for (int i = 0; i < 100; ++i) {
+    const double load = (i / 10) % 2 == 0 ? 1.0 : 0.3;
+    a->set_load(load);
+    b->set_load(load);
+    clock.advance(Seconds(0.01));
+    monitor.power_monitor()->sample_now();
+  }
+  clock.advance(Seconds(0.004));
+  const auto m = monitor.end_window("w");
+  EXPECT_EQ(m.gpu_energy_source.at(1), EnergySource::kPowerTimeline);
+  const double counter = m.gpu_energy.at(0).value();
+  const double integrated = m.gpu_energy.at(1).value();
+  EXPECT_NEAR(integrated, counter, counter * 0.005);
+}
+
+TEST(EnergyMonitor, CpuAndDramEnergyAreCounterDifferences) {
+  ManualClock clock;
+  auto rig = make_rig(clock, 0, {}, 2);
+  EnergyMonitor monitor(rig.inventory, on_clock(clock));
+  monitor.begin_window("cpu");
+  rig.cpus[0]->add(Joules(12.5), Joules(1.5));
+  rig.cpus[1]->add(Joules(3.0), Joules(0.5));
+  clock.advance(Seconds(1));
+  const auto m = monitor.end_window("cpu");
+  EXPECT_DOUBLE_EQ(m.cpu_energy.at(0).value(), 12.5);
+  EXPECT_DOUBLE_EQ(m.dram_energy.at(1).value(), 0.5);
+  EXPECT_DOUBLE_EQ(m.total_energy().value(), 12.5 + 1.5 + 3.0 + 0.5);
+  EXPECT_TRUE(m.gpu_energy.empty());
+}
+
+TEST(EnergyMonitor, SyncHookRunsBeforeCountersAreRead) {
+  ManualClock clock;
+  auto rig = make_rig(clock, 1);
+  int syncs = 0;
+  auto opts = on_clock(clock);
+  opts.sync_execution = [&] { ++syncs; };
+  EnergyMonitor monitor(rig.inventory, opts);
+  monitor.begin_window("a");
+  monitor.end_window("a");
+  monitor.begin_window("b", /*sync=*/false);
+  monitor.end_window("b", /*sync=*/false);
+  EXPECT_EQ(syncs, 2);
+}
+
+TEST(EnergyMonitor, SelectsIndicesAndRejectsMissingOnes) {
+  ManualClock clock;
+  auto rig = make_rig(clock, 3);
+  auto opts = on_clock(clock);
+  opts.gpu_indices = std::vector<int>{2, 0};
+  EnergyMonitor monitor(rig.inventory, opts);
+  EXPECT_EQ(monitor.gpu_indices(), (std::vector<int>{2, 0}));
+  monitor.begin_window("x");
+  clock.advance(Seconds(1));
+  EXPECT_EQ(monitor.end_window("x").gpu_energy.size(), 2u);
+  opts.gpu_indices = std::vector<int>{3};
+  EXPECT_THROW(EnergyMonitor(rig.inventory, opts), Error);
+  opts.gpu_indices = std::vector<int>{1, 1};
+  EXPECT_THROW(EnergyMonitor(rig.inventory, opts), Error);
+}
+
+TEST(EnergyMonitor, GpuLostMidWindowIsAnError) {
+  ManualClock clock;
+  auto rig = make_rig(clock, 1);
+  EnergyMonitor monitor(rig.inventory, on_clock(clock));
+  monitor.begin_window("w");
+  rig.sims[0]->fail_as_lost();
+  try {
+    monitor.end_window("w");
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kGpuLost);
+  }
+}
+
+TEST(EnergyMonitor, WritesACsvRowPerEndedWindow) {
+  ManualClock clock;
+  auto rig = make_rig(clock, 2, {}, 1);
+  const auto path = std::filesystem::temp_directory_path() / "zeus_monitor_log" / "log.csv";
+  std::filesystem::remove_all(path.parent_path());
+  {
+    auto opts = on_clock(clock);
+    opts.log_file = path.string();
+    EnergyMonitor monitor(rig.inventory, opts);
+    monitor.begin_window("epoch,1");
+    clock.advance(Seconds(2));
+    monitor.end_window("epoch,1");
+    monitor.begin_window("dropped");
+    monitor.end_window("dropped", true, /*cancel=*/true);
+  }
+  const auto t = CsvTable::read_file(path.string());
+  EXPECT_EQ(t.columns(),
+            (std::vector<std::string>{"start_time", "window_name", "elapsed_time", "gpu0_energy",
+                                      "gpu1_energy", "cpu0_energy", "dram0_energy"}));
+  ASSERT_EQ(t.num_rows(), 1u);
+  EXPECT_EQ(t.cell(0, 1), "epoch,1");
+  EXPECT_DOUBLE_EQ(t.as_double(0, 2), 2.0);
+  EXPECT_NEAR(t.as_double(0, 3), 2 * SimGpuModel{}.busy_power_w, 1e-3);
+  std::filesystem::remove_all(path.parent_path());
+}
+
+TEST(EnergyMonitor, ConcurrentWindowsFromManyThreads) {
+  auto rig = make_rig(SteadyClock::instance(), 2);
+  EnergyMonitor monitor(rig.inventory);
+  std::atomic<int> failures{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < 200; ++i) {
+        const std::string name = "t" + std::to_string(t) + "_" + std::to_string(i % 3);
+        monitor.begin_window(name);
+        const auto m = monitor.end_window(name);
+        if (m.time.count() < 0 || m.gpu_energy.size() != 2) ++failures;
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(failures.load(), 0);
+}
+
+}  // namespace
+}  // namespace zeus

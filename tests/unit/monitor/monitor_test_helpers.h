@@ -1,0 +1,58 @@
+// Builders shared by the monitor tests: simulated GPUs on a manual clock and a
+// scriptable CPU package.
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "zeus/device/cpu.h"
+#include "zeus/device/devices.h"
+#include "zeus/device/sim_gpu.h"
+
+namespace zeus::testing {
+
+// A CPU package whose energy the test sets.
+class ScriptedCpu final : public Cpu {
+ public:
+  std::string name() override { return "package-0"; }
+  bool has_dram() override { return true; }
+  CpuEnergy total_energy() override {
+    std::lock_guard lock(mutex_);
+    return {package_, dram_};
+  }
+  void add(Joules package, Joules dram) {
+    std::lock_guard lock(mutex_);
+    package_ += package;
+    dram_ += dram;
+  }
+
+ private:
+  std::mutex mutex_;
+  Joules package_{1000.0};
+  Joules dram_{50.0};
+};
+
+struct SimRig {
+  std::vector<std::shared_ptr<SimGpu>> sims;
+  std::vector<std::shared_ptr<ScriptedCpu>> cpus;
+  DeviceInventory inventory;
+};
+
+inline SimRig make_rig(Clock& clock, int gpus, const SimGpuModel& model = {}, int cpus = 0) {
+  SimRig rig;
+  for (int i = 0; i < gpus; ++i) {
+    auto gpu = std::make_shared<SimGpu>(model, clock, i);
+    rig.sims.push_back(gpu);
+    rig.inventory.gpus.push_back(gpu);
+  }
+  for (int i = 0; i < cpus; ++i) {
+    auto cpu = std::make_shared<ScriptedCpu>();
+    rig.cpus.push_back(cpu);
+    rig.inventory.cpus.push_back(cpu);
+  }
+  rig.inventory.gpu_backend = "sim";
+  return rig;
+}
+
+}  // namespace zeus::testing

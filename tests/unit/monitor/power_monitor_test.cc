@@ -1,0 +1,153 @@
+#include "zeus/monitor/power_monitor.h"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <thread>
+
+#include "monitor_test_helpers.h"
+#include "zeus/util/error.h"
+
+namespace zeus {
+namespace {
+
+std::deque<PowerSample> samples(std::initializer_list<std::pair<double, double>> points) {
+  std::deque<PowerSample> out;
+  for (auto [t, p] : points) out.push_back({Seconds(t), Watts(p)});
+  return out;
+}
+
+TEST(IntegratePower, TrapezoidsWithInterpolatedEdges) {
+  const auto s = samples({{1.0, 100}, {2.0, 200}, {3.0, 200}});
+  // Whole span: 150 + 200.
+  EXPECT_DOUBLE_EQ(integrate_power(s, Seconds(1), Seconds(3))->value(), 350.0);
+  // [1.5, 2.5]: edges interpolated at 150 and 200 W.
+  EXPECT_DOUBLE_EQ(integrate_power(s, Seconds(1.5), Seconds(2.5))->value(),
+                   0.5 * (150 + 200) * 0.5 + 200 * 0.5);
+  // Beyond the ends the power is held flat.
+  EXPECT_DOUBLE_EQ(integrate_power(s, Seconds(0), Seconds(1))->value(), 100.0);
+  EXPECT_DOUBLE_EQ(integrate_power(s, Seconds(3), Seconds(4))->value(), 200.0);
+  // A window between two samples (the reference returns 0 here).
+  EXPECT_DOUBLE_EQ(integrate_power(s, Seconds(1.2), Seconds(1.4))->value(),
+                   0.5 * (120 + 140) * 0.2);
+  EXPECT_DOUBLE_EQ(integrate_power(s, Seconds(2), Seconds(2))->value(), 0.0);
+  EXPECT_FALSE(integrate_power({}, Seconds(0), Seconds(1)).has_value());
+  EXPECT_DOUBLE_EQ(interpolate_power(s, Seconds(1.25))->value(), 125.0);
+}
+
+PowerMonitorOptions manual(Clock& clock, double interval = 0.01) {
+  PowerMonitorOptions o;
+  o.clock = &clock;
+  o.start_thread = false;
+  o.interval = Seconds(interval);
+  return o;
+}
+
+TEST(PowerMonitor, RecordsTimelinesPerDomainAndCollapsesRuns) {
+  ManualClock clock;
+  auto rig = testing::make_rig(clock, 2);
+  auto opts = manual(clock);
+  opts.domains = {PowerDomain::kDeviceInstant, PowerDomain::kMemoryAverage};
+  PowerMonitor pm(rig.inventory.gpus, {0, 1}, {}, {}, opts);
+  for (int i = 0; i < 10; ++i) {
+    clock.advance(Seconds(0.01));
+    pm.sample_now();
+  }
+  rig.sims[1]->set_load(0.5);
+  clock.advance(Seconds(0.01));
+  pm.sample_now();
+  // Constant power: 11 equal readings kept as first and last.
+  const auto flat = pm.gpu_timeline(0, PowerDomain::kDeviceInstant);
+  ASSERT_EQ(flat.size(), 2u);
+  EXPECT_NEAR(flat.back().time.count() - flat.front().time.count(), 0.11, 1e-9);
+  const auto changed = pm.gpu_timeline(1, PowerDomain::kDeviceInstant);
+  EXPECT_EQ(changed.size(), 3u);
+  EXPECT_LT(changed.back().power, changed.front().power);
+  EXPECT_FALSE(pm.gpu_timeline(0, PowerDomain::kMemoryAverage).empty());
+  EXPECT_DOUBLE_EQ(pm.latest_gpu_power(1, PowerDomain::kDeviceInstant)->value(),
+                   changed.back().power.value());
+  // Energy over the flat part equals power x time.
+  const double p = flat.front().power.value();
+  EXPECT_NEAR(pm.gpu_energy(0, PowerDomain::kDeviceInstant, flat.front().time,
+                            flat.front().time + Seconds(0.1))
+                  ->value(),
+              p * 0.1, 1e-9);
+}
+
+TEST(PowerMonitor, MemoryIsBounded) {
+  ManualClock clock;
+  auto rig = testing::make_rig(clock, 1);
+  auto opts = manual(clock);
+  opts.max_samples = 50;
+  PowerMonitor pm(rig.inventory.gpus, {0}, {}, {}, opts);
+  for (int i = 0; i < 500; ++i) {
+    rig.sims[0]->set_load(i % 2 == 0 ? 0.2 : 0.9);
+    clock.advance(Seconds(0.01));
+    pm.sample_now();
+  }
+  EXPECT_EQ(pm.gpu_timeline(0, PowerDomain::kDeviceInstant).size(), 50u);
+}
+
+TEST(PowerMonitor, RejectsUnsupportedDomainsAndEmptyDeviceLists) {
+  ManualClock clock;
+  SimGpuModel no_memory;
+  no_memory.memory_power = false;
+  auto rig = testing::make_rig(clock, 1, no_memory);
+  auto opts = manual(clock);
+  opts.domains = {PowerDomain::kMemoryAverage};
+  try {
+    PowerMonitor pm(rig.inventory.gpus, {0}, {}, {}, opts);
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kInvalidArgument);
+    EXPECT_NE(std::string(e.what()).find("memory"), std::string::npos);
+  }
+  EXPECT_THROW(PowerMonitor({}, {}, {}, {}, manual(clock)), Error);
+}
+
+TEST(PowerMonitor, DerivesCpuPowerFromEnergy) {
+  ManualClock clock;
+  auto rig = testing::make_rig(clock, 0, {}, 1);
+  PowerMonitor pm({}, {}, rig.inventory.cpus, {0}, manual(clock));
+  for (int i = 0; i < 5; ++i) {
+    rig.cpus[0]->add(Joules(0.5), Joules(0.05));  // 50 W package, 5 W DRAM over 10 ms
+    clock.advance(Seconds(0.01));
+    pm.sample_now();
+  }
+  const auto pkg = pm.cpu_timeline(0);
+  ASSERT_FALSE(pkg.empty());
+  EXPECT_NEAR(pkg.back().power.value(), 50.0, 1e-9);
+  EXPECT_NEAR(pm.cpu_timeline(0, /*dram=*/true).back().power.value(), 5.0, 1e-9);
+}
+
+TEST(PowerMonitor, InfersAnIntervalWithinBounds) {
+  SimGpuModel model;
+  auto rig = testing::make_rig(SteadyClock::instance(), 1, model);
+  const Seconds s = PowerMonitor::infer_interval(rig.inventory.gpus, PowerDomain::kDeviceInstant,
+                                                 SteadyClock::instance());
+  EXPECT_GE(s.count(), 0.001);
+  EXPECT_LE(s.count(), 0.1);
+}
+
+TEST(PowerMonitor, BackgroundThreadSamplesAndStopsPromptly) {
+  auto rig = testing::make_rig(SteadyClock::instance(), 2);
+  PowerMonitorOptions opts;
+  opts.interval = Seconds(0.001);
+  PowerMonitor pm(rig.inventory.gpus, {0, 1}, {}, {}, opts);
+  // Alternate the load so every sample is distinct; wait (bounded) for samples.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  std::size_t seen = 0;
+  for (int i = 0; seen < 10 && std::chrono::steady_clock::now() < deadline; ++i) {
+    rig.sims[0]->set_load(i % 2 == 0 ? 0.3 : 0.8);
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    seen = pm.gpu_timeline(0, PowerDomain::kDeviceInstant).size();
+  }
+  EXPECT_GE(seen, 10u);
+  pm.stop();
+  const auto after_stop = pm.gpu_timeline(1, PowerDomain::kDeviceInstant).size();
+  std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  EXPECT_EQ(pm.gpu_timeline(1, PowerDomain::kDeviceInstant).size(), after_stop);
+}
+
+}  // namespace
+}  // namespace zeus
