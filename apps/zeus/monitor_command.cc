@@ -1,0 +1,262 @@
+// `zeus monitor energy` and `zeus monitor power`: thin adapters over
+// EnergyMonitor and PowerMonitor.
+#include <fmt/format.h>
+#include <signal.h>
+
+#include <iostream>
+#include <memory>
+
+#include "command_registry.h"
+#include "zeus/device/devices.h"
+#include "zeus/monitor/energy_monitor.h"
+#include "zeus/monitor/measurement_json.h"
+#include "zeus/monitor/power_monitor.h"
+#include "zeus/util/error.h"
+#include "zeus/util/parse.h"
+#include "zeus/util/process.h"
+
+namespace {
+
+using zeus::Seconds;
+
+struct DeviceFlags {
+  std::string gpus;
+  std::string cpus;
+};
+
+void add_device_flags(CLI::App* cmd, DeviceFlags& flags) {
+  cmd->add_option("--gpus", flags.gpus,
+                  "GPU indices to measure, e.g. 0,2 or 0-3 (default: all visible GPUs)");
+  cmd->add_option("--cpus", flags.cpus,
+                  "CPU package indices to measure, e.g. 0,1 (default: all readable packages)");
+}
+
+std::optional<std::vector<int>> indices(const std::string& text, const char* flag) {
+  if (text.empty()) return std::nullopt;
+  return zeus::parse_int_list(text, flag);
+}
+
+void announce(const zeus::DeviceInventory& devices) {
+  for (const auto& note : devices.notes) fmt::print(stderr, "zeus: note: {}\n", note);
+  if (devices.gpu_backend == "sim") {
+    fmt::print(stderr,
+               "zeus: note: measuring SIMULATED GPUs (ZEUS_GPU_BACKEND=sim): their energy comes "
+               "from a model, not from hardware\n");
+  }
+}
+
+void print_measurement(const zeus::Measurement& m, const zeus::DeviceInventory& devices) {
+  fmt::print("Time: {:.3f} s\n", m.time.count());
+  for (const auto& [i, e] : m.gpu_energy) {
+    std::string name;
+    try {
+      name = devices.gpus[static_cast<std::size_t>(i)]->name();
+    } catch (const zeus::Error&) {
+    }
+    fmt::print("GPU {} ({}): {:.3f} J [{}]\n", i, name, e.value(),
+               zeus::energy_source_name(m.gpu_energy_source.at(i)));
+  }
+  for (const auto& [i, e] : m.cpu_energy) fmt::print("CPU package {}: {:.3f} J\n", i, e.value());
+  for (const auto& [i, e] : m.dram_energy) fmt::print("DRAM {}: {:.3f} J\n", i, e.value());
+  if (m.gpu_energy.empty() && m.cpu_energy.empty()) {
+    fmt::print("No device was measured (see `zeus show-env`).\n");
+  }
+  fmt::print("Total: {:.3f} J\n", m.total_energy().value());
+}
+
+struct EnergyFlags {
+  DeviceFlags devices;
+  bool json = false;
+  std::string log;
+  std::vector<std::string> command;
+};
+
+void run_energy(const EnergyFlags& f) {
+  zeus::SignalCatcher signals;  // before any thread starts, so threads inherit the mask
+  const auto devices = zeus::discover_devices();
+  announce(devices);
+  zeus::EnergyMonitorOptions options;
+  options.gpu_indices = indices(f.devices.gpus, "--gpus");
+  options.cpu_indices = indices(f.devices.cpus, "--cpus");
+  options.log_file = f.log;
+  zeus::EnergyMonitor monitor(devices, options);
+  const std::string window = "zeus.monitor.energy";
+  int exit_code = 0;
+  std::optional<int> signal_seen;
+  if (!f.command.empty()) {
+    monitor.begin_window(window);
+    const pid_t child = zeus::spawn_process(f.command);
+    exit_code = zeus::wait_forwarding_signals(child, signals);
+  } else {
+    monitor.begin_window(window);
+    fmt::print(stderr, "zeus: measuring until Ctrl-C (SIGINT) or SIGTERM\n");
+    int sig = 0;
+    while (sig != SIGINT && sig != SIGTERM) sig = signals.wait();
+    signal_seen = sig;
+  }
+  const auto m = monitor.end_window(window);
+  if (f.json) {
+    auto j = zeus::to_json(m);
+    j["gpu_backend"] = devices.gpu_backend;
+    if (!f.command.empty()) {
+      j["command"] = f.command;
+      j["exit_code"] = exit_code;
+    }
+    std::cout << j.dump() << std::endl;
+  } else {
+    print_measurement(m, devices);
+  }
+  zeus::cli::set_exit_code(exit_code);
+}
+
+struct PowerFlags {
+  DeviceFlags devices;
+  double interval = 1.0;
+  std::string domain = "instant";
+  double duration = 0.0;
+  bool json = false;
+  bool csv = false;
+};
+
+zeus::PowerDomain parse_domain(const std::string& d) {
+  if (d == "average") return zeus::PowerDomain::kDeviceAverage;
+  if (d == "memory") return zeus::PowerDomain::kMemoryAverage;
+  return zeus::PowerDomain::kDeviceInstant;
+}
+
+void run_power(const PowerFlags& f) {
+  zeus::SignalCatcher signals;
+  const auto devices = zeus::discover_devices();
+  announce(devices);
+  const auto gpu_sel = indices(f.devices.gpus, "--gpus");
+  const auto cpu_sel = indices(f.devices.cpus, "--cpus");
+  // Reuse the energy monitor's index validation, then hand the devices to the sampler.
+  zeus::EnergyMonitorOptions probe;
+  probe.gpu_indices = gpu_sel;
+  probe.cpu_indices = cpu_sel;
+  const zeus::EnergyMonitor selection(devices, probe);
+  std::vector<std::shared_ptr<zeus::Gpu>> gpus;
+  std::vector<std::shared_ptr<zeus::Cpu>> cpus;
+  for (int i : selection.gpu_indices()) gpus.push_back(devices.gpus[static_cast<std::size_t>(i)]);
+  for (int i : selection.cpu_indices()) cpus.push_back(devices.cpus[static_cast<std::size_t>(i)]);
+  if (gpus.empty() && cpus.empty()) {
+    throw zeus::Error(zeus::ErrorCode::kNotFound,
+                      "no GPU or readable CPU package to monitor (see `zeus show-env`)");
+  }
+  const zeus::PowerDomain domain = parse_domain(f.domain);
+  zeus::PowerMonitorOptions options;
+  options.interval = Seconds(f.interval);
+  options.start_thread = false;  // this loop samples once per printed line
+  if (!gpus.empty()) options.domains = {domain};
+  zeus::PowerMonitor pm(gpus, selection.gpu_indices(), cpus, selection.cpu_indices(), options);
+
+  auto& clock = zeus::SteadyClock::instance();
+  const Seconds start = clock.now();
+  if (f.csv) {
+    std::string header = "time_s";
+    for (int i : selection.gpu_indices()) header += fmt::format(",gpu{}_w", i);
+    for (int i : selection.cpu_indices()) header += fmt::format(",cpu{}_w", i);
+    fmt::print("{}\n", header);
+  }
+  Seconds next = start;
+  while (true) {
+    next += Seconds(f.interval);
+    if (f.duration > 0 && next - start > Seconds(f.duration) + Seconds(1e-9)) {
+      next = start + Seconds(f.duration);
+    }
+    const int sig = signals.wait(next - clock.now());
+    if (sig == SIGINT || sig == SIGTERM) break;
+    if (sig != 0) continue;  // SIGCHLD: not ours
+    pm.sample_now();
+    const Seconds t = clock.now() - start;
+    nlohmann::json line = {{"time_s", t.count()}};
+    std::string csv = fmt::format("{:.3f}", t.count());
+    std::string text = fmt::format("{:8.3f} s", t.count());
+    for (int i : selection.gpu_indices()) {
+      const auto p = pm.latest_gpu_power(i, domain);
+      line["gpu_w"][std::to_string(i)] = p ? nlohmann::json(p->value()) : nlohmann::json(nullptr);
+      csv += p ? fmt::format(",{:.3f}", p->value()) : ",";
+      text += p ? fmt::format("  GPU{} {:8.2f} W", i, p->value())
+                : fmt::format("  GPU{}        - W", i);
+    }
+    for (int i : selection.cpu_indices()) {
+      const auto tl = pm.cpu_timeline(i);
+      if (tl.empty()) {
+        line["cpu_w"][std::to_string(i)] = nullptr;
+        csv += ",";
+        text += fmt::format("  CPU{}        - W", i);
+        continue;
+      }
+      const double p = tl.back().power.value();
+      line["cpu_w"][std::to_string(i)] = p;
+      csv += fmt::format(",{:.3f}", p);
+      text += fmt::format("  CPU{} {:8.2f} W", i, p);
+    }
+    if (f.json) {
+      std::cout << line.dump() << std::endl;
+    } else if (f.csv) {
+      fmt::print("{}\n", csv);
+      std::fflush(stdout);
+    } else {
+      fmt::print("{}\n", text);
+      std::fflush(stdout);
+    }
+    if (f.duration > 0 && t >= Seconds(f.duration) - Seconds(1e-3)) break;
+  }
+  const Seconds end = clock.now();
+  nlohmann::json totals = {{"total_time_s", (end - start).count()}};
+  std::string text = fmt::format("Total time: {:.3f} s\n", (end - start).count());
+  double sum = 0;
+  for (int i : selection.gpu_indices()) {
+    const auto e = pm.gpu_energy(i, domain, start, end);
+    totals["gpu_energy_j"][std::to_string(i)] =
+        e ? nlohmann::json(e->value()) : nlohmann::json(nullptr);
+    if (e) sum += e->value();
+    text += e ? fmt::format("GPU {} energy: {:.3f} J\n", i, e->value())
+              : fmt::format("GPU {} energy: - (no samples)\n", i);
+  }
+  totals["total_gpu_energy_j"] = sum;
+  text += fmt::format("Total GPU energy: {:.3f} J ({} power, integrated)\n", sum, f.domain);
+  if (f.json) {
+    std::cout << totals.dump() << std::endl;
+  } else if (f.csv) {
+    fmt::print(stderr, "{}", text);
+  } else {
+    fmt::print("{}", text);
+  }
+}
+
+void setup(CLI::App& root) {
+  auto* monitor = root.add_subcommand("monitor", "Measure energy and power");
+  monitor->require_subcommand(1);
+
+  auto ef = std::make_shared<EnergyFlags>();
+  auto* energy = monitor->add_subcommand(
+      "energy", "Measure the time and energy of a command (or until Ctrl-C)");
+  add_device_flags(energy, ef->devices);
+  energy->add_flag("--json", ef->json, "Print one JSON object");
+  energy->add_option("--log", ef->log, "Also append the window to this CSV log file");
+  energy->add_option("command", ef->command,
+                     "Command to run and measure, after `--` (its exit code is passed on; "
+                     "SIGINT/SIGTERM are forwarded to it)");
+  energy->footer("Example: zeus monitor energy --gpus 0 -- python train.py --epochs 1");
+  energy->callback([ef] { run_energy(*ef); });
+
+  auto pf = std::make_shared<PowerFlags>();
+  auto* power = monitor->add_subcommand("power", "Print power per device every interval");
+  add_device_flags(power, pf->devices);
+  power->add_option("--interval", pf->interval, "Seconds between lines (default 1)")
+      ->check(CLI::PositiveNumber);
+  power->add_option("--domain", pf->domain, "GPU power domain: instant, average or memory")
+      ->check(CLI::IsMember({"instant", "average", "memory"}));
+  power->add_option("--duration", pf->duration, "Stop after this many seconds (default: Ctrl-C)")
+      ->check(CLI::NonNegativeNumber);
+  auto* json_flag = power->add_flag("--json", pf->json, "JSON lines, then a totals object");
+  auto* csv_flag = power->add_flag("--csv", pf->csv, "CSV rows (totals go to stderr)");
+  json_flag->excludes(csv_flag);
+  power->callback([pf] { run_power(*pf); });
+}
+
+const bool registered = zeus::cli::register_command(20, &setup);
+
+}  // namespace

@@ -1,0 +1,84 @@
+// `zeus show-env`: what this machine offers for measurement.
+#include <fmt/format.h>
+
+#include <iostream>
+
+#include "command_registry.h"
+#include "zeus/device/environment_report.h"
+
+namespace {
+
+using nlohmann::json;
+
+std::string or_dash(const json& v) {
+  if (v.is_null()) return "-";
+  if (v.is_string()) return v.get<std::string>().empty() ? "-" : v.get<std::string>();
+  if (v.is_boolean()) return v.get<bool>() ? "yes" : "no";
+  if (v.is_number_float()) return fmt::format("{:.1f}", v.get<double>());
+  return v.dump();
+}
+
+void print_text(const json& r) {
+  const std::string rule(72, '-');
+  fmt::print("{}\nZeus in C++ {}\n", rule, or_dash(r["zeus_version"]));
+  for (const auto& [k, v] : r["environment"].items()) fmt::print("  {:<22} {}\n", k, or_dash(v));
+  fmt::print("{}\nGPUs: backend {}", rule, or_dash(r["gpu_backend"]));
+  if (!r["driver_version"].get<std::string>().empty()) {
+    fmt::print(" (driver {}, NVML {})", or_dash(r["driver_version"]), or_dash(r["nvml_version"]));
+  }
+  fmt::print("\n");
+  if (r["gpu_backend"] == "sim") {
+    fmt::print("  These GPUs are SIMULATED: readings come from a model, not hardware.\n");
+  }
+  for (const auto& g : r["gpus"]) {
+    fmt::print("  GPU {} (physical {}): {} [{}]\n", g["index"].get<int>(),
+               g["physical_index"].get<int>(), or_dash(g["name"]), or_dash(g["uuid"]));
+    fmt::print(
+        "    architecture {}, energy counter {}, power limit {} W (range {}-{} W, default {} W)\n",
+        or_dash(g["architecture"]), or_dash(g["energy_counter"]), or_dash(g["power_limit_w"]),
+        or_dash(g["power_limit_min_w"]), or_dash(g["power_limit_max_w"]),
+        or_dash(g["default_power_limit_w"]));
+    fmt::print("    power now: instant {} W, average {} W, memory {} W\n",
+               or_dash(g["power_w"]["instant"]), or_dash(g["power_w"]["average"]),
+               or_dash(g["power_w"]["memory"]));
+    if (g.contains("errors")) {
+      for (const auto& [k, v] : g["errors"].items())
+        fmt::print("    {}: {}\n", k, v.get<std::string>());
+    }
+  }
+  if (r["gpus"].empty()) fmt::print("  (none)\n");
+  fmt::print("{}\nCPUs (RAPL powercap):\n", rule);
+  for (const auto& z : r["rapl_zones"]) {
+    fmt::print("  {:<14} {} {}\n", z["name"].get<std::string>(), z["path"].get<std::string>(),
+               z["readable"].get<bool>() ? "readable"
+                                         : "NOT readable: " + z["problem"].get<std::string>());
+  }
+  if (r["rapl_zones"].empty()) fmt::print("  (no zones)\n");
+  if (!r["notes"].empty()) {
+    fmt::print("{}\nNotes:\n", rule);
+    for (const auto& n : r["notes"]) fmt::print("  - {}\n", n.get<std::string>());
+  }
+  fmt::print("{}\n", rule);
+}
+
+void setup(CLI::App& root) {
+  auto* cmd = root.add_subcommand(
+      "show-env", "Report versions, GPU and CPU backends, the GPU index mapping and RAPL zones");
+  auto json_output = std::make_shared<bool>(false);
+  cmd->add_flag("--json", *json_output, "Print one JSON object instead of text");
+  cmd->footer(
+      "Environment: ZEUS_GPU_BACKEND=auto|nvml|sim|none, ZEUS_SIM_GPUS=N, ZEUS_SIM_MODEL=FILE,\n"
+      "ZEUS_NVML_LIBRARY=PATH, ZEUS_POWERCAP_ROOT=DIR, CUDA_VISIBLE_DEVICES.");
+  cmd->callback([json_output] {
+    const auto report = zeus::environment_report(zeus::discover_devices());
+    if (*json_output) {
+      std::cout << report.dump(2) << "\n";
+    } else {
+      print_text(report);
+    }
+  });
+}
+
+const bool registered = zeus::cli::register_command(10, &setup);
+
+}  // namespace

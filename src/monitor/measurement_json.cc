@@ -1,0 +1,29 @@
+#include "zeus/monitor/measurement_json.h"
+
+#include <string>
+
+namespace zeus {
+namespace {
+
+nlohmann::json by_index(const std::map<int, Joules>& energies) {
+  nlohmann::json j = nlohmann::json::object();
+  for (const auto& [i, e] : energies) j[std::to_string(i)] = e.value();
+  return j;
+}
+
+}  // namespace
+
+nlohmann::json to_json(const Measurement& m) {
+  nlohmann::json sources = nlohmann::json::object();
+  for (const auto& [i, s] : m.gpu_energy_source) sources[std::to_string(i)] = energy_source_name(s);
+  return {{"time_s", m.time.count()},
+          {"gpu_energy_j", by_index(m.gpu_energy)},
+          {"gpu_energy_source", sources},
+          {"cpu_energy_j", by_index(m.cpu_energy)},
+          {"dram_energy_j", by_index(m.dram_energy)},
+          {"total_gpu_energy_j", m.total_gpu_energy().value()},
+          {"total_energy_j", m.total_energy().value()},
+          {"gpus_below_update_period", m.gpus_below_update_period}};
+}
+
+}  // namespace zeus

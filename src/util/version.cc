@@ -1,0 +1,5 @@
+#include "zeus/util/version.h"
+
+namespace zeus {
+const char* version() { return ZEUS_VERSION; }
+}  // namespace zeus
