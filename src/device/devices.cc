@@ -66,10 +66,7 @@ DeviceInventory discover_devices(const DiscoveryOptions& options) {
       add_nvml_gpus(options, inv);
     } catch (const Error& e) {
       if (e.code() != ErrorCode::kDriverNotLoaded) throw;
-      inv.notes.push_back(
-          fmt::format("{}; continuing without GPUs (set ZEUS_GPU_BACKEND=sim to "
-                      "use simulated GPUs)",
-                      e.what()));
+      inv.notes.push_back(fmt::format("{}; continuing without GPUs", e.what()));
     }
   } else if (backend != "none") {
     throw_error(ErrorCode::kInvalidArgument,
