@@ -217,7 +217,10 @@ Measurement EnergyMonitor::end_window(const std::string& name, bool sync, bool c
     m.gpu_energy[index] = *energy;
     m.gpu_energy_source[index] = source;
   }
-  if (!m.gpus_below_update_period.empty() && !options_.approx_instant_energy) {
+  // Warned once per monitor (like Python's warnings); the measurement itself
+  // always carries the flag.
+  if (!m.gpus_below_update_period.empty() && !options_.approx_instant_energy &&
+      !warned_short_window_.exchange(true)) {
     log::warn(
         "window '{}' ({:.4f} s) was shorter than the energy counter update period of GPU(s) "
         "{}: their energy reads 0; measure longer windows or enable approx_instant_energy",

@@ -3,6 +3,7 @@
 // counter once; windows nest and overlap freely.
 #pragma once
 
+#include <atomic>
 #include <cstdio>
 #include <functional>
 #include <map>
@@ -112,6 +113,7 @@ class EnergyMonitor {
   mutable std::mutex mutex_;  // guards windows_ and log_
   std::unordered_map<std::string, WindowState> windows_;
   std::FILE* log_ = nullptr;
+  std::atomic<bool> warned_short_window_{false};
 };
 
 }  // namespace zeus

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# The main job (`make run`): report the environment, then measure a bundled
+# workload, then run the power-limit optimizer example. Never changes the
+# settings of a real GPU: with real GPUs the optimizer runs in dry-run mode.
+set -euo pipefail
+BUILD=${1:-build}
+BIN="$BUILD/bin"
+
+echo "== zeus show-env"
+"$BIN/zeus" show-env
+
+real_gpus=0
+if "$BIN/zeus" show-env --json | grep -q '"gpu_backend": "nvml"'; then
+  real_gpus=1
+fi
+if [ "$real_gpus" = 0 ] && [ -z "${ZEUS_GPU_BACKEND:-}" ]; then
+  echo
+  echo "No NVIDIA GPU found: the GPU measurements below use the SIMULATED GPU (ZEUS_GPU_BACKEND=sim)."
+  export ZEUS_GPU_BACKEND=sim
+fi
+
+echo
+echo "== zeus monitor energy -- example_workload --seconds 2"
+"$BIN/zeus" monitor energy -- "$BIN/example_workload" --seconds 2
+
+if [ -x "$BIN/example_power_limit" ]; then
+  echo
+  if [ "$real_gpus" = 1 ]; then
+    echo "== example_power_limit --dry-run (real GPU present: settings are never changed)"
+    "$BIN/example_power_limit" --gpu-backend nvml --dry-run
+  else
+    echo "== example_power_limit (simulated GPU, simulated time)"
+    "$BIN/example_power_limit"
+  fi
+fi
