@@ -30,7 +30,7 @@ struct SimGpuModel {
   GpuArchitecture architecture = GpuArchitecture::kAmpere;
   bool energy_counter = true;  // false models pre-Volta GPUs
   bool memory_power = true;    // whether the memory power domain exists
-  double idle_power_w = 60.0;
+  double idle_power_w = 90.0;
   double busy_power_w = 280.0;  // at full load, maximum clock, no cap
   double memory_power_fraction = 0.15;
   double power_limit_min_w = 100.0;
@@ -42,7 +42,7 @@ struct SimGpuModel {
   int graphics_clock_step_mhz = 15;
   std::vector<int> memory_clocks_mhz = {1215};
   double peak_throughput = 100.0;  // work units per second at load 1, max clock
-  double compute_bound_fraction = 0.7;
+  double compute_bound_fraction = 0.9;
   double load = 1.0;                     // utilization when nothing else is said
   double counter_update_period_s = 0.0;  // >0: energy counter steps like NVML's
   double average_window_s = 1.0;         // window of the kDeviceAverage domain
