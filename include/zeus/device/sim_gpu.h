@@ -31,7 +31,7 @@ struct SimGpuModel {
   bool energy_counter = true;  // false models pre-Volta GPUs
   bool memory_power = true;    // whether the memory power domain exists
   double idle_power_w = 90.0;
-  double busy_power_w = 280.0;  // at full load, maximum clock, no cap
+  double busy_power_w = 300.0;  // at full load, maximum clock, no cap
   double memory_power_fraction = 0.15;
   double power_limit_min_w = 100.0;
   double power_limit_max_w = 300.0;

@@ -1,0 +1,133 @@
+// End-to-end tests of `zeus show-env` and `zeus monitor` on the simulated GPU.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+
+#include "cli_test_helpers.h"
+
+namespace zeus::testing {
+namespace {
+
+using nlohmann::json;
+
+const std::vector<std::string> kSim = {"ZEUS_GPU_BACKEND=sim", "ZEUS_SIM_GPUS=2",
+                                       "ZEUS_POWERCAP_ROOT=/nonexistent"};
+
+TEST(ShowEnv, JsonListsSimulatedGpus) {
+  const auto r = run_program({bin("zeus"), "show-env", "--json"}, kSim);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = json::parse(r.out);
+  EXPECT_EQ(j["gpu_backend"], "sim");
+  ASSERT_EQ(j["gpus"].size(), 2u);
+  EXPECT_EQ(j["gpus"][1]["index"], 1);
+  EXPECT_EQ(j["gpus"][0]["energy_counter"], true);
+  EXPECT_DOUBLE_EQ(j["gpus"][0]["power_limit_max_w"].get<double>(), 300.0);
+  EXPECT_TRUE(j["rapl_zones"].empty());
+}
+
+TEST(ShowEnv, TextSaysPlainlyThatGpusAreSimulated) {
+  const auto r = run_program({bin("zeus"), "show-env"}, kSim);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("SIMULATED"), std::string::npos) << r.out;
+}
+
+TEST(MonitorEnergy, WrapsACommandAndPassesItsExitCodeOn) {
+  const auto r = run_program(
+      {bin("zeus"), "monitor", "energy", "--json", "--", "/bin/sh", "-c", "sleep 0.3; exit 7"},
+      kSim);
+  EXPECT_EQ(r.exit_code, 7) << r.err;
+  const auto j = json::parse(r.out);
+  EXPECT_EQ(j["exit_code"], 7);
+  EXPECT_GE(j["time_s"].get<double>(), 0.3);
+  // The simulated GPU draws its busy power (300 W) for the whole window.
+  EXPECT_NEAR(j["gpu_energy_j"]["0"].get<double>(), 300.0 * j["time_s"].get<double>(), 1.0);
+  EXPECT_EQ(j["gpu_energy_source"]["1"], "counter");
+  EXPECT_NE(r.err.find("SIMULATED"), std::string::npos);
+}
+
+TEST(MonitorEnergy, ReportsASignalDeathAs128PlusTheSignal) {
+  const auto r =
+      run_program({bin("zeus"), "monitor", "energy", "--", "/bin/sh", "-c", "kill -TERM $$"}, kSim);
+  EXPECT_EQ(r.exit_code, 128 + SIGTERM) << r.err;
+}
+
+TEST(MonitorEnergy, MissingCommandIs127LikeAShell) {
+  const auto r =
+      run_program({bin("zeus"), "monitor", "energy", "--", "/nonexistent/program"}, kSim);
+  EXPECT_EQ(r.exit_code, 127);
+  EXPECT_NE(r.err.find("cannot run"), std::string::npos) << r.err;
+}
+
+TEST(MonitorEnergy, StopsOnSigintWithoutACommand) {
+  // Run it in the background, interrupt it, and read the measurement.
+  const auto r = run_program(
+      {"/bin/sh", "-c",
+       "\"$0\" monitor energy --json & pid=$!; sleep 0.5; kill -INT $pid; wait $pid", bin("zeus")},
+      kSim);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  const auto j = json::parse(r.out);
+  EXPECT_GT(j["time_s"].get<double>(), 0.2);
+}
+
+TEST(MonitorEnergy, BadIndicesAreUsageErrors) {
+  const auto r = run_program({bin("zeus"), "monitor", "energy", "--gpus", "5", "--", "true"}, kSim);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("GPU index 5 does not exist"), std::string::npos) << r.err;
+  const auto r2 =
+      run_program({bin("zeus"), "monitor", "energy", "--gpus", "x", "--", "true"}, kSim);
+  EXPECT_EQ(r2.exit_code, 2);
+  EXPECT_NE(r2.err.find("--gpus"), std::string::npos) << r2.err;
+}
+
+TEST(MonitorPower, PrintsALinePerIntervalAndTotals) {
+  const auto r = run_program(
+      {bin("zeus"), "monitor", "power", "--interval", "0.1", "--duration", "0.5", "--json"}, kSim);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::vector<json> lines;
+  std::size_t start = 0;
+  while (start < r.out.size()) {
+    const auto nl = r.out.find('\n', start);
+    lines.push_back(json::parse(r.out.substr(start, nl - start)));
+    start = nl + 1;
+  }
+  ASSERT_GE(lines.size(), 5u);
+  EXPECT_DOUBLE_EQ(lines[0]["gpu_w"]["0"].get<double>(), 300.0);
+  const auto& totals = lines.back();
+  EXPECT_NEAR(totals["gpu_energy_j"]["1"].get<double>(),
+              300.0 * totals["total_time_s"].get<double>(), 1.0);
+}
+
+TEST(MonitorPower, CsvHasAHeaderAndARowPerInterval) {
+  const auto r = run_program(
+      {bin("zeus"), "monitor", "power", "--interval", "0.1", "--duration", "0.3", "--csv"}, kSim);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.substr(0, r.out.find('\n')), "time_s,gpu0_w,gpu1_w");
+  EXPECT_NE(r.err.find("Total GPU energy"), std::string::npos);
+}
+
+TEST(MonitorPower, BadFlagsNameTheFlagAndTheAcceptedValues) {
+  const auto r = run_program({bin("zeus"), "monitor", "power", "--domain", "peak"}, kSim);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--domain"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("instant"), std::string::npos) << r.err;
+  const auto r2 = run_program({bin("zeus"), "monitor", "power", "--interval", "-1"}, kSim);
+  EXPECT_EQ(r2.exit_code, 2);
+  const auto r3 = run_program({bin("zeus"), "monitor", "power", "--json", "--csv"}, kSim);
+  EXPECT_EQ(r3.exit_code, 2);
+  const auto r4 = run_program({bin("zeus"), "monitor", "watts"}, kSim);
+  EXPECT_EQ(r4.exit_code, 2);
+}
+
+TEST(MonitorPower, UnsupportedDomainIsAClearError) {
+  const auto r =
+      run_program({bin("zeus"), "monitor", "power", "--domain", "memory", "--duration", "0.1"},
+                  {"ZEUS_GPU_BACKEND=sim",
+                   "ZEUS_SIM_MODEL=" ZEUS_SOURCE_DIR "/tests/unit/cli/a40_like_model.json"});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("memory"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace zeus::testing
