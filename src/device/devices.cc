@@ -48,6 +48,7 @@ void add_nvml_gpus(const DiscoveryOptions& options, DeviceInventory& inv) {
   inv.gpu_physical_indices = set.nvml_indices;
   inv.driver_version = set.driver_version;
   inv.nvml_version = set.nvml_version;
+  inv.notes.insert(inv.notes.end(), set.notes.begin(), set.notes.end());
   inv.gpu_backend = "nvml";
 }
 

@@ -1,9 +1,439 @@
-// TEMPORARY placeholder until the NVML backend lands (helper task).
-#include "zeus/device/nvml.h"
-#include "zeus/util/error.h"
+#include "device/nvml/nvml_gpu.h"
 
-namespace zeus {
-NvmlGpuSet open_nvml_gpus(const NvmlOptions&) {
-  throw_error(ErrorCode::kDriverNotLoaded, "no NVIDIA driver found: NVML backend not built yet");
+#include <fmt/format.h>
+
+#include <limits>
+
+#include "zeus/util/error.h"
+#include "zeus/util/log.h"
+
+namespace zeus::nvml_internal {
+namespace {
+
+namespace abi = nvml_abi;
+
+GpuArchitecture map_architecture(unsigned arch) {
+  switch (arch) {
+    case 2:
+      return GpuArchitecture::kKepler;
+    case 3:
+      return GpuArchitecture::kMaxwell;
+    case 4:
+      return GpuArchitecture::kPascal;
+    case 5:
+      return GpuArchitecture::kVolta;
+    case 6:
+      return GpuArchitecture::kTuring;
+    case 7:
+      return GpuArchitecture::kAmpere;
+    case 8:
+      return GpuArchitecture::kAda;
+    case 9:
+      return GpuArchitecture::kHopper;
+    case 10:
+      return GpuArchitecture::kBlackwell;
+    case 13:
+      return GpuArchitecture::kRubin;
+    default:
+      // NVML_DEVICE_ARCH_UNKNOWN, or a number newer than this code knows.
+      return GpuArchitecture::kUnknown;
+  }
 }
-}  // namespace zeus
+
+bool field_value_to_double(const abi::nvmlFieldValue_t& v, double& out) {
+  switch (v.valueType) {
+    case abi::kValueTypeDouble:
+      out = v.value.dVal;
+      return true;
+    case abi::kValueTypeUnsignedInt:
+      out = static_cast<double>(v.value.uiVal);
+      return true;
+    case abi::kValueTypeUnsignedLong:
+      out = static_cast<double>(v.value.ulVal);
+      return true;
+    case abi::kValueTypeUnsignedLongLong:
+      out = static_cast<double>(v.value.ullVal);
+      return true;
+    case abi::kValueTypeSignedLongLong:
+      out = static_cast<double>(v.value.sllVal);
+      return true;
+    case abi::kValueTypeSignedInt:
+      out = static_cast<double>(v.value.siVal);
+      return true;
+    case abi::kValueTypeUnsignedShort:
+      out = static_cast<double>(v.value.usVal);
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool is_fatal_device_error(int rc) {
+  return rc == abi::kErrorGpuIsLost || rc == abi::kErrorResetRequired ||
+         rc == abi::kErrorUninitialized || rc == abi::kErrorDriverNotLoaded;
+}
+
+const char* scope_name(unsigned scope) {
+  switch (scope) {
+    case abi::kPowerScopeGpu:
+      return "GPU";
+    case abi::kPowerScopeModule:
+      return "module";
+    case abi::kPowerScopeMemory:
+      return "memory";
+    default:
+      return "unknown";
+  }
+}
+
+}  // namespace
+
+NvmlGpu::NvmlGpu(std::shared_ptr<const NvmlLibrary> library, abi::nvmlDevice_t device,
+                 unsigned index, unsigned nvml_index, std::string name, std::string uuid)
+    : lib_(std::move(library)),
+      api_(lib_->api()),
+      device_(device),
+      index_(index),
+      nvml_index_(nvml_index),
+      name_(std::move(name)),
+      uuid_(std::move(uuid)) {}
+
+std::string NvmlGpu::context(std::string_view what) const {
+  return fmt::format("GPU {} ({}, NVML index {}): {}", index_, name_, nvml_index_, what);
+}
+
+GpuArchitecture NvmlGpu::architecture() {
+  const int cached = arch_.load(std::memory_order_acquire);
+  if (cached != kArchUnresolved) return static_cast<GpuArchitecture>(cached);
+  GpuArchitecture arch = GpuArchitecture::kUnknown;
+  if (api_.device_get_architecture != nullptr) {
+    unsigned raw = abi::kArchUnknown;
+    const int rc = api_.device_get_architecture(device_, &raw);
+    if (rc == abi::kSuccess) {
+      arch = map_architecture(raw);
+    } else if (rc != abi::kErrorNotSupported) {
+      lib_->fail(rc, "nvmlDeviceGetArchitecture", context("reading the architecture"));
+    }
+  }
+  arch_.store(static_cast<int>(arch), std::memory_order_release);
+  return arch;
+}
+
+bool NvmlGpu::supports_energy_counter() {
+  // Unknown counts as new: an unnamed chip is most likely newer than this code.
+  const GpuArchitecture arch = architecture();
+  return arch == GpuArchitecture::kUnknown ||
+         static_cast<int>(arch) >= static_cast<int>(GpuArchitecture::kVolta);
+}
+
+Joules NvmlGpu::total_energy() {
+  if (!supports_energy_counter()) {
+    throw_error(ErrorCode::kNotSupported,
+                context(fmt::format("{} GPUs have no energy counter (NVML has one from Volta on); "
+                                    "integrate power readings instead",
+                                    architecture_name(architecture()))));
+  }
+  require_symbol(api_.device_get_total_energy_consumption, "nvmlDeviceGetTotalEnergyConsumption",
+                 context("reading the energy counter"));
+  unsigned long long millijoules = 0;
+  lib_->check(api_.device_get_total_energy_consumption(device_, &millijoules),
+              "nvmlDeviceGetTotalEnergyConsumption", context("reading the energy counter"));
+  return from_millijoules(static_cast<double>(millijoules));
+}
+
+NvmlGpu::FieldReading NvmlGpu::read_field(unsigned field, unsigned scope) const {
+  abi::nvmlFieldValue_t value{};
+  value.fieldId = field;
+  value.scopeId = scope;
+  const int rc = api_.device_get_field_values(device_, 1, &value);
+  if (rc != abi::kSuccess) return {rc, 0.0};
+  if (value.nvmlReturn != abi::kSuccess) return {value.nvmlReturn, 0.0};
+  double mw = 0.0;
+  if (!field_value_to_double(value, mw)) {
+    throw_error(ErrorCode::kUnknown,
+                context(fmt::format("NVML field {} came back with unknown value type {}; update "
+                                    "zeus for this driver",
+                                    field, value.valueType)));
+  }
+  return {abi::kSuccess, mw};
+}
+
+Watts NvmlGpu::read_power_field(unsigned field, std::atomic<int>& scope, const char* what) {
+  const auto fail = [&](int rc, unsigned s) {
+    lib_->fail(
+        rc, "nvmlDeviceGetFieldValues",
+        context(fmt::format("reading {} power (field {}, {} scope)", what, field, scope_name(s))));
+  };
+  const int known = scope.load(std::memory_order_acquire);
+  if (known != kUnresolved) {
+    const FieldReading r = read_field(field, static_cast<unsigned>(known));
+    if (r.nvml_return != abi::kSuccess) fail(r.nvml_return, static_cast<unsigned>(known));
+    return from_milliwatts(r.milliwatts);
+  }
+  const FieldReading gpu = read_field(field, abi::kPowerScopeGpu);
+  if (gpu.nvml_return == abi::kSuccess) {
+    scope.store(static_cast<int>(abi::kPowerScopeGpu), std::memory_order_release);
+    return from_milliwatts(gpu.milliwatts);
+  }
+  if (is_fatal_device_error(gpu.nvml_return)) fail(gpu.nvml_return, abi::kPowerScopeGpu);
+  // Grace Hopper (C2C) superchips report power only for the whole module.
+  const FieldReading module = read_field(field, abi::kPowerScopeModule);
+  if (module.nvml_return != abi::kSuccess) fail(gpu.nvml_return, abi::kPowerScopeGpu);
+  int expected = kUnresolved;
+  if (scope.compare_exchange_strong(expected, static_cast<int>(abi::kPowerScopeModule))) {
+    log::warn("{}",
+              context(fmt::format("GPU-only {} power is not available ({}); reporting MODULE "
+                                  "scope power instead, which includes the Grace CPU and memory",
+                                  what, lib_->error_string(gpu.nvml_return))));
+  }
+  return from_milliwatts(module.milliwatts);
+}
+
+// Drivers before R535 do not know the power fields (185-192). On GPUs up to
+// Turing, nvmlDeviceGetPowerUsage is the instantaneous board power, so it can
+// stand in for field 186 there; on Ampere and newer it is a 1 s average and
+// would be mislabelled, so there the field error stands.
+Watts NvmlGpu::read_instant_power() {
+  if (!instant_via_power_usage_.load(std::memory_order_acquire)) {
+    try {
+      return read_power_field(abi::kFieldPowerInstant, instant_scope_, "instant");
+    } catch (const Error& e) {
+      const bool field_unknown =
+          e.code() == ErrorCode::kNotSupported || e.code() == ErrorCode::kInvalidArgument;
+      const GpuArchitecture arch = architecture();
+      const bool usage_is_instant =
+          arch != GpuArchitecture::kUnknown &&
+          static_cast<int>(arch) < static_cast<int>(GpuArchitecture::kAmpere);
+      if (!field_unknown || !usage_is_instant || api_.device_get_power_usage == nullptr) throw;
+      if (!instant_via_power_usage_.exchange(true)) {
+        log::warn("{}", context("the driver does not report power fields (older than R535); "
+                                "reading instant power through nvmlDeviceGetPowerUsage"));
+      }
+    }
+  }
+  unsigned milliwatts = 0;
+  lib_->check(api_.device_get_power_usage(device_, &milliwatts), "nvmlDeviceGetPowerUsage",
+              context("reading instant power"));
+  return from_milliwatts(static_cast<double>(milliwatts));
+}
+
+Watts NvmlGpu::power(PowerDomain domain) {
+  require_symbol(api_.device_get_field_values, "nvmlDeviceGetFieldValues",
+                 context(fmt::format("reading {} power", power_domain_name(domain))));
+  switch (domain) {
+    case PowerDomain::kDeviceInstant:
+      return read_instant_power();
+    case PowerDomain::kDeviceAverage:
+      return read_power_field(abi::kFieldPowerAverage, average_scope_, "average");
+    case PowerDomain::kMemoryAverage: {
+      const FieldReading r = read_field(abi::kFieldPowerAverage, abi::kPowerScopeMemory);
+      if (r.nvml_return != abi::kSuccess) {
+        lib_->fail(r.nvml_return, "nvmlDeviceGetFieldValues",
+                   context("reading memory power (field 185, memory scope)"));
+      }
+      if (r.milliwatts == 0.0 && !warned_zero_memory_power_.exchange(true)) {
+        log::warn("{}", context("memory power reads 0 W; this GPU probably does not measure its "
+                                "memory power separately (known to work on H100 HBM3)"));
+      }
+      return from_milliwatts(r.milliwatts);
+    }
+  }
+  throw_error(ErrorCode::kInvalidArgument, context("unknown power domain"));
+}
+
+PowerLimitConstraints NvmlGpu::power_limit_constraints() {
+  const std::string ctx = context("reading the power limit range");
+  require_symbol(api_.device_get_power_management_limit_constraints,
+                 "nvmlDeviceGetPowerManagementLimitConstraints", ctx);
+  unsigned min_mw = 0;
+  unsigned max_mw = 0;
+  lib_->check(api_.device_get_power_management_limit_constraints(device_, &min_mw, &max_mw),
+              "nvmlDeviceGetPowerManagementLimitConstraints", ctx);
+  return {Milliwatts(min_mw), Milliwatts(max_mw)};
+}
+
+Milliwatts NvmlGpu::power_limit() {
+  const std::string ctx = context("reading the power limit");
+  require_symbol(api_.device_get_power_management_limit, "nvmlDeviceGetPowerManagementLimit", ctx);
+  unsigned mw = 0;
+  lib_->check(api_.device_get_power_management_limit(device_, &mw),
+              "nvmlDeviceGetPowerManagementLimit", ctx);
+  return Milliwatts(mw);
+}
+
+Milliwatts NvmlGpu::default_power_limit() {
+  const std::string ctx = context("reading the default power limit");
+  require_symbol(api_.device_get_power_management_default_limit,
+                 "nvmlDeviceGetPowerManagementDefaultLimit", ctx);
+  unsigned mw = 0;
+  lib_->check(api_.device_get_power_management_default_limit(device_, &mw),
+              "nvmlDeviceGetPowerManagementDefaultLimit", ctx);
+  return Milliwatts(mw);
+}
+
+void NvmlGpu::set_power_limit(Milliwatts limit) {
+  const std::string ctx =
+      context(fmt::format("setting the power limit to {} W", to_watts(limit).value()));
+  require_symbol(api_.device_set_power_management_limit, "nvmlDeviceSetPowerManagementLimit", ctx);
+  const PowerLimitConstraints range = power_limit_constraints();
+  if (limit < range.min || limit > range.max) {
+    throw_error(ErrorCode::kInvalidArgument,
+                context(fmt::format("power limit {} W is outside the GPU's range [{}, {}] W",
+                                    to_watts(limit).value(), to_watts(range.min).value(),
+                                    to_watts(range.max).value())));
+  }
+  // Setting needs privileges and is slow; skip it when nothing would change.
+  if (power_limit() == limit) {
+    log::debug("{}",
+               context(fmt::format("power limit already {} mW; not setting it", limit.value())));
+    return;
+  }
+  lib_->check(api_.device_set_power_management_limit(device_, static_cast<unsigned>(limit.value())),
+              "nvmlDeviceSetPowerManagementLimit", ctx);
+}
+
+bool NvmlGpu::persistence_mode() {
+  const std::string ctx = context("reading persistence mode");
+  require_symbol(api_.device_get_persistence_mode, "nvmlDeviceGetPersistenceMode", ctx);
+  int mode = abi::kFeatureDisabled;
+  lib_->check(api_.device_get_persistence_mode(device_, &mode), "nvmlDeviceGetPersistenceMode",
+              ctx);
+  return mode == abi::kFeatureEnabled;
+}
+
+void NvmlGpu::set_persistence_mode(bool enabled) {
+  const std::string ctx =
+      context(fmt::format("turning persistence mode {}", enabled ? "on" : "off"));
+  require_symbol(api_.device_set_persistence_mode, "nvmlDeviceSetPersistenceMode", ctx);
+  if (persistence_mode() == enabled) return;
+  lib_->check(api_.device_set_persistence_mode(
+                  device_, enabled ? abi::kFeatureEnabled : abi::kFeatureDisabled),
+              "nvmlDeviceSetPersistenceMode", ctx);
+}
+
+namespace {
+
+// Calls an NVML "fill this array" function, growing the buffer on
+// INSUFFICIENT_SIZE (NVML then reports the size it needs in *count).
+template <class Call>
+std::vector<Megahertz> read_clock_list(const NvmlLibrary& lib, const char* function,
+                                       const std::string& ctx, Call call,
+                                       std::string_view not_found_hint = {}) {
+  unsigned capacity = 128;
+  for (int attempt = 0; attempt < 8; ++attempt) {
+    std::vector<unsigned> buffer(capacity);
+    unsigned count = capacity;
+    const int rc = call(&count, buffer.data());
+    if (rc == abi::kSuccess) {
+      std::vector<Megahertz> out;
+      out.reserve(count);
+      for (unsigned i = 0; i < count && i < capacity; ++i) out.emplace_back(buffer[i]);
+      return out;
+    }
+    if (rc == abi::kErrorInsufficientSize) {
+      capacity = count > capacity ? count : capacity * 2;
+      continue;
+    }
+    if (rc == abi::kErrorNotFound && !not_found_hint.empty()) {
+      throw_error(ErrorCode::kInvalidArgument, std::string(not_found_hint));
+    }
+    lib.fail(rc, function, ctx);
+  }
+  throw_error(ErrorCode::kInternal,
+              fmt::format("{}: {} kept asking for a bigger buffer", ctx, function));
+}
+
+}  // namespace
+
+std::vector<Megahertz> NvmlGpu::supported_memory_clocks() {
+  const std::string ctx = context("listing supported memory clocks");
+  require_symbol(api_.device_get_supported_memory_clocks, "nvmlDeviceGetSupportedMemoryClocks",
+                 ctx);
+  return read_clock_list(*lib_, "nvmlDeviceGetSupportedMemoryClocks", ctx,
+                         [&](unsigned* count, unsigned* clocks) {
+                           return api_.device_get_supported_memory_clocks(device_, count, clocks);
+                         });
+}
+
+std::vector<Megahertz> NvmlGpu::supported_graphics_clocks(Megahertz memory_clock) {
+  const std::string ctx = context(fmt::format(
+      "listing supported graphics clocks at memory clock {} MHz", memory_clock.value()));
+  require_symbol(api_.device_get_supported_graphics_clocks, "nvmlDeviceGetSupportedGraphicsClocks",
+                 ctx);
+  const unsigned mem = to_nvml_mhz(memory_clock, "memory clock");
+  return read_clock_list(
+      *lib_, "nvmlDeviceGetSupportedGraphicsClocks", ctx,
+      [&](unsigned* count, unsigned* clocks) {
+        return api_.device_get_supported_graphics_clocks(device_, mem, count, clocks);
+      },
+      context(fmt::format("memory clock {} MHz is not one of the GPU's supported memory clocks "
+                          "(see supported_memory_clocks())",
+                          memory_clock.value())));
+}
+
+unsigned NvmlGpu::to_nvml_mhz(Megahertz mhz, const char* what) const {
+  if (mhz.value() < 0 || mhz.value() > std::numeric_limits<int>::max()) {
+    throw_error(ErrorCode::kInvalidArgument,
+                context(fmt::format("{} {} MHz is out of range", what, mhz.value())));
+  }
+  return static_cast<unsigned>(mhz.value());
+}
+
+void NvmlGpu::set_gpu_locked_clocks(Megahertz min, Megahertz max) {
+  const std::string ctx =
+      context(fmt::format("locking the graphics clock to [{}, {}] MHz", min.value(), max.value()));
+  require_symbol(api_.device_set_gpu_locked_clocks, "nvmlDeviceSetGpuLockedClocks", ctx);
+  const unsigned lo = to_nvml_mhz(min, "minimum graphics clock");
+  const unsigned hi = to_nvml_mhz(max, "maximum graphics clock");
+  if (lo > hi) {
+    throw_error(ErrorCode::kInvalidArgument,
+                ctx + ": the minimum clock is above the maximum clock");
+  }
+  lib_->check(api_.device_set_gpu_locked_clocks(device_, lo, hi), "nvmlDeviceSetGpuLockedClocks",
+              ctx);
+}
+
+void NvmlGpu::reset_gpu_locked_clocks() {
+  const std::string ctx = context("resetting the locked graphics clock");
+  require_symbol(api_.device_reset_gpu_locked_clocks, "nvmlDeviceResetGpuLockedClocks", ctx);
+  lib_->check(api_.device_reset_gpu_locked_clocks(device_), "nvmlDeviceResetGpuLockedClocks", ctx);
+}
+
+void NvmlGpu::set_memory_locked_clocks(Megahertz min, Megahertz max) {
+  const std::string ctx =
+      context(fmt::format("locking the memory clock to [{}, {}] MHz", min.value(), max.value()));
+  require_symbol(api_.device_set_memory_locked_clocks, "nvmlDeviceSetMemoryLockedClocks", ctx);
+  const unsigned lo = to_nvml_mhz(min, "minimum memory clock");
+  const unsigned hi = to_nvml_mhz(max, "maximum memory clock");
+  if (lo > hi) {
+    throw_error(ErrorCode::kInvalidArgument,
+                ctx + ": the minimum clock is above the maximum clock");
+  }
+  lib_->check(api_.device_set_memory_locked_clocks(device_, lo, hi),
+              "nvmlDeviceSetMemoryLockedClocks", ctx);
+}
+
+void NvmlGpu::reset_memory_locked_clocks() {
+  const std::string ctx = context("resetting the locked memory clock");
+  require_symbol(api_.device_reset_memory_locked_clocks, "nvmlDeviceResetMemoryLockedClocks", ctx);
+  lib_->check(api_.device_reset_memory_locked_clocks(device_), "nvmlDeviceResetMemoryLockedClocks",
+              ctx);
+}
+
+Celsius NvmlGpu::temperature() {
+  const std::string ctx = context("reading the temperature");
+  if (api_.device_get_temperature_v != nullptr) {
+    abi::nvmlTemperature_v1_t t{};
+    t.version = abi::kTemperatureV1Version;
+    t.sensorType = abi::kTemperatureGpu;
+    lib_->check(api_.device_get_temperature_v(device_, &t), "nvmlDeviceGetTemperatureV", ctx);
+    return Celsius(static_cast<double>(t.temperature));
+  }
+  require_symbol(api_.device_get_temperature, "nvmlDeviceGetTemperature", ctx);
+  unsigned celsius = 0;
+  lib_->check(api_.device_get_temperature(device_, abi::kTemperatureGpu, &celsius),
+              "nvmlDeviceGetTemperature", ctx);
+  return Celsius(static_cast<double>(celsius));
+}
+
+}  // namespace zeus::nvml_internal

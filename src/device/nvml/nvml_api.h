@@ -1,0 +1,145 @@
+// The subset of NVML's C ABI this backend uses, declared by hand because no
+// nvml.h is installed here and the library is only ever reached through dlsym.
+// Values and layouts follow NVML's header (API version 13; see
+// docs/reference/nvml-rapl-facts.md §1). Return codes cross the boundary as
+// plain int (nvmlReturn_t is an int-sized enum on every Linux ABI we target).
+#pragma once
+
+#include <cstddef>
+
+namespace zeus::nvml_abi {
+
+struct nvmlDevice_st;
+using nvmlDevice_t = nvmlDevice_st*;
+using nvmlReturn_t = int;
+
+// Return codes (nvmlReturn_t).
+inline constexpr int kSuccess = 0;
+inline constexpr int kErrorUninitialized = 1;
+inline constexpr int kErrorInvalidArgument = 2;
+inline constexpr int kErrorNotSupported = 3;
+inline constexpr int kErrorNoPermission = 4;
+inline constexpr int kErrorAlreadyInitialized = 5;
+inline constexpr int kErrorNotFound = 6;
+inline constexpr int kErrorInsufficientSize = 7;
+inline constexpr int kErrorInsufficientPower = 8;
+inline constexpr int kErrorDriverNotLoaded = 9;
+inline constexpr int kErrorTimeout = 10;
+inline constexpr int kErrorIrqIssue = 11;
+inline constexpr int kErrorLibraryNotFound = 12;
+inline constexpr int kErrorFunctionNotFound = 13;
+inline constexpr int kErrorCorruptedInforom = 14;
+inline constexpr int kErrorGpuIsLost = 15;
+inline constexpr int kErrorResetRequired = 16;
+inline constexpr int kErrorOperatingSystem = 17;
+inline constexpr int kErrorLibRmVersionMismatch = 18;
+inline constexpr int kErrorInUse = 19;
+inline constexpr int kErrorMemory = 20;
+inline constexpr int kErrorNoData = 21;
+inline constexpr int kErrorVgpuEccNotSupported = 22;
+inline constexpr int kErrorInsufficientResources = 23;
+inline constexpr int kErrorFreqNotSupported = 24;
+inline constexpr int kErrorArgumentVersionMismatch = 25;
+inline constexpr int kErrorDeprecated = 26;
+inline constexpr int kErrorNotReady = 27;
+inline constexpr int kErrorGpuNotFound = 28;
+inline constexpr int kErrorInvalidState = 29;
+inline constexpr int kErrorResetTypeNotSupported = 30;
+inline constexpr int kErrorUnknown = 999;
+
+// nvmlDeviceArchitecture_t values.
+inline constexpr unsigned kArchVolta = 5;
+inline constexpr unsigned kArchUnknown = 0xffffffffU;
+
+// Field ids and power scopes for nvmlDeviceGetFieldValues.
+inline constexpr unsigned kFieldTotalEnergyConsumption = 83;
+inline constexpr unsigned kFieldPowerAverage = 185;
+inline constexpr unsigned kFieldPowerInstant = 186;
+inline constexpr unsigned kPowerScopeGpu = 0;
+inline constexpr unsigned kPowerScopeModule = 1;
+inline constexpr unsigned kPowerScopeMemory = 2;
+
+// nvmlValueType_t.
+inline constexpr int kValueTypeDouble = 0;
+inline constexpr int kValueTypeUnsignedInt = 1;
+inline constexpr int kValueTypeUnsignedLong = 2;
+inline constexpr int kValueTypeUnsignedLongLong = 3;
+inline constexpr int kValueTypeSignedLongLong = 4;
+inline constexpr int kValueTypeSignedInt = 5;
+inline constexpr int kValueTypeUnsignedShort = 6;
+
+inline constexpr int kTemperatureGpu = 0;   // nvmlTemperatureSensors_t
+inline constexpr int kFeatureDisabled = 0;  // nvmlEnableState_t
+inline constexpr int kFeatureEnabled = 1;
+
+// Big enough for nvmlDeviceGetName/GetUUID (the *_V2_BUFFER_SIZE constants) and
+// for the driver/NVML version strings (80).
+inline constexpr unsigned kStringBufferSize = 96;
+
+union nvmlValue_t {
+  double dVal;
+  int siVal;
+  unsigned int uiVal;
+  unsigned long ulVal;
+  unsigned long long ullVal;
+  signed long long sllVal;
+  unsigned short usVal;
+};
+
+struct nvmlFieldValue_t {
+  unsigned int fieldId;
+  unsigned int scopeId;
+  long long timestamp;    // µs since 1970
+  long long latencyUsec;  // how stale the value may be
+  int valueType;          // nvmlValueType_t
+  int nvmlReturn;         // per-entry result: always check it
+  nvmlValue_t value;
+};
+
+struct nvmlTemperature_v1_t {
+  unsigned int version;
+  int sensorType;   // nvmlTemperatureSensors_t
+  int temperature;  // °C
+};
+
+// NVML_STRUCT_VERSION(data, ver): the struct size in the low bits, the version
+// in the top byte. NVML rejects a wrong value with ARGUMENT_VERSION_MISMATCH.
+constexpr unsigned struct_version(std::size_t size, unsigned version) {
+  return static_cast<unsigned>(size) | (version << 24U);
+}
+inline constexpr unsigned kTemperatureV1Version = struct_version(sizeof(nvmlTemperature_v1_t), 1);
+
+static_assert(sizeof(nvmlValue_t) == 8, "nvmlValue_t layout");
+static_assert(sizeof(nvmlFieldValue_t) == 40, "nvmlFieldValue_t layout");
+static_assert(offsetof(nvmlFieldValue_t, timestamp) == 8, "nvmlFieldValue_t layout");
+static_assert(offsetof(nvmlFieldValue_t, nvmlReturn) == 28, "nvmlFieldValue_t layout");
+static_assert(offsetof(nvmlFieldValue_t, value) == 32, "nvmlFieldValue_t layout");
+static_assert(sizeof(nvmlTemperature_v1_t) == 12, "nvmlTemperature_v1_t layout");
+static_assert(kTemperatureV1Version == 0x0100000CU, "nvmlTemperature_v1 version");
+
+// Function pointer types, named after the exported symbols.
+using InitFn = nvmlReturn_t (*)();
+using ShutdownFn = nvmlReturn_t (*)();
+using ErrorStringFn = const char* (*)(nvmlReturn_t);
+using SystemStringFn = nvmlReturn_t (*)(char*, unsigned);
+using DeviceGetCountFn = nvmlReturn_t (*)(unsigned*);
+using DeviceGetHandleByIndexFn = nvmlReturn_t (*)(unsigned, nvmlDevice_t*);
+using DeviceGetHandleByUuidFn = nvmlReturn_t (*)(const char*, nvmlDevice_t*);
+using DeviceGetIndexFn = nvmlReturn_t (*)(nvmlDevice_t, unsigned*);
+using DeviceStringFn = nvmlReturn_t (*)(nvmlDevice_t, char*, unsigned);
+using DeviceGetUnsignedFn = nvmlReturn_t (*)(nvmlDevice_t, unsigned*);
+using DeviceGetTotalEnergyFn = nvmlReturn_t (*)(nvmlDevice_t, unsigned long long*);
+using DeviceGetFieldValuesFn = nvmlReturn_t (*)(nvmlDevice_t, int, nvmlFieldValue_t*);
+using DeviceGetLimitConstraintsFn = nvmlReturn_t (*)(nvmlDevice_t, unsigned*, unsigned*);
+using DeviceSetUnsignedFn = nvmlReturn_t (*)(nvmlDevice_t, unsigned);
+using DeviceGetPersistenceFn = nvmlReturn_t (*)(nvmlDevice_t, int*);
+using DeviceSetPersistenceFn = nvmlReturn_t (*)(nvmlDevice_t, int);
+using DeviceGetSupportedMemoryClocksFn = nvmlReturn_t (*)(nvmlDevice_t, unsigned*, unsigned*);
+using DeviceGetSupportedGraphicsClocksFn = nvmlReturn_t (*)(nvmlDevice_t, unsigned, unsigned*,
+                                                            unsigned*);
+using DeviceSetClockRangeFn = nvmlReturn_t (*)(nvmlDevice_t, unsigned, unsigned);
+using DeviceResetFn = nvmlReturn_t (*)(nvmlDevice_t);
+using DeviceGetTemperatureFn = nvmlReturn_t (*)(nvmlDevice_t, int, unsigned*);
+using DeviceGetTemperatureVFn = nvmlReturn_t (*)(nvmlDevice_t, nvmlTemperature_v1_t*);
+
+}  // namespace zeus::nvml_abi

@@ -1,0 +1,77 @@
+// One NVIDIA GPU behind the Gpu interface, talking to NVML through the shared
+// NvmlLibrary session (which it keeps alive). Thread-safe: NVML calls are
+// thread-safe, and the few cached facts (architecture, power scopes) are
+// atomics that are written once with the same value by any racing thread.
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <string>
+
+#include "device/nvml/nvml_library.h"
+#include "zeus/device/gpu.h"
+
+namespace zeus::nvml_internal {
+
+class NvmlGpu final : public Gpu {
+ public:
+  // `index` is this process's GPU index (after CUDA_VISIBLE_DEVICES), used in
+  // messages; `nvml_index` NVML's own.
+  NvmlGpu(std::shared_ptr<const NvmlLibrary> library, nvml_abi::nvmlDevice_t device, unsigned index,
+          unsigned nvml_index, std::string name, std::string uuid);
+
+  std::string name() override { return name_; }
+  std::string uuid() override { return uuid_; }
+  GpuArchitecture architecture() override;
+
+  bool supports_energy_counter() override;
+  Joules total_energy() override;
+  Watts power(PowerDomain domain) override;
+
+  PowerLimitConstraints power_limit_constraints() override;
+  Milliwatts power_limit() override;
+  Milliwatts default_power_limit() override;
+  void set_power_limit(Milliwatts limit) override;
+
+  bool persistence_mode() override;
+  void set_persistence_mode(bool enabled) override;
+
+  std::vector<Megahertz> supported_memory_clocks() override;
+  std::vector<Megahertz> supported_graphics_clocks(Megahertz memory_clock) override;
+  void set_gpu_locked_clocks(Megahertz min, Megahertz max) override;
+  void reset_gpu_locked_clocks() override;
+  void set_memory_locked_clocks(Megahertz min, Megahertz max) override;
+  void reset_memory_locked_clocks() override;
+
+  Celsius temperature() override;
+
+ private:
+  struct FieldReading {
+    int nvml_return;
+    double milliwatts;
+  };
+  FieldReading read_field(unsigned field, unsigned scope) const;
+  // Reads a power field, resolving GPU scope vs MODULE scope once (cached in `scope`).
+  Watts read_power_field(unsigned field, std::atomic<int>& scope, const char* what);
+  Watts read_instant_power();
+  std::string context(std::string_view what) const;
+  unsigned to_nvml_mhz(Megahertz mhz, const char* what) const;
+
+  std::shared_ptr<const NvmlLibrary> lib_;
+  const NvmlLibrary::Api& api_;
+  nvml_abi::nvmlDevice_t device_;
+  unsigned index_;
+  unsigned nvml_index_;
+  std::string name_;
+  std::string uuid_;
+
+  static constexpr int kUnresolved = -1;
+  static constexpr int kArchUnresolved = -1000;  // kUnknown is -1
+  std::atomic<int> arch_{kArchUnresolved};       // GpuArchitecture value once known
+  std::atomic<int> instant_scope_{kUnresolved};  // NVML power scope that works for field 186
+  std::atomic<int> average_scope_{kUnresolved};  // ... for field 185
+  std::atomic<bool> warned_zero_memory_power_{false};
+  std::atomic<bool> instant_via_power_usage_{false};  // old driver: fields 185/186 unknown
+};
+
+}  // namespace zeus::nvml_internal

@@ -1,0 +1,731 @@
+// A fake libnvidia-ml.so.1 for tests and benchmarks. It exports the subset of
+// the NVML C ABI that zeus's NVML backend uses, with the contracts of the real
+// library (UNINITIALIZED before nvmlInit_v2, reference-counted init,
+// INSUFFICIENT_SIZE with the needed count, struct version checks, per-entry
+// field-value results, NO_PERMISSION for setters without privileges,
+// GPU_IS_LOST once a device is gone), plus fakeNvml* control functions that
+// script its state. Declared here independently of the backend's own ABI
+// header, the way a vendor library would be, so a mismatch shows up in tests.
+//
+// Thread-safe: one mutex guards all state, as NVML is documented thread-safe.
+// Build with FAKE_NVML_OLD_DRIVER=1 for an old driver that lacks the optional
+// entry points listed in CMakeLists.txt.
+#include <algorithm>
+#include <chrono>
+#include <cstddef>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace {
+
+constexpr int NVML_SUCCESS = 0;
+constexpr int NVML_ERROR_UNINITIALIZED = 1;
+constexpr int NVML_ERROR_INVALID_ARGUMENT = 2;
+constexpr int NVML_ERROR_NOT_SUPPORTED = 3;
+constexpr int NVML_ERROR_NO_PERMISSION = 4;
+constexpr int NVML_ERROR_NOT_FOUND = 6;
+constexpr int NVML_ERROR_INSUFFICIENT_SIZE = 7;
+constexpr int NVML_ERROR_GPU_IS_LOST = 15;
+constexpr int NVML_ERROR_ARGUMENT_VERSION_MISMATCH = 25;
+
+constexpr unsigned NVML_DEVICE_ARCH_VOLTA = 5;
+constexpr unsigned NVML_DEVICE_ARCH_AMPERE = 7;
+constexpr unsigned NVML_DEVICE_ARCH_HOPPER = 9;
+constexpr unsigned NVML_DEVICE_ARCH_UNKNOWN = 0xffffffffU;
+
+constexpr unsigned NVML_FI_DEV_TOTAL_ENERGY_CONSUMPTION = 83;
+constexpr unsigned NVML_FI_DEV_POWER_AVERAGE = 185;
+constexpr unsigned NVML_FI_DEV_POWER_INSTANT = 186;
+constexpr unsigned NVML_POWER_SCOPE_GPU = 0;
+constexpr unsigned NVML_POWER_SCOPE_MODULE = 1;
+constexpr unsigned NVML_POWER_SCOPE_MEMORY = 2;
+constexpr int NVML_VALUE_TYPE_UNSIGNED_INT = 1;
+constexpr int NVML_VALUE_TYPE_UNSIGNED_LONG_LONG = 3;
+
+constexpr unsigned kMaxDevices = 16;
+
+bool has_energy_counter(unsigned arch) {
+  return arch == NVML_DEVICE_ARCH_UNKNOWN || arch >= NVML_DEVICE_ARCH_VOLTA;
+}
+
+struct FieldSlot {
+  int result = NVML_SUCCESS;
+  unsigned value_mw = 0;
+};
+
+}  // namespace
+
+extern "C" {
+
+typedef union nvmlValue_st {
+  double dVal;
+  int siVal;
+  unsigned int uiVal;
+  unsigned long ulVal;
+  unsigned long long ullVal;
+  signed long long sllVal;
+  unsigned short usVal;
+} nvmlValue_t;
+
+typedef struct nvmlFieldValue_st {
+  unsigned int fieldId;
+  unsigned int scopeId;
+  long long timestamp;
+  long long latencyUsec;
+  int valueType;
+  int nvmlReturn;
+  nvmlValue_t value;
+} nvmlFieldValue_t;
+
+typedef struct {
+  unsigned int version;
+  int sensorType;
+  int temperature;
+} nvmlTemperature_t;
+
+static_assert(sizeof(nvmlFieldValue_t) == 40, "NVML ABI");
+static_assert(sizeof(nvmlTemperature_t) == 12, "NVML ABI");
+
+// The device handle NVML hands out points at the device's state.
+struct nvmlDevice_st {
+  unsigned index = 0;
+  std::string name;
+  std::string uuid;
+  unsigned arch = NVML_DEVICE_ARCH_HOPPER;
+  unsigned long long energy_mj = 0;
+  std::map<std::pair<unsigned, unsigned>, FieldSlot> fields;  // (field id, scope)
+  unsigned limit_min_mw = 0;
+  unsigned limit_max_mw = 0;
+  unsigned limit_default_mw = 0;
+  unsigned limit_mw = 0;
+  int persistence = 0;
+  std::vector<std::pair<unsigned, std::vector<unsigned>>> clocks;  // memory -> graphics
+  bool gpu_locked = false;
+  unsigned gpu_locked_min = 0;
+  unsigned gpu_locked_max = 0;
+  bool mem_locked = false;
+  unsigned mem_locked_min = 0;
+  unsigned mem_locked_max = 0;
+  int temperature_c = 45;
+  bool lost = false;
+  unsigned power_usage_mw = 120000;  // nvmlDeviceGetPowerUsage (board power)
+};
+typedef struct nvmlDevice_st* nvmlDevice_t;
+
+}  // extern "C"
+
+namespace {
+
+const unsigned kVersionTemperatureV1 =
+    static_cast<unsigned>(sizeof(nvmlTemperature_t)) | (1U << 24U);
+
+struct State {
+  std::mutex mutex;
+  int init_refcount = 0;
+  unsigned count = 0;
+  nvmlDevice_st devices[kMaxDevices];
+  std::map<std::string, unsigned> calls;
+  std::map<std::string, int> fail_next;
+  std::map<std::string, int> fail_always;
+  bool permission_denied = false;
+  std::string driver_version;
+  std::string nvml_version;
+};
+
+State& state() {
+  static State s;
+  return s;
+}
+
+void reset_device(nvmlDevice_st& d, unsigned i) {
+  d = nvmlDevice_st{};
+  d.index = i;
+  d.name = "NVIDIA H100 80GB HBM3";
+  char uuid[64];
+  std::snprintf(uuid, sizeof(uuid), "GPU-1a2b3c4d-5e6f-4a1b-8c2d-%012x", i);
+  d.uuid = uuid;
+  d.arch = NVML_DEVICE_ARCH_HOPPER;
+  d.energy_mj = 1000000ULL * (i + 1);
+  d.fields[{NVML_FI_DEV_POWER_INSTANT, NVML_POWER_SCOPE_GPU}] = {NVML_SUCCESS, 120000};
+  d.fields[{NVML_FI_DEV_POWER_AVERAGE, NVML_POWER_SCOPE_GPU}] = {NVML_SUCCESS, 110000};
+  d.fields[{NVML_FI_DEV_POWER_AVERAGE, NVML_POWER_SCOPE_MEMORY}] = {NVML_SUCCESS, 25000};
+  // Module scope exists only on NVIDIA CPUs (Grace); an x86 host says no.
+  d.fields[{NVML_FI_DEV_POWER_INSTANT, NVML_POWER_SCOPE_MODULE}] = {NVML_ERROR_NOT_SUPPORTED, 0};
+  d.fields[{NVML_FI_DEV_POWER_AVERAGE, NVML_POWER_SCOPE_MODULE}] = {NVML_ERROR_NOT_SUPPORTED, 0};
+  d.limit_min_mw = 200000;
+  d.limit_max_mw = 700000;
+  d.limit_default_mw = 700000;
+  d.limit_mw = 700000;
+  // 328 graphics clocks: more than a first guess of 128, so callers must resize.
+  std::vector<unsigned> graphics;
+  for (unsigned mhz = 1980; mhz >= 345; mhz -= 5) graphics.push_back(mhz);
+  d.clocks.emplace_back(2619, graphics);
+  d.clocks.emplace_back(1593, std::vector<unsigned>{1500, 1200, 900});
+}
+
+void reset_locked(State& s) {
+  s.init_refcount = 0;
+  s.count = 2;
+  for (unsigned i = 0; i < kMaxDevices; ++i) reset_device(s.devices[i], i);
+  s.calls.clear();
+  s.fail_next.clear();
+  s.fail_always.clear();
+  s.permission_denied = false;
+  s.driver_version = "550.54.15";
+  s.nvml_version = "12.550.54.15";
+}
+
+// Common prologue of every NVML entry point: count the call, apply scripted
+// failures, refuse to work before nvmlInit_v2. Call with the mutex held.
+int begin(State& s, const char* function, bool needs_init = true) {
+  s.calls[function]++;
+  if (auto it = s.fail_next.find(function); it != s.fail_next.end()) {
+    const int rc = it->second;
+    s.fail_next.erase(it);
+    return rc;
+  }
+  if (auto it = s.fail_always.find(function); it != s.fail_always.end()) return it->second;
+  if (needs_init && s.init_refcount == 0) return NVML_ERROR_UNINITIALIZED;
+  return NVML_SUCCESS;
+}
+
+int check_device(State& s, nvmlDevice_t device) {
+  if (device < s.devices || device >= s.devices + s.count) return NVML_ERROR_INVALID_ARGUMENT;
+  if (device->lost) return NVML_ERROR_GPU_IS_LOST;
+  return NVML_SUCCESS;
+}
+
+int copy_string(const std::string& value, char* out, unsigned length) {
+  if (out == nullptr) return NVML_ERROR_INVALID_ARGUMENT;
+  if (value.size() + 1 > length) return NVML_ERROR_INSUFFICIENT_SIZE;
+  std::memcpy(out, value.c_str(), value.size() + 1);
+  return NVML_SUCCESS;
+}
+
+nvmlDevice_st* control_device(State& s, unsigned i) {
+  return i < kMaxDevices ? &s.devices[i] : nullptr;
+}
+
+long long now_us() {
+  return std::chrono::duration_cast<std::chrono::microseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+// Entry-point prologue: lock, count, inject, check init (and the device).
+#define FAKE_NVML_BEGIN(name)                \
+  State& s = state();                        \
+  std::lock_guard<std::mutex> lock(s.mutex); \
+  if (int rc_ = begin(s, name); rc_ != 0) {  \
+    return rc_;                              \
+  }
+#define FAKE_NVML_BEGIN_DEVICE(name, device)         \
+  FAKE_NVML_BEGIN(name)                              \
+  if (int rc_ = check_device(s, device); rc_ != 0) { \
+    return rc_;                                      \
+  }
+
+struct Initializer {
+  Initializer() {
+    State& s = state();
+    std::lock_guard<std::mutex> lock(s.mutex);
+    reset_locked(s);
+  }
+};
+const Initializer initializer;
+
+}  // namespace
+
+extern "C" {
+
+// ---- NVML API ---------------------------------------------------------------
+
+int nvmlInit_v2(void) {
+  State& s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  if (int rc = begin(s, "nvmlInit_v2", false); rc != 0) return rc;
+  s.init_refcount++;
+  return NVML_SUCCESS;
+}
+
+int nvmlShutdown(void) {
+  FAKE_NVML_BEGIN("nvmlShutdown")
+  s.init_refcount--;
+  return NVML_SUCCESS;
+}
+
+const char* nvmlErrorString(int result) {
+  switch (result) {
+    case 0:
+      return "Success";
+    case 1:
+      return "Uninitialized";
+    case 2:
+      return "Invalid Argument";
+    case 3:
+      return "Not Supported";
+    case 4:
+      return "Insufficient Permissions";
+    case 5:
+      return "Already Initialized";
+    case 6:
+      return "Not Found";
+    case 7:
+      return "Insufficient Size";
+    case 8:
+      return "Insufficient External Power";
+    case 9:
+      return "Driver Not Loaded";
+    case 10:
+      return "Timeout";
+    case 11:
+      return "Interrupt request issue";
+    case 12:
+      return "NVML Shared Library Not Found";
+    case 13:
+      return "Function Not Found";
+    case 14:
+      return "Corrupted infoROM";
+    case 15:
+      return "GPU is lost";
+    case 16:
+      return "GPU requires restart";
+    case 17:
+      return "The operating system has blocked the request.";
+    case 18:
+      return "RM has detected an NVML/RM version mismatch.";
+    case 25:
+      return "Argument version mismatch";
+    default:
+      return "Unknown Error";
+  }
+}
+
+int nvmlSystemGetDriverVersion(char* version, unsigned length) {
+  FAKE_NVML_BEGIN("nvmlSystemGetDriverVersion")
+  return copy_string(s.driver_version, version, length);
+}
+
+#if !FAKE_NVML_OLD_DRIVER
+int nvmlSystemGetNVMLVersion(char* version, unsigned length) {
+  FAKE_NVML_BEGIN("nvmlSystemGetNVMLVersion")
+  return copy_string(s.nvml_version, version, length);
+}
+#endif
+
+int nvmlDeviceGetCount_v2(unsigned* count) {
+  FAKE_NVML_BEGIN("nvmlDeviceGetCount_v2")
+  if (count == nullptr) return NVML_ERROR_INVALID_ARGUMENT;
+  *count = s.count;
+  return NVML_SUCCESS;
+}
+
+int nvmlDeviceGetHandleByIndex_v2(unsigned index, nvmlDevice_t* device) {
+  FAKE_NVML_BEGIN("nvmlDeviceGetHandleByIndex_v2")
+  if (device == nullptr || index >= s.count) return NVML_ERROR_INVALID_ARGUMENT;
+  if (s.devices[index].lost) return NVML_ERROR_GPU_IS_LOST;
+  *device = &s.devices[index];
+  return NVML_SUCCESS;
+}
+
+#if !FAKE_NVML_OLD_DRIVER
+int nvmlDeviceGetHandleByUUID(const char* uuid, nvmlDevice_t* device) {
+  FAKE_NVML_BEGIN("nvmlDeviceGetHandleByUUID")
+  if (uuid == nullptr || device == nullptr) return NVML_ERROR_INVALID_ARGUMENT;
+  for (unsigned i = 0; i < s.count; ++i) {
+    if (s.devices[i].uuid == uuid) {  // exact match only, like NVML
+      if (s.devices[i].lost) return NVML_ERROR_GPU_IS_LOST;
+      *device = &s.devices[i];
+      return NVML_SUCCESS;
+    }
+  }
+  return NVML_ERROR_NOT_FOUND;
+}
+
+int nvmlDeviceGetIndex(nvmlDevice_t device, unsigned* index) {
+  FAKE_NVML_BEGIN_DEVICE("nvmlDeviceGetIndex", device)
+  if (index == nullptr) return NVML_ERROR_INVALID_ARGUMENT;
+  *index = device->index;
+  return NVML_SUCCESS;
+}
+#endif
+
+int nvmlDeviceGetName(nvmlDevice_t device, char* name, unsigned length) {
+  FAKE_NVML_BEGIN_DEVICE("nvmlDeviceGetName", device)
+  return copy_string(device->name, name, length);
+}
+
+int nvmlDeviceGetUUID(nvmlDevice_t device, char* uuid, unsigned length) {
+  FAKE_NVML_BEGIN_DEVICE("nvmlDeviceGetUUID", device)
+  return copy_string(device->uuid, uuid, length);
+}
+
+int nvmlDeviceGetArchitecture(nvmlDevice_t device, unsigned* arch) {
+  FAKE_NVML_BEGIN_DEVICE("nvmlDeviceGetArchitecture", device)
+  if (arch == nullptr) return NVML_ERROR_INVALID_ARGUMENT;
+  *arch = device->arch;
+  return NVML_SUCCESS;
+}
+
+int nvmlDeviceGetTotalEnergyConsumption(nvmlDevice_t device, unsigned long long* energy) {
+  FAKE_NVML_BEGIN_DEVICE("nvmlDeviceGetTotalEnergyConsumption", device)
+  if (energy == nullptr) return NVML_ERROR_INVALID_ARGUMENT;
+  if (!has_energy_counter(device->arch)) return NVML_ERROR_NOT_SUPPORTED;
+  *energy = device->energy_mj;
+  return NVML_SUCCESS;
+}
+
+int nvmlDeviceGetFieldValues(nvmlDevice_t device, int count, nvmlFieldValue_t* values) {
+  FAKE_NVML_BEGIN_DEVICE("nvmlDeviceGetFieldValues", device)
+  if (count <= 0 || values == nullptr) return NVML_ERROR_INVALID_ARGUMENT;
+  const long long now = now_us();
+  for (int i = 0; i < count; ++i) {
+    nvmlFieldValue_t& v = values[i];
+    v.timestamp = now;
+    v.latencyUsec = 0;
+    if (v.fieldId == NVML_FI_DEV_TOTAL_ENERGY_CONSUMPTION) {
+      v.valueType = NVML_VALUE_TYPE_UNSIGNED_LONG_LONG;
+      v.nvmlReturn = has_energy_counter(device->arch) ? NVML_SUCCESS : NVML_ERROR_NOT_SUPPORTED;
+      v.value.ullVal = device->energy_mj;
+      continue;
+    }
+    auto it = device->fields.find({v.fieldId, v.scopeId});
+    v.valueType = NVML_VALUE_TYPE_UNSIGNED_INT;
+    if (it == device->fields.end()) {
+      v.nvmlReturn = NVML_ERROR_NOT_SUPPORTED;
+      v.value.uiVal = 0;
+    } else {
+      v.nvmlReturn = it->second.result;
+      v.value.uiVal = it->second.result == NVML_SUCCESS ? it->second.value_mw : 0;
+    }
+  }
+  return NVML_SUCCESS;  // per-entry results carry the failures
+}
+
+int nvmlDeviceGetPowerUsage(nvmlDevice_t device, unsigned* power) {
+  FAKE_NVML_BEGIN_DEVICE("nvmlDeviceGetPowerUsage", device)
+  if (power == nullptr) return NVML_ERROR_INVALID_ARGUMENT;
+  *power = device->power_usage_mw;
+  return NVML_SUCCESS;
+}
+
+int nvmlDeviceGetPowerManagementLimit(nvmlDevice_t device, unsigned* limit) {
+  FAKE_NVML_BEGIN_DEVICE("nvmlDeviceGetPowerManagementLimit", device)
+  if (limit == nullptr) return NVML_ERROR_INVALID_ARGUMENT;
+  *limit = device->limit_mw;
+  return NVML_SUCCESS;
+}
+
+int nvmlDeviceGetPowerManagementDefaultLimit(nvmlDevice_t device, unsigned* limit) {
+  FAKE_NVML_BEGIN_DEVICE("nvmlDeviceGetPowerManagementDefaultLimit", device)
+  if (limit == nullptr) return NVML_ERROR_INVALID_ARGUMENT;
+  *limit = device->limit_default_mw;
+  return NVML_SUCCESS;
+}
+
+int nvmlDeviceGetPowerManagementLimitConstraints(nvmlDevice_t device, unsigned* min_limit,
+                                                 unsigned* max_limit) {
+  FAKE_NVML_BEGIN_DEVICE("nvmlDeviceGetPowerManagementLimitConstraints", device)
+  if (min_limit == nullptr || max_limit == nullptr) return NVML_ERROR_INVALID_ARGUMENT;
+  *min_limit = device->limit_min_mw;
+  *max_limit = device->limit_max_mw;
+  return NVML_SUCCESS;
+}
+
+int nvmlDeviceSetPowerManagementLimit(nvmlDevice_t device, unsigned limit) {
+  FAKE_NVML_BEGIN_DEVICE("nvmlDeviceSetPowerManagementLimit", device)
+  if (s.permission_denied) return NVML_ERROR_NO_PERMISSION;
+  if (limit < device->limit_min_mw || limit > device->limit_max_mw) {
+    return NVML_ERROR_INVALID_ARGUMENT;
+  }
+  device->limit_mw = limit;
+  return NVML_SUCCESS;
+}
+
+int nvmlDeviceGetPersistenceMode(nvmlDevice_t device, int* mode) {
+  FAKE_NVML_BEGIN_DEVICE("nvmlDeviceGetPersistenceMode", device)
+  if (mode == nullptr) return NVML_ERROR_INVALID_ARGUMENT;
+  *mode = device->persistence;
+  return NVML_SUCCESS;
+}
+
+int nvmlDeviceSetPersistenceMode(nvmlDevice_t device, int mode) {
+  FAKE_NVML_BEGIN_DEVICE("nvmlDeviceSetPersistenceMode", device)
+  if (s.permission_denied) return NVML_ERROR_NO_PERMISSION;
+  if (mode != 0 && mode != 1) return NVML_ERROR_INVALID_ARGUMENT;
+  device->persistence = mode;
+  return NVML_SUCCESS;
+}
+
+namespace {
+int copy_list(const std::vector<unsigned>& list, unsigned* count, unsigned* out) {
+  if (count == nullptr) return NVML_ERROR_INVALID_ARGUMENT;
+  const unsigned needed = static_cast<unsigned>(list.size());
+  if (*count < needed || out == nullptr) {
+    *count = needed;
+    return NVML_ERROR_INSUFFICIENT_SIZE;
+  }
+  std::copy(list.begin(), list.end(), out);
+  *count = needed;
+  return NVML_SUCCESS;
+}
+}  // namespace
+
+int nvmlDeviceGetSupportedMemoryClocks(nvmlDevice_t device, unsigned* count, unsigned* clocks) {
+  FAKE_NVML_BEGIN_DEVICE("nvmlDeviceGetSupportedMemoryClocks", device)
+  std::vector<unsigned> memory;
+  for (const auto& entry : device->clocks) memory.push_back(entry.first);
+  return copy_list(memory, count, clocks);
+}
+
+int nvmlDeviceGetSupportedGraphicsClocks(nvmlDevice_t device, unsigned memory_mhz, unsigned* count,
+                                         unsigned* clocks) {
+  FAKE_NVML_BEGIN_DEVICE("nvmlDeviceGetSupportedGraphicsClocks", device)
+  for (const auto& entry : device->clocks) {
+    if (entry.first == memory_mhz) return copy_list(entry.second, count, clocks);
+  }
+  return NVML_ERROR_NOT_FOUND;
+}
+
+int nvmlDeviceSetGpuLockedClocks(nvmlDevice_t device, unsigned min_mhz, unsigned max_mhz) {
+  FAKE_NVML_BEGIN_DEVICE("nvmlDeviceSetGpuLockedClocks", device)
+  if (device->arch < NVML_DEVICE_ARCH_VOLTA) return NVML_ERROR_NOT_SUPPORTED;
+  if (s.permission_denied) return NVML_ERROR_NO_PERMISSION;
+  if (min_mhz > max_mhz) return NVML_ERROR_INVALID_ARGUMENT;
+  device->gpu_locked = true;
+  device->gpu_locked_min = min_mhz;
+  device->gpu_locked_max = max_mhz;
+  return NVML_SUCCESS;
+}
+
+int nvmlDeviceResetGpuLockedClocks(nvmlDevice_t device) {
+  FAKE_NVML_BEGIN_DEVICE("nvmlDeviceResetGpuLockedClocks", device)
+  if (device->arch < NVML_DEVICE_ARCH_VOLTA) return NVML_ERROR_NOT_SUPPORTED;
+  if (s.permission_denied) return NVML_ERROR_NO_PERMISSION;
+  device->gpu_locked = false;
+  return NVML_SUCCESS;
+}
+
+#if !FAKE_NVML_OLD_DRIVER
+int nvmlDeviceSetMemoryLockedClocks(nvmlDevice_t device, unsigned min_mhz, unsigned max_mhz) {
+  FAKE_NVML_BEGIN_DEVICE("nvmlDeviceSetMemoryLockedClocks", device)
+  if (device->arch < NVML_DEVICE_ARCH_AMPERE) return NVML_ERROR_NOT_SUPPORTED;
+  if (s.permission_denied) return NVML_ERROR_NO_PERMISSION;
+  if (min_mhz > max_mhz) return NVML_ERROR_INVALID_ARGUMENT;
+  device->mem_locked = true;
+  device->mem_locked_min = min_mhz;
+  device->mem_locked_max = max_mhz;
+  return NVML_SUCCESS;
+}
+
+int nvmlDeviceResetMemoryLockedClocks(nvmlDevice_t device) {
+  FAKE_NVML_BEGIN_DEVICE("nvmlDeviceResetMemoryLockedClocks", device)
+  if (device->arch < NVML_DEVICE_ARCH_AMPERE) return NVML_ERROR_NOT_SUPPORTED;
+  if (s.permission_denied) return NVML_ERROR_NO_PERMISSION;
+  device->mem_locked = false;
+  return NVML_SUCCESS;
+}
+#endif
+
+int nvmlDeviceGetTemperature(nvmlDevice_t device, int sensor, unsigned* temperature) {
+  FAKE_NVML_BEGIN_DEVICE("nvmlDeviceGetTemperature", device)
+  if (sensor != 0 || temperature == nullptr) return NVML_ERROR_INVALID_ARGUMENT;
+  *temperature = static_cast<unsigned>(std::max(device->temperature_c, 0));
+  return NVML_SUCCESS;
+}
+
+#if !FAKE_NVML_OLD_DRIVER
+int nvmlDeviceGetTemperatureV(nvmlDevice_t device, nvmlTemperature_t* temperature) {
+  FAKE_NVML_BEGIN_DEVICE("nvmlDeviceGetTemperatureV", device)
+  if (temperature == nullptr) return NVML_ERROR_INVALID_ARGUMENT;
+  if (temperature->version != kVersionTemperatureV1) return NVML_ERROR_ARGUMENT_VERSION_MISMATCH;
+  if (temperature->sensorType != 0) return NVML_ERROR_INVALID_ARGUMENT;
+  temperature->temperature = device->temperature_c;
+  return NVML_SUCCESS;
+}
+#endif
+
+// ---- Control API (see fake_nvml_control.h) ----------------------------------
+
+// Control prologue: lock, find device i, return `fallback` when i is out of range.
+#define FAKE_NVML_CONTROL(i, fallback)       \
+  State& s = state();                        \
+  std::lock_guard<std::mutex> lock(s.mutex); \
+  nvmlDevice_st* d = control_device(s, i);   \
+  if (d == nullptr) return fallback
+
+void fakeNvmlReset(void) {
+  State& s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  reset_locked(s);
+}
+
+int fakeNvmlSetDeviceCount(unsigned count) {
+  State& s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  if (count > kMaxDevices) return -1;
+  s.count = count;
+  return 0;
+}
+
+void fakeNvmlSetName(unsigned i, const char* name) {
+  FAKE_NVML_CONTROL(i, );
+  d->name = name;
+}
+
+void fakeNvmlSetUuid(unsigned i, const char* uuid) {
+  FAKE_NVML_CONTROL(i, );
+  d->uuid = uuid;
+}
+
+void fakeNvmlSetArchitecture(unsigned i, unsigned arch) {
+  FAKE_NVML_CONTROL(i, );
+  d->arch = arch;
+}
+
+void fakeNvmlSetEnergy(unsigned i, unsigned long long millijoules) {
+  FAKE_NVML_CONTROL(i, );
+  d->energy_mj = millijoules;
+}
+
+void fakeNvmlAdvanceEnergy(unsigned i, unsigned long long millijoules) {
+  FAKE_NVML_CONTROL(i, );
+  d->energy_mj += millijoules;
+}
+
+void fakeNvmlSetField(unsigned i, unsigned field, unsigned scope, int result, unsigned value) {
+  FAKE_NVML_CONTROL(i, );
+  d->fields[{field, scope}] = FieldSlot{result, value};
+}
+
+void fakeNvmlSetPower(unsigned i, unsigned instant_mw, unsigned average_mw, unsigned memory_mw) {
+  FAKE_NVML_CONTROL(i, );
+  d->fields[{NVML_FI_DEV_POWER_INSTANT, NVML_POWER_SCOPE_GPU}] = {NVML_SUCCESS, instant_mw};
+  d->fields[{NVML_FI_DEV_POWER_AVERAGE, NVML_POWER_SCOPE_GPU}] = {NVML_SUCCESS, average_mw};
+  d->power_usage_mw = instant_mw;
+  d->fields[{NVML_FI_DEV_POWER_AVERAGE, NVML_POWER_SCOPE_MEMORY}] = {NVML_SUCCESS, memory_mw};
+}
+
+void fakeNvmlSetModuleScopeOnly(unsigned i, unsigned instant_mw, unsigned average_mw) {
+  FAKE_NVML_CONTROL(i, );
+  d->fields[{NVML_FI_DEV_POWER_INSTANT, NVML_POWER_SCOPE_GPU}] = {NVML_ERROR_NOT_SUPPORTED, 0};
+  d->fields[{NVML_FI_DEV_POWER_AVERAGE, NVML_POWER_SCOPE_GPU}] = {NVML_ERROR_NOT_SUPPORTED, 0};
+  d->fields[{NVML_FI_DEV_POWER_INSTANT, NVML_POWER_SCOPE_MODULE}] = {NVML_SUCCESS, instant_mw};
+  d->fields[{NVML_FI_DEV_POWER_AVERAGE, NVML_POWER_SCOPE_MODULE}] = {NVML_SUCCESS, average_mw};
+}
+
+// A driver older than R535: the power fields (185-192) do not exist.
+void fakeNvmlSetNoPowerFields(unsigned i) {
+  FAKE_NVML_CONTROL(i, );
+  for (unsigned field : {NVML_FI_DEV_POWER_INSTANT, NVML_FI_DEV_POWER_AVERAGE}) {
+    for (unsigned scope :
+         {NVML_POWER_SCOPE_GPU, NVML_POWER_SCOPE_MODULE, NVML_POWER_SCOPE_MEMORY}) {
+      d->fields[{field, scope}] = {NVML_ERROR_NOT_SUPPORTED, 0};
+    }
+  }
+}
+
+void fakeNvmlSetPowerLimits(unsigned i, unsigned min_mw, unsigned max_mw, unsigned default_mw,
+                            unsigned current_mw) {
+  FAKE_NVML_CONTROL(i, );
+  d->limit_min_mw = min_mw;
+  d->limit_max_mw = max_mw;
+  d->limit_default_mw = default_mw;
+  d->limit_mw = current_mw;
+}
+
+unsigned fakeNvmlGetPowerLimit(unsigned i) {
+  FAKE_NVML_CONTROL(i, 0);
+  return d->limit_mw;
+}
+
+void fakeNvmlSetPersistence(unsigned i, int enabled) {
+  FAKE_NVML_CONTROL(i, );
+  d->persistence = enabled != 0 ? 1 : 0;
+}
+
+int fakeNvmlGetPersistence(unsigned i) {
+  FAKE_NVML_CONTROL(i, -1);
+  return d->persistence;
+}
+
+void fakeNvmlClearSupportedClocks(unsigned i) {
+  FAKE_NVML_CONTROL(i, );
+  d->clocks.clear();
+}
+
+void fakeNvmlAddSupportedClocks(unsigned i, unsigned memory_mhz, const unsigned* graphics,
+                                unsigned count) {
+  FAKE_NVML_CONTROL(i, );
+  d->clocks.emplace_back(memory_mhz, std::vector<unsigned>(graphics, graphics + count));
+}
+
+int fakeNvmlGetLockedClocks(unsigned i, int memory, unsigned* min_mhz, unsigned* max_mhz) {
+  FAKE_NVML_CONTROL(i, -1);
+  if (memory != 0) {
+    *min_mhz = d->mem_locked_min;
+    *max_mhz = d->mem_locked_max;
+    return d->mem_locked ? 1 : 0;
+  }
+  *min_mhz = d->gpu_locked_min;
+  *max_mhz = d->gpu_locked_max;
+  return d->gpu_locked ? 1 : 0;
+}
+
+void fakeNvmlSetTemperature(unsigned i, int celsius) {
+  FAKE_NVML_CONTROL(i, );
+  d->temperature_c = celsius;
+}
+
+void fakeNvmlSetLost(unsigned i, int lost) {
+  FAKE_NVML_CONTROL(i, );
+  d->lost = lost != 0;
+}
+
+void fakeNvmlSetPermissionDenied(int denied) {
+  State& s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  s.permission_denied = denied != 0;
+}
+
+void fakeNvmlFailNext(const char* function, int result) {
+  State& s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  s.fail_next[function] = result;
+}
+
+void fakeNvmlFailAlways(const char* function, int result) {
+  State& s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  if (result == 0) {
+    s.fail_always.erase(function);
+  } else {
+    s.fail_always[function] = result;
+  }
+}
+
+unsigned fakeNvmlCallCount(const char* function) {
+  State& s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  auto it = s.calls.find(function);
+  return it == s.calls.end() ? 0 : it->second;
+}
+
+int fakeNvmlInitRefCount(void) {
+  State& s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  return s.init_refcount;
+}
+
+void fakeNvmlSetDriverVersion(const char* version) {
+  State& s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  s.driver_version = version;
+}
+
+}  // extern "C"

@@ -1,0 +1,216 @@
+// Scripting the fake libnvidia-ml.so.1 from tests and benchmarks.
+//
+// The fake (tests/fakes/nvml/fake_nvml.cc) is a shared library that the NVML
+// backend loads through its ordinary dlopen path. FakeNvml dlopens the same
+// file, so both share one copy of the fake's state, and calls its fakeNvml*
+// control functions through dlsym. Keep a FakeNvml alive for as long as you
+// script the fake: it also keeps the library loaded, so state survives the
+// backend's dlclose.
+//
+// Where the fake is:
+//   - test_device_nvml gets ZEUS_FAKE_NVML_PATH / ZEUS_FAKE_NVML_OLD_PATH as
+//     compile definitions ($<TARGET_FILE:...>);
+//   - any other target can use the fixed path
+//     <build dir>/tests/fakes/nvml/libnvidia-ml.so.1 (old-driver variant:
+//     <build dir>/tests/fakes/nvml/old/libnvidia-ml.so.1); with ZEUS_BINARY_DIR
+//     defined (tests and benchmarks have it) fake_nvml_path() builds it; the
+//     global CMake property ZEUS_FAKE_NVML_PATH holds the generator expression.
+//   Such targets must add_dependencies(<target> fake_nvml) so the fake is built
+//   (it exists only when tests are built: ZEUS_BUILD_TESTS=ON).
+//
+// Point the backend at it with NvmlOptions::library_path = fake.path() (or
+// $ZEUS_NVML_LIBRARY). Always pass the full path: a bare "libnvidia-ml.so.1"
+// would match the already-loaded fake by its soname.
+//
+// Defaults after reset(): 2 GPUs "NVIDIA H100 80GB HBM3" (Hopper), UUIDs
+// GPU-1a2b3c4d-5e6f-4a1b-8c2d-00000000000<i>, energy (i+1)*1e6 mJ, instant
+// 120 W / average 110 W / memory 25 W, module scope NOT_SUPPORTED, power limit
+// range [200, 700] W with default and current 700 W, persistence off, memory
+// clocks {2619, 1593} MHz (328 graphics clocks at 2619), 45 °C, nvml not
+// initialized, driver "550.54.15", NVML "12.550.54.15".
+//
+// Thread-safety: the fake's functions are thread-safe; FakeNvml itself is
+// immutable after construction.
+#pragma once
+
+#include <dlfcn.h>
+
+#include <stdexcept>
+#include <string>
+
+namespace zeus::testing {
+
+// nvmlReturn_t values, for scripting failures.
+namespace nvml_rc {
+inline constexpr int kSuccess = 0;
+inline constexpr int kUninitialized = 1;
+inline constexpr int kInvalidArgument = 2;
+inline constexpr int kNotSupported = 3;
+inline constexpr int kNoPermission = 4;
+inline constexpr int kNotFound = 6;
+inline constexpr int kInsufficientSize = 7;
+inline constexpr int kDriverNotLoaded = 9;
+inline constexpr int kTimeout = 10;
+inline constexpr int kLibraryNotFound = 12;
+inline constexpr int kGpuIsLost = 15;
+inline constexpr int kResetRequired = 16;
+inline constexpr int kLibRmVersionMismatch = 18;
+inline constexpr int kUnknown = 999;
+}  // namespace nvml_rc
+
+// NVML architecture numbers.
+namespace nvml_arch {
+inline constexpr unsigned kPascal = 4;
+inline constexpr unsigned kVolta = 5;
+inline constexpr unsigned kAmpere = 7;
+inline constexpr unsigned kHopper = 9;
+inline constexpr unsigned kUnknown = 0xffffffffU;
+}  // namespace nvml_arch
+
+inline std::string fake_nvml_path() {
+#if defined(ZEUS_FAKE_NVML_PATH)
+  return ZEUS_FAKE_NVML_PATH;
+#elif defined(ZEUS_BINARY_DIR)
+  return ZEUS_BINARY_DIR "/tests/fakes/nvml/libnvidia-ml.so.1";
+#else
+  return "tests/fakes/nvml/libnvidia-ml.so.1";
+#endif
+}
+
+// The variant that plays an old driver (optional entry points missing).
+inline std::string fake_nvml_old_path() {
+#if defined(ZEUS_FAKE_NVML_OLD_PATH)
+  return ZEUS_FAKE_NVML_OLD_PATH;
+#elif defined(ZEUS_BINARY_DIR)
+  return ZEUS_BINARY_DIR "/tests/fakes/nvml/old/libnvidia-ml.so.1";
+#else
+  return "tests/fakes/nvml/old/libnvidia-ml.so.1";
+#endif
+}
+
+class FakeNvml {
+ public:
+  explicit FakeNvml(std::string path = fake_nvml_path()) : path_(std::move(path)) {
+    handle_ = dlopen(path_.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (handle_ == nullptr) {
+      const char* why = dlerror();
+      throw std::runtime_error("cannot load the fake NVML " + path_ + ": " +
+                               (why != nullptr ? why : "?") + " (build the fake_nvml target)");
+    }
+  }
+  ~FakeNvml() { dlclose(handle_); }
+  FakeNvml(const FakeNvml&) = delete;
+  FakeNvml& operator=(const FakeNvml&) = delete;
+
+  const std::string& path() const { return path_; }
+
+  // Back to the defaults above; also forgets init references, call counts and
+  // scripted failures. Call it in SetUp, with no backend GPU alive.
+  void reset() const { call<void (*)()>("fakeNvmlReset")(); }
+  // At most 16. Returns false when too many.
+  bool set_device_count(unsigned n) const {
+    return call<int (*)(unsigned)>("fakeNvmlSetDeviceCount")(n) == 0;
+  }
+  void set_name(unsigned i, const std::string& name) const {
+    call<void (*)(unsigned, const char*)>("fakeNvmlSetName")(i, name.c_str());
+  }
+  void set_uuid(unsigned i, const std::string& uuid) const {
+    call<void (*)(unsigned, const char*)>("fakeNvmlSetUuid")(i, uuid.c_str());
+  }
+  // Before Volta the energy counter reports NOT_SUPPORTED, as on real GPUs.
+  void set_architecture(unsigned i, unsigned arch) const {
+    call<void (*)(unsigned, unsigned)>("fakeNvmlSetArchitecture")(i, arch);
+  }
+  void set_energy_mj(unsigned i, unsigned long long mj) const {
+    call<void (*)(unsigned, unsigned long long)>("fakeNvmlSetEnergy")(i, mj);
+  }
+  void advance_energy_mj(unsigned i, unsigned long long mj) const {
+    call<void (*)(unsigned, unsigned long long)>("fakeNvmlAdvanceEnergy")(i, mj);
+  }
+  // GPU-scope instant (field 186) and average (185) power, memory-scope 185.
+  void set_power_mw(unsigned i, unsigned instant, unsigned average, unsigned memory) const {
+    call<void (*)(unsigned, unsigned, unsigned, unsigned)>("fakeNvmlSetPower")(i, instant, average,
+                                                                               memory);
+  }
+  // One field value (or per-entry error `result`) for (field id, scope).
+  void set_field(unsigned i, unsigned field, unsigned scope, int result, unsigned value) const {
+    call<void (*)(unsigned, unsigned, unsigned, int, unsigned)>("fakeNvmlSetField")(i, field, scope,
+                                                                                    result, value);
+  }
+  // Grace Hopper: GPU scope NOT_SUPPORTED, module scope readable.
+  void set_module_scope_only(unsigned i, unsigned instant_mw, unsigned average_mw) const {
+    call<void (*)(unsigned, unsigned, unsigned)>("fakeNvmlSetModuleScopeOnly")(i, instant_mw,
+                                                                               average_mw);
+  }
+  // A driver older than R535: no power fields; nvmlDeviceGetPowerUsage still works.
+  void set_no_power_fields(unsigned i) const {
+    call<void (*)(unsigned)>("fakeNvmlSetNoPowerFields")(i);
+  }
+  void set_power_limits(unsigned i, unsigned min_mw, unsigned max_mw, unsigned default_mw,
+                        unsigned current_mw) const {
+    call<void (*)(unsigned, unsigned, unsigned, unsigned, unsigned)>("fakeNvmlSetPowerLimits")(
+        i, min_mw, max_mw, default_mw, current_mw);
+  }
+  unsigned power_limit_mw(unsigned i) const {
+    return call<unsigned (*)(unsigned)>("fakeNvmlGetPowerLimit")(i);
+  }
+  void set_persistence(unsigned i, bool on) const {
+    call<void (*)(unsigned, int)>("fakeNvmlSetPersistence")(i, on ? 1 : 0);
+  }
+  bool persistence(unsigned i) const {
+    return call<int (*)(unsigned)>("fakeNvmlGetPersistence")(i) == 1;
+  }
+  void clear_supported_clocks(unsigned i) const {
+    call<void (*)(unsigned)>("fakeNvmlClearSupportedClocks")(i);
+  }
+  void add_supported_clocks(unsigned i, unsigned memory_mhz, const unsigned* graphics,
+                            unsigned count) const {
+    call<void (*)(unsigned, unsigned, const unsigned*, unsigned)>("fakeNvmlAddSupportedClocks")(
+        i, memory_mhz, graphics, count);
+  }
+  // Returns whether the clock domain is locked; fills the range last set.
+  bool locked_clocks(unsigned i, bool memory, unsigned& min_mhz, unsigned& max_mhz) const {
+    return call<int (*)(unsigned, int, unsigned*, unsigned*)>("fakeNvmlGetLockedClocks")(
+               i, memory ? 1 : 0, &min_mhz, &max_mhz) == 1;
+  }
+  void set_temperature(unsigned i, int celsius) const {
+    call<void (*)(unsigned, int)>("fakeNvmlSetTemperature")(i, celsius);
+  }
+  // A lost GPU answers GPU_IS_LOST to every call.
+  void set_lost(unsigned i, bool lost) const {
+    call<void (*)(unsigned, int)>("fakeNvmlSetLost")(i, lost ? 1 : 0);
+  }
+  // Setters answer NO_PERMISSION, as for a non-root user.
+  void set_permission_denied(bool denied) const {
+    call<void (*)(int)>("fakeNvmlSetPermissionDenied")(denied ? 1 : 0);
+  }
+  // The next call to `function` (exported NVML name) returns `result`.
+  void fail_next(const std::string& function, int result) const {
+    call<void (*)(const char*, int)>("fakeNvmlFailNext")(function.c_str(), result);
+  }
+  // Every call to `function` returns `result` until cleared with 0.
+  void fail_always(const std::string& function, int result) const {
+    call<void (*)(const char*, int)>("fakeNvmlFailAlways")(function.c_str(), result);
+  }
+  unsigned call_count(const std::string& function) const {
+    return call<unsigned (*)(const char*)>("fakeNvmlCallCount")(function.c_str());
+  }
+  // nvmlInit_v2 calls not yet matched by nvmlShutdown.
+  int init_ref_count() const { return call<int (*)()>("fakeNvmlInitRefCount")(); }
+  void set_driver_version(const std::string& v) const {
+    call<void (*)(const char*)>("fakeNvmlSetDriverVersion")(v.c_str());
+  }
+
+ private:
+  template <class Fn>
+  Fn call(const char* symbol) const {
+    void* p = dlsym(handle_, symbol);
+    if (p == nullptr) throw std::runtime_error(std::string("fake NVML lacks ") + symbol);
+    return reinterpret_cast<Fn>(p);
+  }
+
+  std::string path_;
+  void* handle_ = nullptr;
+};
+
+}  // namespace zeus::testing
