@@ -16,7 +16,7 @@ namespace zeus::perseus {
 
 enum class CostModelKind { kExponential, kConvex };
 
-std::string_view cost_model_name(CostModelKind kind);  // "exponential" / "convex"
+std::string_view cost_model_name(CostModelKind kind);   // "exponential" / "convex"
 CostModelKind parse_cost_model(std::string_view text);  // kInvalidArgument if unknown
 
 // A cost tabulated at every integer duration in [min_duration, max_duration].
@@ -28,7 +28,9 @@ class CostCurve {
 
   std::int64_t min_duration() const { return min_; }
   std::int64_t max_duration() const { return min_ + static_cast<std::int64_t>(costs_.size()) - 1; }
-  double at(std::int64_t duration) const { return costs_[static_cast<std::size_t>(duration - min_)]; }
+  double at(std::int64_t duration) const {
+    return costs_[static_cast<std::size_t>(duration - min_)];
+  }
   const std::vector<double>& costs() const { return costs_; }
   // True if non-increasing and convex (discrete differences), within `tol`.
   bool is_convex_non_increasing(double tol = 1e-9) const;

@@ -61,10 +61,10 @@ struct ExecutionOption {
 };
 
 struct MenuOptions {
-  double unit_time_s = 0.001;   // τ
-  Watts p_blocking{0.0};        // P_b
-  bool noise_retry = true;      // artifact rule: retry the Pareto filter with
-                                // noise factor 0.95 if <= 3 options survive
+  double unit_time_s = 0.001;  // τ
+  Watts p_blocking{0.0};       // P_b
+  bool noise_retry = true;     // artifact rule: retry the Pareto filter with
+                               // noise factor 0.95 if <= 3 options survive
 };
 
 // The Pareto-optimal, quantized options of one computation type, ascending by

@@ -1,0 +1,63 @@
+// Perseus planner: full frontier solves on the SOSP'24 emulation profiles.
+// Reproduce: build-perseus/bin/bench_perseus --benchmark_filter=Solve
+// (profiles are read from <checkout>/../shared/data/perseus-sosp24-emulation).
+#include <benchmark/benchmark.h>
+
+#include <string>
+
+#include "zeus/perseus/planner.h"
+
+namespace {
+
+using namespace zeus::perseus;
+
+std::string profile_path(const std::string& name) {
+  return std::string(ZEUS_SOURCE_DIR) + "/../shared/data/perseus-sosp24-emulation/stage_profile/" +
+         name + "_bf16.csv";
+}
+
+void solve_case(benchmark::State& state, const std::string& profile, int microbatches, double tau,
+                double pb, CostModelKind model) {
+  const auto p = StageProfile::read_file(profile_path(profile));
+  PlannerOptions o;
+  o.microbatches = microbatches;
+  o.unit_time_s = tau;
+  o.p_blocking = zeus::Watts(pb);
+  o.cost_model = model;
+  std::size_t steps = 0;
+  for (auto _ : state) {
+    const auto sol = solve_pipeline(p, o);
+    steps = sol.points().size() - 1;
+    benchmark::DoNotOptimize(sol.points().back().energy_j);
+  }
+  state.counters["steps"] = static_cast<double>(steps);
+  state.counters["us_per_step"] =
+      benchmark::Counter(static_cast<double>(steps), benchmark::Counter::kIsIterationInvariantRate |
+                                                         benchmark::Counter::kInvert);
+}
+
+void BM_SolveGpt3A100M96(benchmark::State& s) {
+  solve_case(s, "gpt3-175b+a100_sxm", 96, 0.001, 83.64, CostModelKind::kExponential);
+}
+void BM_SolveGpt3A40M12(benchmark::State& s) {
+  solve_case(s, "gpt3-175b+a40", 12, 0.0001, 70.38, CostModelKind::kExponential);
+}
+void BM_SolveGpt3A100M96Convex(benchmark::State& s) {
+  solve_case(s, "gpt3-175b+a100_sxm", 96, 0.001, 83.64, CostModelKind::kConvex);
+}
+void BM_SolveBloomA100M12(benchmark::State& s) {
+  solve_case(s, "bloom+a100_sxm", 12, 0.001, 83.64, CostModelKind::kExponential);
+}
+void BM_SolveGpt3A100M48(benchmark::State& s) {
+  solve_case(s, "gpt3-175b+a100_sxm", 48, 0.001, 83.64, CostModelKind::kExponential);
+}
+
+BENCHMARK(BM_SolveGpt3A100M96)->Unit(benchmark::kMillisecond)->Iterations(1)->Repetitions(3);
+BENCHMARK(BM_SolveGpt3A40M12)->Unit(benchmark::kMillisecond)->Iterations(1)->Repetitions(3);
+BENCHMARK(BM_SolveGpt3A100M96Convex)->Unit(benchmark::kMillisecond)->Iterations(1);
+BENCHMARK(BM_SolveBloomA100M12)->Unit(benchmark::kMillisecond)->Iterations(3);
+BENCHMARK(BM_SolveGpt3A100M48)->Unit(benchmark::kMillisecond)->Iterations(1);
+
+}  // namespace
+
+BENCHMARK_MAIN();
