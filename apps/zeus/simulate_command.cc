@@ -1,0 +1,176 @@
+// `zeus simulate`: replays the Zeus NSDI '23 traces (thin adapter over zeus_sim).
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <optional>
+
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <string>
+
+#include "command_registry.h"
+#include "zeus/sim/report.h"
+#include "zeus/sim/sweep.h"
+#include "zeus/util/error.h"
+#include "zeus/util/parse.h"
+
+namespace {
+
+struct Flags {
+  std::string traces;
+  std::string gpu = "all";
+  std::string workload = "all";
+  std::string eta = "0.5";
+  double beta = 2.0;
+  std::string seeds = "1";
+  std::string policies = "zeus,default,grid";
+  int window_size = 0;
+  double overlap = 0.0;
+  bool drift = false;
+  std::string format = "table";
+  std::string out;
+  bool plots = false;
+  int threads = 0;
+};
+
+// build/bin/zeus -> ../../data/zeus-traces; else the source tree's copy.
+std::string default_traces(const char* argv0_hint) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    const fs::path p = exe.parent_path() / ".." / ".." / "data" / "zeus-traces";
+    if (fs::is_directory(p)) return fs::weakly_canonical(p).string();
+  }
+  (void)argv0_hint;
+  return std::string(ZEUS_SOURCE_DIR) + "/data/zeus-traces";
+}
+
+void run(const Flags& f) {
+  using namespace zeus;
+  using namespace zeus::sim;
+  SweepSpec spec;
+  spec.beta = f.beta;
+  if (!(f.beta > 0)) {
+    throw_error(ErrorCode::kInvalidArgument, fmt::format("--beta must be > 0, got {}", f.beta));
+  }
+  spec.etas = parse_double_list(f.eta, "--eta");
+  for (double e : spec.etas) {
+    if (!(e >= 0.0 && e <= 1.0)) {
+      throw_error(ErrorCode::kInvalidArgument, fmt::format("--eta: {} is outside [0, 1]", e));
+    }
+  }
+  for (int s : parse_int_list(f.seeds, "--seeds")) {
+    if (s < 0) throw_error(ErrorCode::kInvalidArgument, "--seeds: seeds must be >= 0");
+    spec.seeds.push_back(static_cast<std::uint64_t>(s));
+  }
+  spec.seeds.erase(spec.seeds.begin());  // drop the default seed 1 placed by SweepSpec
+  spec.policies.clear();
+  for (const auto& p : split_list(f.policies, "--policy")) spec.policies.push_back(parse_policy(p));
+  spec.window_size = f.window_size;
+  spec.overlap = f.overlap;
+  spec.drift = f.drift;
+  spec.keep_trajectories = !f.out.empty();
+  if (f.format != "table" && f.format != "csv" && f.format != "json") {
+    throw_error(ErrorCode::kInvalidArgument,
+                fmt::format("--format: expected table, csv or json, got '{}'", f.format));
+  }
+  if (f.plots && f.out.empty()) {
+    throw_error(ErrorCode::kInvalidArgument, "--plots needs --out DIR to write the figures into");
+  }
+
+  std::optional<TraceSet> traces;
+  if (!f.drift) {
+    if (f.gpu == "all") {
+      spec.gpus = trace_gpus();
+    } else {
+      for (const auto& g : split_list(f.gpu, "--gpu")) {
+        if (std::find(trace_gpus().begin(), trace_gpus().end(), g) == trace_gpus().end()) {
+          throw_error(ErrorCode::kInvalidArgument,
+                      fmt::format("--gpu: unknown GPU '{}'; expected v100, a40, p100, rtx6000 "
+                                  "or all",
+                                  g));
+        }
+        spec.gpus.push_back(g);
+      }
+    }
+    if (f.workload == "all") {
+      spec.workloads = paper_workloads();
+    } else {
+      for (const auto& w : split_list(f.workload, "--workload")) {
+        spec.workloads.push_back(find_workload(w));
+      }
+    }
+    traces = TraceSet::load(f.traces.empty() ? default_traces(nullptr) : f.traces, spec.gpus);
+  }
+  const auto workloads = sweep_traces(traces ? &*traces : nullptr, spec);
+  const bool tty = isatty(STDERR_FILENO) != 0;
+  const auto rows = run_sweep(workloads, spec, f.threads, [&](std::size_t done, std::size_t total) {
+    if (tty && (done % 16 == 0 || done == total)) {
+      std::fprintf(stderr, "\rzeus simulate: %zu/%zu runs%s", done, total,
+                   done == total ? "\n" : "");
+    }
+  });
+  if (f.format == "csv") {
+    std::cout << format_csv(rows);
+  } else if (f.format == "json") {
+    std::cout << format_json(rows);
+  } else {
+    std::cout << format_table(rows);
+  }
+  if (!f.out.empty()) {
+    write_outputs(f.out, rows);
+    if (f.plots) {
+      for (const auto& file : render_plots(f.out, rows)) std::cerr << "wrote " << file << "\n";
+    }
+  }
+}
+
+void setup(CLI::App& root) {
+  auto flags = std::make_shared<Flags>();
+  auto* sub = root.add_subcommand(
+      "simulate",
+      "Replay the Zeus NSDI '23 traces: Zeus's batch-size + power-limit policy against Default "
+      "and Grid Search (ETA/TTA over Default, cumulative regret)");
+  sub->add_option("--traces", flags->traces,
+                  "Trace directory (summary_train.csv, summary_power_<gpu>.csv); default: the "
+                  "project's data/zeus-traces");
+  sub->add_option("--gpu", flags->gpu, "v100, a40, p100, rtx6000, a comma list, or all")
+      ->default_val("all");
+  sub->add_option("--workload", flags->workload,
+                  "DATASET/NETWORK (e.g. librispeech/deepspeech2), a comma list, or all")
+      ->default_val("all");
+  sub->add_option("--eta", flags->eta, "Energy/time knob(s) in [0,1], comma list")
+      ->default_val("0.5");
+  sub->add_option("--beta", flags->beta, "Early-stopping factor (> 0)")->default_val(2.0);
+  sub->add_option("--seeds", flags->seeds, "Seeds: list or range, e.g. 1-10")->default_val("1");
+  sub->add_option("--policy", flags->policies,
+                  "Policies: zeus, default, grid (grid search with pruning), grid-noes (without "
+                  "early stopping)")
+      ->default_val("zeus,default,grid");
+  sub->add_option("--window-size", flags->window_size,
+                  "Zeus: observations kept per batch size (0 = all)")
+      ->default_val(0)
+      ->check(CLI::NonNegativeNumber);
+  sub->add_option("--overlap", flags->overlap,
+                  "Overlapping arrivals: about this many jobs in flight (0 = one after another)")
+      ->default_val(0.0)
+      ->check(CLI::NonNegativeNumber);
+  sub->add_flag("--drift", flags->drift,
+                "Replay the synthetic drifting workload (best batch size moves from 64 to 256 "
+                "halfway) instead of the traces");
+  sub->add_option("--format", flags->format, "table, csv or json")->default_val("table");
+  sub->add_option("--out", flags->out,
+                  "Directory for results.csv, trajectory.csv, summary.txt (and plots)");
+  sub->add_flag("--plots", flags->plots, "Draw Figure 6/7/8-style PNG and SVG plots into --out");
+  sub->add_option("--threads", flags->threads, "Worker threads (0 = one per core)")
+      ->default_val(0)
+      ->check(CLI::NonNegativeNumber);
+  sub->callback([flags] { run(*flags); });
+}
+
+const bool registered = zeus::cli::register_command(40, &setup);
+
+}  // namespace

@@ -1,0 +1,96 @@
+// Trace-driven replay of recurring training jobs (the Zeus NSDI '23 simulator,
+// zeus/_legacy/simulate.py): each recurrence runs until a run reaches the
+// target, with per-run path sampling, just-in-time power-limit profiling, the
+// beta * min_cost early-stopping cap and "could not run" tries, exactly as
+// docs/reference/paper-simulator.md describes. Functions here are pure given
+// their inputs (the seed fixes every random draw) and thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "zeus/optimizer/batch_size/pruning_gts_policy.h"
+#include "zeus/sim/trace.h"
+
+namespace zeus::sim {
+
+enum class PolicyKind {
+  kZeus,             // pruning + Gaussian Thompson sampling + JIT power limit, beta
+  kDefault,          // (b0, max power limit), no early stopping
+  kGrid,             // grid search with pruning ("gs"), beta
+  kGridNoEarlyStop,  // the same without early stopping ("gsnoes")
+};
+std::string_view policy_name(PolicyKind kind);  // zeus, default, grid, grid-noes
+// kInvalidArgument listing the accepted names.
+PolicyKind parse_policy(std::string_view name);
+// Whether the policy runs with the early-stopping cap (Default and grid-noes do not).
+bool uses_early_stopping(PolicyKind kind);
+
+struct SimOptions {
+  double eta = 0.5;            // energy/time trade-off, [0, 1]
+  double beta = 2.0;           // early-stopping factor (> 0; +inf disables)
+  std::uint64_t seed = 1;      // path sampling and policy draws
+  int window_size = 0;         // Zeus: observations kept per arm (0 = all)
+  int num_pruning_rounds = 2;  // Zeus
+  // Overlapping arrivals: 0 replays recurrences one after another (the
+  // paper's run_single). x > 0 submits recurrence i at i * TTA_default / x,
+  // so about x jobs are in flight; each run's outcome is reported when it ends.
+  double overlap = 0.0;
+};
+
+// One training run (one try) of a recurrence.
+struct RunRecord {
+  int recurrence = 0;
+  int batch_size = 0;
+  Milliwatts power_limit{0};
+  double energy = 0, time = 0, cost = 0;  // J, s, J (0 for "could not run")
+  bool reached = false;
+  bool profiled = false;       // paid the JIT-profiling epoch
+  bool could_not_run = false;  // the cap allowed no epoch at all
+  batch_size::TrialKind kind = batch_size::TrialKind::kExploration;
+  double start_time = 0;     // overlap mode: submission clock (s)
+  int others_in_flight = 0;  // overlap mode: runs already running at its start
+};
+
+// One recurrence: the sum over its runs, and the configuration that reached.
+struct RecurrenceRecord {
+  int batch_size = 0;
+  Milliwatts power_limit{0};
+  int runs = 0;
+  double energy = 0, time = 0, cost = 0;
+};
+
+struct SimResult {
+  std::vector<RecurrenceRecord> recurrences;
+  std::vector<RunRecord> runs;
+};
+
+// Replays trace.num_recurrence recurrences. kInvalidArgument for eta outside
+// [0,1] or beta <= 0; kInternal when the replay breaks the reference's
+// invariants (b0 must converge in recurrence 1; at most 20 tries).
+SimResult simulate(const WorkloadTrace& trace, PolicyKind policy, const SimOptions& options);
+
+// The normalisers and the optimum of one pair (docs/reference §7).
+struct Reference {
+  double default_eta = 0;  // expected Default energy-to-accuracy (J)
+  double default_tta = 0;  // expected Default time-to-accuracy (s)
+  double opt_cost = 0;     // C*: least expected cost over (b, p) that always converge
+  int opt_batch_size = 0;
+  Milliwatts opt_power_limit{0};
+};
+// `after_drift` uses the drifted runs of a drifting workload.
+Reference compute_reference(const WorkloadTrace& trace, double eta, bool after_drift = false);
+
+struct Metrics {
+  double eta_norm = 0;        // mean energy of the last 5 recurrences / expected Default ETA
+  double tta_norm = 0;        // the same for time
+  double cum_regret = 0;      // sum over recurrences of (cost - C*), J
+  double cum_regret_rel = 0;  // cum_regret / C*
+  int final_batch_size = 0;
+  Milliwatts final_power_limit{0};
+};
+Metrics compute_metrics(const WorkloadTrace& trace, const SimResult& result, double eta);
+
+}  // namespace zeus::sim

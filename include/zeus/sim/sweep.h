@@ -1,0 +1,53 @@
+// Runs the evaluation matrix (GPU x workload x eta x seed x policy) over
+// threads and computes each row's metrics. Results are in a fixed order and do
+// not depend on the number of threads (each row owns its seeded RNGs).
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "zeus/sim/simulator.h"
+#include "zeus/sim/trace.h"
+
+namespace zeus::sim {
+
+struct SweepSpec {
+  std::vector<std::string> gpus;        // ignored with drift
+  std::vector<WorkloadSpec> workloads;  // ignored with drift
+  std::vector<double> etas = {0.5};
+  double beta = 2.0;
+  std::vector<std::uint64_t> seeds = {1};
+  std::vector<PolicyKind> policies = {PolicyKind::kZeus, PolicyKind::kDefault, PolicyKind::kGrid};
+  int window_size = 0;
+  double overlap = 0.0;
+  bool drift = false;              // replay the synthetic drifting workload instead
+  bool keep_trajectories = false;  // keep every SimResult (for files and plots)
+};
+
+struct SweepRow {
+  std::string gpu;
+  std::string workload;  // dataset/network
+  double eta = 0, beta = 0;
+  std::uint64_t seed = 0;
+  PolicyKind policy = PolicyKind::kZeus;
+  int default_batch_size = 0;
+  int num_recurrence = 0;
+  Reference reference;          // after the drift for the drifting workload
+  double initial_opt_cost = 0;  // C* before the drift (= reference.opt_cost otherwise)
+  int drift_at = -1;            // first drifted recurrence, or -1
+  Metrics metrics;
+  std::shared_ptr<const SimResult> result;  // only with keep_trajectories
+};
+
+// The replayable traces a spec needs, in row order (gpu-major).
+std::vector<WorkloadTrace> sweep_traces(const TraceSet* traces, const SweepSpec& spec);
+
+// `progress(done, total)` is called from worker threads, serialized. threads
+// <= 0 uses the hardware concurrency. Errors from any row are rethrown.
+std::vector<SweepRow> run_sweep(const std::vector<WorkloadTrace>& traces, const SweepSpec& spec,
+                                int threads = 0,
+                                const std::function<void(std::size_t, std::size_t)>& progress = {});
+
+}  // namespace zeus::sim

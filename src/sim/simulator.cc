@@ -1,0 +1,429 @@
+#include "zeus/sim/simulator.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <memory>
+#include <numeric>
+#include <queue>
+#include <set>
+#include <tuple>
+
+#include "zeus/optimizer/batch_size/cost.h"
+#include "zeus/optimizer/batch_size/rng.h"
+#include "zeus/util/error.h"
+#include "zeus/util/metric.h"
+
+namespace zeus::sim {
+
+namespace bs = zeus::batch_size;
+
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr int kMaxTries = 20;
+// Distinct RNG stream for path sampling; the policy uses stream 0 of the seed.
+constexpr std::uint64_t kPathStream = 0x7061746873ULL;  // "paths"
+
+// What a policy decided for one run.
+struct Decision {
+  std::int64_t ticket = 0;
+  int batch_size = 0;
+  Milliwatts power_limit{0};
+  bool profile = false;
+  bs::TrialKind kind = bs::TrialKind::kExploration;
+};
+
+// The simulator's view of a policy: decide a run, learn its outcome.
+class SimPolicy {
+ public:
+  virtual ~SimPolicy() = default;
+  virtual Decision decide() = 0;
+  virtual void observe(const Decision& d, double cost, bool reached) = 0;
+};
+
+// Zeus: the shared batch-size policy plus the just-in-time power-limit choice.
+class ZeusPolicy final : public SimPolicy {
+ public:
+  ZeusPolicy(const WorkloadTrace& trace, const SimOptions& o)
+      : trace_(trace), eta_(o.eta), policy_(make_options(trace, o)) {}
+
+  Decision decide() override {
+    const auto t = policy_.next_trial();
+    Decision d{t.id, t.batch_size, Milliwatts(0), false, t.kind};
+    auto it = jit_.find(t.batch_size);
+    if (it == jit_.end()) {
+      // First use of this batch size: profile every limit during its first epoch.
+      const auto& b = trace_.batch(t.batch_size);
+      std::vector<bs::PowerLimitEpoch> epochs;
+      for (const auto& p : b.limits) {
+        epochs.push_back({p.power_limit, Seconds(p.time_per_epoch), Watts(p.average_power)});
+      }
+      it = jit_.emplace(t.batch_size, bs::choose_power_limit(eta_, epochs)).first;
+      d.profile = true;
+    }
+    d.power_limit = it->second;
+    return d;
+  }
+  void observe(const Decision& d, double cost, bool reached) override {
+    policy_.report(d.ticket, cost, reached);
+  }
+
+ private:
+  static bs::PruningGtsOptions make_options(const WorkloadTrace& trace, const SimOptions& o) {
+    bs::PruningGtsOptions p;
+    p.batch_sizes = trace.batch_size_list();
+    p.default_batch_size = trace.default_batch_size;
+    p.num_pruning_rounds = o.num_pruning_rounds;
+    p.mab.window_size = o.window_size;
+    p.seed = o.seed;
+    return p;
+  }
+  const WorkloadTrace& trace_;
+  double eta_;
+  bs::PruningGtsPolicy policy_;
+  std::map<int, Milliwatts> jit_;
+};
+
+// Default: always b0 at the largest power limit.
+class DefaultPolicy final : public SimPolicy {
+ public:
+  explicit DefaultPolicy(const WorkloadTrace& trace)
+      : bs_(trace.default_batch_size),
+        pl_(trace.batch(trace.default_batch_size).limits.front().power_limit) {}
+  Decision decide() override { return {0, bs_, pl_, false, bs::TrialKind::kExploration}; }
+  void observe(const Decision&, double, bool) override {}
+
+ private:
+  int bs_;
+  Milliwatts pl_;
+};
+
+// Grid search with pruning: (b0, max PL), then batch sizes ascending x power
+// limits descending, one run each, no JIT profiling; a batch size whose run
+// fails is dropped; afterwards the cheapest observed configuration forever.
+class GridPolicy final : public SimPolicy {
+ public:
+  explicit GridPolicy(const WorkloadTrace& trace) {
+    const auto& b0 = trace.batch(trace.default_batch_size);
+    schedule_.emplace_back(b0.batch_size, b0.limits.front().power_limit);
+    for (const auto& b : trace.batch_sizes) {
+      for (const auto& p : b.limits) {
+        if (b.batch_size == b0.batch_size && p.power_limit == b0.limits.front().power_limit) {
+          continue;
+        }
+        schedule_.emplace_back(b.batch_size, p.power_limit);
+      }
+    }
+    best_ = schedule_.front();
+  }
+  Decision decide() override {
+    while (next_ < schedule_.size() && pruned_.count(schedule_[next_].first)) ++next_;
+    if (next_ < schedule_.size()) {
+      const auto& [b, p] = schedule_[next_++];
+      return {1, b, p, false, bs::TrialKind::kExploration};
+    }
+    return {0, best_.first, best_.second, false, bs::TrialKind::kSampling};
+  }
+  void observe(const Decision& d, double cost, bool reached) override {
+    if (d.ticket == 0) return;  // exploiting
+    if (!reached) {
+      pruned_.insert(d.batch_size);
+    } else if (cost < best_cost_) {
+      best_cost_ = cost;
+      best_ = {d.batch_size, d.power_limit};
+    }
+  }
+
+ private:
+  std::vector<std::pair<int, Milliwatts>> schedule_;
+  std::size_t next_ = 0;
+  std::set<int> pruned_;
+  std::pair<int, Milliwatts> best_;
+  double best_cost_ = kInf;
+};
+
+std::unique_ptr<SimPolicy> make_policy(const WorkloadTrace& t, PolicyKind k, const SimOptions& o) {
+  switch (k) {
+    case PolicyKind::kZeus:
+      return std::make_unique<ZeusPolicy>(t, o);
+    case PolicyKind::kDefault:
+      return std::make_unique<DefaultPolicy>(t);
+    case PolicyKind::kGrid:
+    case PolicyKind::kGridNoEarlyStop:
+      return std::make_unique<GridPolicy>(t);
+  }
+  throw_error(ErrorCode::kInternal, "unknown policy kind");
+}
+
+struct RunOutcome {
+  double energy = 0, time = 0;
+  bool reached = false;
+};
+
+// One run (_run_job): sample a path, cap the epochs, account the profiling epoch.
+RunOutcome run_job(const WorkloadTrace& t, int recurrence, const Decision& d, double cost_ub,
+                   double eta, bs::Rng& rng) {
+  const auto& b = t.batch(d.batch_size);
+  const auto& runs = t.runs(b, recurrence);
+  const double target = runs[rng.uniform_int(runs.size())];
+  const auto& p = b.at(d.power_limit);
+  const double per_epoch =
+      bs::epoch_cost(eta, Watts(p.average_power), Seconds(p.time_per_epoch), t.max_power);
+  const double max_epochs = bs::epochs_within_bound(cost_ub, per_epoch, t.spec.max_epochs);
+  if (max_epochs == 0) return {};
+  RunOutcome r;
+  double n = max_epochs;
+  if (!std::isnan(target) && target <= max_epochs) {
+    n = target;
+    r.reached = true;
+  }
+  if (d.profile) {
+    r.energy = b.profile_energy_per_epoch + (n - 1) * p.energy_per_epoch;
+    r.time = b.profile_time_per_epoch + (n - 1) * p.time_per_epoch;
+  } else {
+    r.energy = n * p.energy_per_epoch;
+    r.time = n * p.time_per_epoch;
+  }
+  return r;
+}
+
+void validate(const SimOptions& o) {
+  if (!(o.eta >= 0.0 && o.eta <= 1.0)) {
+    throw_error(ErrorCode::kInvalidArgument, fmt::format("eta must be in [0, 1], got {}", o.eta));
+  }
+  if (!(o.beta > 0.0)) {
+    throw_error(ErrorCode::kInvalidArgument, fmt::format("beta must be > 0, got {}", o.beta));
+  }
+  if (o.window_size < 0) {
+    throw_error(ErrorCode::kInvalidArgument,
+                fmt::format("window size must be >= 0, got {}", o.window_size));
+  }
+  if (!(o.overlap >= 0.0) || std::isinf(o.overlap)) {
+    throw_error(ErrorCode::kInvalidArgument,
+                fmt::format("overlap must be a finite number >= 0, got {}", o.overlap));
+  }
+}
+
+// Recurrences one after another: Simulator.simulate_one_job.
+SimResult simulate_sequential(const WorkloadTrace& t, SimPolicy& policy, double beta,
+                              const SimOptions& o) {
+  SimResult res;
+  bs::Rng rng(o.seed, kPathStream);
+  double min_cost = kInf;
+  res.recurrences.reserve(static_cast<std::size_t>(t.num_recurrence));
+  for (int i = 0; i < t.num_recurrence; ++i) {
+    RecurrenceRecord rec;
+    bool done = false;
+    for (int attempt = 0; attempt < kMaxTries && !done; ++attempt) {
+      const Decision d = policy.decide();
+      const double ub = bs::cost_upper_bound(beta, min_cost);
+      const RunOutcome out = run_job(t, i, d, ub, o.eta, rng);
+      RunRecord run{i,           d.batch_size, d.power_limit, out.energy, out.time, 0.0,
+                    out.reached, d.profile,    false,         d.kind,     0.0,      0};
+      ++rec.runs;
+      if (out.energy == 0 && out.time == 0 && !out.reached) {
+        run.could_not_run = true;
+        policy.observe(d, 100.0 * beta * min_cost, false);
+        res.runs.push_back(run);
+        continue;
+      }
+      run.cost = zeus_cost(Joules(out.energy), Seconds(out.time), o.eta, t.max_power);
+      rec.energy += out.energy;
+      rec.time += out.time;
+      rec.cost += run.cost;
+      policy.observe(d, run.cost, out.reached);
+      res.runs.push_back(run);
+      if (out.reached) {
+        min_cost = std::min(min_cost, rec.cost);
+        rec.batch_size = d.batch_size;
+        rec.power_limit = d.power_limit;
+        done = true;
+      } else if (i == 0) {
+        throw_error(ErrorCode::kInternal,
+                    fmt::format("{} on {}: the default batch size {} did not reach the target in "
+                                "the first recurrence (seed {})",
+                                t.name(), t.gpu, d.batch_size, o.seed));
+      }
+    }
+    if (!done) {
+      throw_error(ErrorCode::kInternal,
+                  fmt::format("{} on {}: recurrence {} failed {} tries in a row (seed {})",
+                              t.name(), t.gpu, i + 1, kMaxTries, o.seed));
+    }
+    res.recurrences.push_back(rec);
+  }
+  return res;
+}
+
+// Overlapping arrivals: recurrence i is submitted at i * interval; a run's
+// outcome is observed when it ends; a failed run is resubmitted at its end.
+SimResult simulate_overlapping(const WorkloadTrace& t, SimPolicy& policy, double beta,
+                               const SimOptions& o) {
+  const double interval = compute_reference(t, o.eta).default_tta / o.overlap;
+  SimResult res;
+  res.recurrences.resize(static_cast<std::size_t>(t.num_recurrence));
+  bs::Rng rng(o.seed, kPathStream);
+  double min_cost = kInf;
+  struct Event {
+    double time;
+    int order;  // ends (0) before starts (1) at the same instant
+    std::int64_t seq;
+    int recurrence;
+    std::size_t run;  // index into res.runs, for ends
+    Decision decision;
+    bool operator>(const Event& e) const {
+      return std::tie(time, order, seq) > std::tie(e.time, e.order, e.seq);
+    }
+  };
+  std::priority_queue<Event, std::vector<Event>, std::greater<>> events;
+  std::int64_t seq = 0;
+  for (int i = 0; i < t.num_recurrence; ++i) {
+    events.push({i * interval, 1, seq++, i, 0, {}});
+  }
+  int in_flight = 0;
+  while (!events.empty()) {
+    const Event e = events.top();
+    events.pop();
+    auto& rec = res.recurrences[static_cast<std::size_t>(e.recurrence)];
+    if (e.order == 1) {
+      const Decision d = policy.decide();
+      const RunOutcome out =
+          run_job(t, e.recurrence, d, bs::cost_upper_bound(beta, min_cost), o.eta, rng);
+      RunRecord run{e.recurrence, d.batch_size, d.power_limit, out.energy, out.time, 0.0,
+                    out.reached,  d.profile,    false,         d.kind,     e.time,   in_flight};
+      run.could_not_run = out.energy == 0 && out.time == 0 && !out.reached;
+      if (!run.could_not_run) {
+        run.cost = zeus_cost(Joules(out.energy), Seconds(out.time), o.eta, t.max_power);
+      }
+      res.runs.push_back(run);
+      ++in_flight;
+      events.push({e.time + out.time, 0, seq++, e.recurrence, res.runs.size() - 1, d});
+      continue;
+    }
+    --in_flight;
+    const RunRecord& run = res.runs[e.run];
+    ++rec.runs;
+    if (run.could_not_run) {
+      policy.observe(e.decision, 100.0 * beta * min_cost, false);
+    } else {
+      rec.energy += run.energy;
+      rec.time += run.time;
+      rec.cost += run.cost;
+      policy.observe(e.decision, run.cost, run.reached);
+    }
+    if (run.reached) {
+      min_cost = std::min(min_cost, rec.cost);
+      rec.batch_size = run.batch_size;
+      rec.power_limit = run.power_limit;
+    } else if (rec.runs >= kMaxTries) {
+      throw_error(ErrorCode::kInternal,
+                  fmt::format("{} on {}: recurrence {} failed {} tries in a row (seed {})",
+                              t.name(), t.gpu, e.recurrence + 1, kMaxTries, o.seed));
+    } else {
+      events.push({e.time, 1, seq++, e.recurrence, 0, {}});
+    }
+  }
+  return res;
+}
+
+}  // namespace
+
+std::string_view policy_name(PolicyKind kind) {
+  switch (kind) {
+    case PolicyKind::kZeus:
+      return "zeus";
+    case PolicyKind::kDefault:
+      return "default";
+    case PolicyKind::kGrid:
+      return "grid";
+    case PolicyKind::kGridNoEarlyStop:
+      return "grid-noes";
+  }
+  return "unknown";
+}
+
+PolicyKind parse_policy(std::string_view name) {
+  for (auto k :
+       {PolicyKind::kZeus, PolicyKind::kDefault, PolicyKind::kGrid, PolicyKind::kGridNoEarlyStop}) {
+    if (policy_name(k) == name) return k;
+  }
+  throw_error(ErrorCode::kInvalidArgument,
+              fmt::format("unknown policy '{}'; expected zeus, default, grid or grid-noes", name));
+}
+
+bool uses_early_stopping(PolicyKind kind) {
+  return kind == PolicyKind::kZeus || kind == PolicyKind::kGrid;
+}
+
+SimResult simulate(const WorkloadTrace& trace, PolicyKind kind, const SimOptions& options) {
+  validate(options);
+  const double beta = uses_early_stopping(kind) ? options.beta : kInf;
+  auto policy = make_policy(trace, kind, options);
+  return options.overlap > 0 ? simulate_overlapping(trace, *policy, beta, options)
+                             : simulate_sequential(trace, *policy, beta, options);
+}
+
+Reference compute_reference(const WorkloadTrace& t, double eta, bool after_drift) {
+  const int phase = after_drift && t.drift_at ? *t.drift_at : 0;
+  auto mean = [](const std::vector<double>& v) {
+    return std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size());
+  };
+  Reference r;
+  const auto& b0 = t.batch(t.default_batch_size);
+  const auto& p0 = b0.limits.front();
+  const double e0 = mean(t.runs(b0, phase));
+  r.default_tta = e0 * p0.time_per_epoch;
+  r.default_eta = e0 * p0.time_per_epoch * p0.average_power;
+  r.opt_cost = kInf;
+  for (const auto& b : t.batch_sizes) {
+    const auto& runs = t.runs(b, phase);
+    const bool always = std::all_of(runs.begin(), runs.end(), [&](double x) {
+      return !std::isnan(x) && x <= static_cast<double>(t.spec.max_epochs);
+    });
+    if (!always) continue;
+    const double epochs = mean(runs);
+    for (const auto& p : b.limits) {  // descending: ties keep the higher limit
+      const double c = epochs * bs::epoch_cost(eta, Watts(p.average_power),
+                                               Seconds(p.time_per_epoch), t.max_power);
+      if (c < r.opt_cost) {
+        r.opt_cost = c;
+        r.opt_batch_size = b.batch_size;
+        r.opt_power_limit = p.power_limit;
+      }
+    }
+  }
+  return r;
+}
+
+Metrics compute_metrics(const WorkloadTrace& t, const SimResult& res, double eta) {
+  Metrics m;
+  const auto& recs = res.recurrences;
+  if (recs.empty()) return m;
+  const Reference before = compute_reference(t, eta, false);
+  const Reference after = t.drift_at ? compute_reference(t, eta, true) : before;
+  const std::size_t n = recs.size();
+  const std::size_t k = std::min<std::size_t>(5, n);
+  double e = 0, tm = 0;
+  for (std::size_t i = n - k; i < n; ++i) {
+    e += recs[i].energy;
+    tm += recs[i].time;
+  }
+  const bool last_after = t.drift_at && static_cast<int>(n) > *t.drift_at;
+  const Reference& last = last_after ? after : before;
+  m.eta_norm = e / static_cast<double>(k) / last.default_eta;
+  m.tta_norm = tm / static_cast<double>(k) / last.default_tta;
+  for (std::size_t i = 0; i < n; ++i) {
+    const bool drifted = t.drift_at && static_cast<int>(i) >= *t.drift_at;
+    m.cum_regret += recs[i].cost - (drifted ? after.opt_cost : before.opt_cost);
+  }
+  m.cum_regret_rel = m.cum_regret / last.opt_cost;
+  m.final_batch_size = recs.back().batch_size;
+  m.final_power_limit = recs.back().power_limit;
+  return m;
+}
+
+}  // namespace zeus::sim

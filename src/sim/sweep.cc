@@ -1,0 +1,95 @@
+#include "zeus/sim/sweep.h"
+
+#include <atomic>
+#include <exception>
+#include <mutex>
+#include <thread>
+
+#include "zeus/util/error.h"
+
+namespace zeus::sim {
+
+std::vector<WorkloadTrace> sweep_traces(const TraceSet* traces, const SweepSpec& spec) {
+  if (spec.drift) return {make_drifting_workload()};
+  if (traces == nullptr) throw_error(ErrorCode::kInvalidArgument, "no traces loaded");
+  std::vector<WorkloadTrace> out;
+  for (const auto& g : spec.gpus) {
+    for (const auto& w : spec.workloads) out.push_back(traces->workload(g, w));
+  }
+  return out;
+}
+
+std::vector<SweepRow> run_sweep(const std::vector<WorkloadTrace>& traces, const SweepSpec& spec,
+                                int threads,
+                                const std::function<void(std::size_t, std::size_t)>& progress) {
+  struct Task {
+    const WorkloadTrace* trace;
+    double eta;
+    std::uint64_t seed;
+    PolicyKind policy;
+  };
+  std::vector<Task> tasks;
+  for (const auto& t : traces) {
+    for (double eta : spec.etas) {
+      for (auto seed : spec.seeds) {
+        for (auto p : spec.policies) tasks.push_back({&t, eta, seed, p});
+      }
+    }
+  }
+  std::vector<SweepRow> rows(tasks.size());
+  std::atomic<std::size_t> next{0};
+  std::atomic<std::size_t> done{0};
+  std::mutex mu;  // guards `error` and serializes progress callbacks
+  std::exception_ptr error;
+  auto worker = [&] {
+    for (;;) {
+      const std::size_t i = next.fetch_add(1);
+      if (i >= tasks.size()) return;
+      const Task& k = tasks[i];
+      try {
+        SimOptions o;
+        o.eta = k.eta;
+        o.beta = spec.beta;
+        o.seed = k.seed;
+        o.window_size = spec.window_size;
+        o.overlap = spec.overlap;
+        auto res = std::make_shared<SimResult>(simulate(*k.trace, k.policy, o));
+        SweepRow& r = rows[i];
+        r.gpu = k.trace->gpu;
+        r.workload = k.trace->name();
+        r.eta = k.eta;
+        r.beta = spec.beta;
+        r.seed = k.seed;
+        r.policy = k.policy;
+        r.default_batch_size = k.trace->default_batch_size;
+        r.num_recurrence = k.trace->num_recurrence;
+        r.reference = compute_reference(*k.trace, k.eta, k.trace->drift_at.has_value());
+        r.initial_opt_cost = compute_reference(*k.trace, k.eta, false).opt_cost;
+        r.drift_at = k.trace->drift_at.value_or(-1);
+        r.metrics = compute_metrics(*k.trace, *res, k.eta);
+        if (spec.keep_trajectories) r.result = std::move(res);
+      } catch (...) {
+        std::lock_guard lock(mu);
+        if (!error) error = std::current_exception();
+        next = tasks.size();
+        return;
+      }
+      const std::size_t d = done.fetch_add(1) + 1;
+      if (progress) {
+        std::lock_guard lock(mu);
+        progress(d, tasks.size());
+      }
+    }
+  };
+  if (threads <= 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  threads = static_cast<int>(std::min<std::size_t>(static_cast<std::size_t>(threads),
+                                                   std::max<std::size_t>(1, tasks.size())));
+  std::vector<std::thread> pool;
+  for (int i = 1; i < threads; ++i) pool.emplace_back(worker);
+  worker();
+  for (auto& th : pool) th.join();
+  if (error) std::rethrow_exception(error);
+  return rows;
+}
+
+}  // namespace zeus::sim
