@@ -1,0 +1,397 @@
+#include "zeus/optimizer/power_limit_optimizer.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "zeus/util/error.h"
+#include "zeus/util/files.h"
+#include "zeus/util/log.h"
+
+namespace zeus {
+namespace {
+
+double watts(Milliwatts mw) { return to_watts(mw).value(); }
+
+[[noreturn]] void rethrow_with_privilege_hint(const Error& e, const std::string& what) {
+  if (e.code() != ErrorCode::kNoPermission) throw e;
+  throw_error(ErrorCode::kNoPermission,
+              fmt::format("cannot {}: {}. Changing GPU settings needs CAP_SYS_ADMIN: run as root, "
+                          "grant the capability (e.g. docker run --cap-add SYS_ADMIN), go through "
+                          "zeusd, or use dry-run mode (--dry-run) to only measure",
+                          what, e.what()));
+}
+
+[[noreturn]] void bad_profile(ErrorCode code, const std::string& path, const std::string& problem) {
+  throw_error(code, fmt::format("power-limit profile '{}': {}. Delete the file to profile again",
+                                path, problem));
+}
+
+void validate(const GlobalPowerLimitOptimizerOptions& o) {
+  auto fail = [](const std::string& msg) { throw_error(ErrorCode::kInvalidArgument, msg); };
+  if (o.wait_steps < 0) fail(fmt::format("wait_steps must be >= 0, got {}", o.wait_steps));
+  if (o.warmup_steps < 0) fail(fmt::format("warmup_steps must be >= 0, got {}", o.warmup_steps));
+  if (o.profile_steps <= 0) {
+    fail(fmt::format("profile_steps must be > 0, got {}", o.profile_steps));
+  }
+  if (!(o.pl_step.value() > 0.0) || to_milliwatts(o.pl_step).value() < 1) {
+    fail(fmt::format("pl_step must be > 0 W (at least 1 mW), got {} W", o.pl_step.value()));
+  }
+  if (o.dry_run && o.observer_mode) {
+    log::info("observer mode with dry run: nothing is set; the report is the would-be choice");
+  }
+}
+
+}  // namespace
+
+const char* phase_name(GlobalPowerLimitOptimizer::Phase phase) {
+  switch (phase) {
+    case GlobalPowerLimitOptimizer::Phase::kReady:
+      return "ready";
+    case GlobalPowerLimitOptimizer::Phase::kWarmup:
+      return "warmup";
+    case GlobalPowerLimitOptimizer::Phase::kProfiling:
+      return "profiling";
+    case GlobalPowerLimitOptimizer::Phase::kDone:
+      return "done";
+  }
+  return "unknown";
+}
+
+double PowerLimitSaving::energy_saving_fraction() const {
+  return (energy_at_maximum - energy_at_chosen) / energy_at_maximum;
+}
+
+double PowerLimitSaving::time_change_fraction() const {
+  return (time_at_chosen - time_at_maximum) / time_at_maximum;
+}
+
+std::string GlobalPowerLimitOptimizer::window_name(Milliwatts limit) {
+  return fmt::format("__GlobalPowerLimitOptimizer_{}", watts(limit));
+}
+
+GlobalPowerLimitOptimizer::GlobalPowerLimitOptimizer(
+    EnergyMonitor& monitor, std::shared_ptr<const PowerLimitSelector> selector, int wait_steps,
+    int warmup_steps, int profile_steps, Watts pl_step, std::string profile_path)
+    : GlobalPowerLimitOptimizer(monitor, GlobalPowerLimitOptimizerOptions{
+                                             .selector = std::move(selector),
+                                             .wait_steps = wait_steps,
+                                             .warmup_steps = warmup_steps,
+                                             .profile_steps = profile_steps,
+                                             .pl_step = pl_step,
+                                             .profile_path = std::move(profile_path),
+                                         }) {}
+
+GlobalPowerLimitOptimizer::GlobalPowerLimitOptimizer(EnergyMonitor& monitor,
+                                                     GlobalPowerLimitOptimizerOptions options)
+    : monitor_(monitor), options_(std::move(options)) {
+  validate(options_);
+  reducer_ = options_.reducer != nullptr ? options_.reducer : &local_reducer_;
+
+  for (int i : monitor_.gpu_indices()) gpus_.push_back(monitor_.gpu(i));
+  if (gpus_.empty()) {
+    throw_error(ErrorCode::kInvalidArgument,
+                "the power-limit optimizer needs a monitor that measures at least one GPU");
+  }
+  const std::string name = gpus_[0]->name();
+  const PowerLimitConstraints c = gpus_[0]->power_limit_constraints();
+  for (std::size_t k = 1; k < gpus_.size(); ++k) {
+    const std::string other = gpus_[k]->name();
+    const PowerLimitConstraints oc = gpus_[k]->power_limit_constraints();
+    if (other != name || oc.min != c.min || oc.max != c.max) {
+      throw_error(ErrorCode::kHeterogeneous,
+                  fmt::format("the power-limit optimizer sets one limit on all monitored GPUs, so "
+                              "they must be identical: GPU {} is '{}' with limits [{}, {}] W but "
+                              "GPU {} is '{}' with limits [{}, {}] W; monitor one kind of GPU "
+                              "per optimizer",
+                              monitor_.gpu_indices()[0], name, watts(c.min), watts(c.max),
+                              monitor_.gpu_indices()[k], other, watts(oc.min), watts(oc.max)));
+    }
+  }
+  if (reducer_->world_size() > 1 && gpus_.size() > 1) {
+    log::warn(
+        "distributed job with {} GPUs monitored in this process; the usual setup is one "
+        "monitor per rank measuring only that rank's GPU",
+        gpus_.size());
+  }
+
+  const std::int64_t step = to_milliwatts(options_.pl_step).value();
+  for (std::int64_t l = c.max.value(); l >= c.min.value(); l -= step) candidates_.emplace_back(l);
+
+  selector_ = options_.selector;
+  if (!selector_) {
+    const double world = reducer_->all_reduce_sum(static_cast<double>(gpus_.size()));
+    selector_ = std::make_shared<ZeusCostSelector>(0.5, static_cast<int>(std::lround(world)));
+  }
+
+  if (options_.dry_run) {
+    applied_ = gpus_[0]->power_limit();
+    log::info(
+        "power-limit optimizer in dry run: no GPU setting will change (would turn on "
+        "persistence mode and set limits from {} W down to {} W)",
+        watts(candidates_.front()), watts(candidates_.back()));
+  } else {
+    guard_ = std::make_unique<GpuSettingsGuard>(gpus_);
+    applied_ = guard_->original_power_limits()[0];
+    try {
+      guard_->set_persistence_mode(true);
+    } catch (const Error& e) {
+      rethrow_with_privilege_hint(e, "turn on GPU persistence mode");
+    }
+  }
+
+  if (!options_.profile_path.empty() && std::filesystem::exists(options_.profile_path)) {
+    measurements_ =
+        parse_profile(read_file(options_.profile_path), options_.profile_path, candidates_);
+    log::info("power-limit profile '{}' loaded ({} limits); applying its optimum",
+              options_.profile_path, measurements_.size());
+    finish(/*from_file=*/true);
+    return;
+  }
+  set_limit(candidates_.front());
+  state_ = State{Phase::kReady, candidates_.front(), options_.wait_steps + 1};
+}
+
+GlobalPowerLimitOptimizer::~GlobalPowerLimitOptimizer() {
+  if (state_.phase == Phase::kProfiling) {
+    try {
+      const std::string name = window_name(state_.power_limit);
+      if (monitor_.window_running(name)) monitor_.end_window(name, false, /*cancel=*/true);
+    } catch (const std::exception& e) {
+      log::warn("could not cancel the profiling window: {}", e.what());
+    }
+  }
+  // guard_ restores the original settings as it goes.
+}
+
+void GlobalPowerLimitOptimizer::set_limit(Milliwatts limit) {
+  if (options_.dry_run) {
+    if (limit != applied_) {
+      log::info("dry run: would set the power limit of {} GPU(s) to {} W", gpus_.size(),
+                watts(limit));
+    }
+    applied_ = limit;
+    return;
+  }
+  try {
+    guard_->set_power_limit(limit);
+  } catch (const Error& e) {
+    rethrow_with_privilege_hint(e, fmt::format("set the GPU power limit to {} W", watts(limit)));
+  }
+  applied_ = limit;
+}
+
+std::optional<Milliwatts> GlobalPowerLimitOptimizer::next_candidate(Milliwatts after) const {
+  auto it = std::find(candidates_.begin(), candidates_.end(), after);
+  if (it == candidates_.end() || std::next(it) == candidates_.end()) return std::nullopt;
+  return *std::next(it);
+}
+
+void GlobalPowerLimitOptimizer::enter_warmup(Milliwatts limit) {
+  set_limit(limit);
+  if (options_.dry_run && !dry_run_note_logged_) {
+    log::info(
+        "dry run: every candidate is measured at the GPUs' current limit ({} W), so the "
+        "profile shows run-to-run variation, not the effect of the limits",
+        watts(gpus_[0]->power_limit()));
+    dry_run_note_logged_ = true;
+  }
+  if (options_.warmup_steps == 0) {
+    enter_profiling(limit);
+  } else {
+    state_ = State{Phase::kWarmup, limit, options_.warmup_steps};
+  }
+}
+
+void GlobalPowerLimitOptimizer::enter_profiling(Milliwatts limit) {
+  monitor_.begin_window(window_name(limit), /*sync=*/true);
+  state_ = State{Phase::kProfiling, limit, options_.profile_steps};
+}
+
+void GlobalPowerLimitOptimizer::finish_profiling() {
+  const Milliwatts limit = state_.power_limit;
+  const Measurement m = monitor_.end_window(window_name(limit), /*sync=*/true);
+  if (!m.gpus_below_update_period.empty()) {
+    log::warn(
+        "profiling window at {} W was shorter than the energy counter's update period of "
+        "{} GPU(s); increase profile_steps",
+        watts(limit), m.gpus_below_update_period.size());
+  }
+  const Joules energy(reducer_->all_reduce_sum(m.total_gpu_energy().value()));
+  const Seconds time(reducer_->all_reduce_max(m.time.count()));
+  measurements_.push_back(PowerLimitMeasurement{limit, energy, time});
+  log::info("power limit {} W: {:.3f} s, {:.3f} J over {} steps", watts(limit), time.count(),
+            energy.value(), options_.profile_steps);
+  if (auto next = next_candidate(limit)) {
+    enter_warmup(*next);
+  } else {
+    finish(/*from_file=*/false);
+  }
+}
+
+void GlobalPowerLimitOptimizer::finish(bool from_file) {
+  optimal_ = selector_->select(measurements_);
+  state_ = State{Phase::kDone, *optimal_, 0};
+  set_limit(options_.observer_mode ? candidates_.front() : *optimal_);
+
+  const auto s = saving();
+  const std::string gain =
+      s ? fmt::format("{:+.1f}% energy, {:+.1f}% time against the maximum limit {} W",
+                      -100.0 * s->energy_saving_fraction(), 100.0 * s->time_change_fraction(),
+                      watts(s->maximum))
+        : std::string("no measurement at the maximum limit to compare with");
+  if (options_.observer_mode) {
+    log::info("observer mode: {} would choose {} W ({}); staying at the maximum limit {} W",
+              selector_->name(), watts(*optimal_), gain, watts(candidates_.front()));
+  } else if (options_.dry_run) {
+    log::info("dry run: {} would choose {} W ({})", selector_->name(), watts(*optimal_), gain);
+  } else {
+    log::info("{} chose {} W ({})", selector_->name(), watts(*optimal_), gain);
+  }
+
+  if (from_file || options_.profile_path.empty()) return;
+  if (options_.dry_run) {
+    log::info("dry run: not saving the profile to '{}' (its limits were never applied)",
+              options_.profile_path);
+    return;
+  }
+  for (const auto& x : measurements_) {
+    if (!(x.energy.value() > 0.0 && x.time.count() > 0.0)) {
+      log::warn(
+          "not saving the profile to '{}': the measurement at {} W has zero energy or "
+          "time; increase profile_steps",
+          options_.profile_path, watts(x.power_limit));
+      return;
+    }
+  }
+  write_file_atomically(options_.profile_path, profile_json(measurements_));
+  log::info("power-limit profile saved to '{}'", options_.profile_path);
+}
+
+void GlobalPowerLimitOptimizer::on_step_begin() {
+  switch (state_.phase) {
+    case Phase::kReady:
+      if (--state_.steps == 0) enter_warmup(state_.power_limit);
+      break;
+    case Phase::kWarmup:
+      if (--state_.steps == 0) enter_profiling(state_.power_limit);
+      break;
+    case Phase::kProfiling:
+      if (--state_.steps == 0) finish_profiling();
+      break;
+    case Phase::kDone:
+      break;
+  }
+}
+
+void GlobalPowerLimitOptimizer::on_epoch_end() {
+  if (state_.phase != Phase::kWarmup && state_.phase != Phase::kProfiling) return;
+  const Milliwatts limit = state_.power_limit;
+  log::info("epoch ended during {} at {} W; retrying that limit from warm-up next epoch",
+            phase_name(state_.phase), watts(limit));
+  if (state_.phase == Phase::kProfiling) {
+    monitor_.end_window(window_name(limit), /*sync=*/false, /*cancel=*/true);
+  }
+  state_ = State{Phase::kReady, limit, 1};
+  set_limit(candidates_.front());
+}
+
+std::optional<Milliwatts> GlobalPowerLimitOptimizer::optimal_power_limit() const {
+  return optimal_;
+}
+
+std::optional<PowerLimitSaving> GlobalPowerLimitOptimizer::saving() const {
+  if (!optimal_) return std::nullopt;
+  auto find = [&](Milliwatts l) -> const PowerLimitMeasurement* {
+    for (const auto& x : measurements_) {
+      if (x.power_limit == l) return &x;
+    }
+    return nullptr;
+  };
+  const PowerLimitMeasurement* top = find(candidates_.front());
+  const PowerLimitMeasurement* chosen = find(*optimal_);
+  if (top == nullptr || chosen == nullptr) return std::nullopt;
+  return PowerLimitSaving{chosen->power_limit, top->power_limit, chosen->energy,
+                          top->energy,         chosen->time,     top->time};
+}
+
+std::vector<PowerLimitMeasurement> GlobalPowerLimitOptimizer::parse_profile(
+    const std::string& text, const std::string& path, const std::vector<Milliwatts>& candidates) {
+  nlohmann::json doc;
+  try {
+    doc = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::parse_error& e) {
+    bad_profile(ErrorCode::kParse, path, fmt::format("not valid JSON ({})", e.what()));
+  }
+  if (!doc.is_object() || !doc.contains("measurements") || !doc["measurements"].is_array()) {
+    bad_profile(ErrorCode::kParse, path,
+                "expected an object {\"measurements\": [{\"power_limit\": W, \"energy\": J, "
+                "\"time\": s}, ...]}");
+  }
+  const auto& list = doc["measurements"];
+  if (list.empty()) bad_profile(ErrorCode::kParse, path, "\"measurements\" is empty");
+
+  std::vector<PowerLimitMeasurement> out;
+  std::set<std::int64_t> seen;
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const auto& item = list[i];
+    double v[3];
+    const char* fields[3] = {"power_limit", "energy", "time"};
+    if (!item.is_object()) {
+      bad_profile(ErrorCode::kParse, path, fmt::format("measurement {} is not an object", i));
+    }
+    for (int f = 0; f < 3; ++f) {
+      if (!item.contains(fields[f]) || !item[fields[f]].is_number()) {
+        bad_profile(ErrorCode::kParse, path,
+                    fmt::format("measurement {} has no numeric \"{}\"", i, fields[f]));
+      }
+      v[f] = item[fields[f]].get<double>();
+      if (!std::isfinite(v[f]) || v[f] <= 0.0) {
+        bad_profile(
+            ErrorCode::kInvalidArgument, path,
+            fmt::format("measurement {} has \"{}\" = {}; it must be positive", i, fields[f], v[f]));
+      }
+    }
+    const Milliwatts limit = to_milliwatts(Watts(v[0]));
+    if (std::find(candidates.begin(), candidates.end(), limit) == candidates.end()) {
+      bad_profile(
+          ErrorCode::kInvalidArgument, path,
+          fmt::format("measurement {} is at {} W, which is not a candidate limit of these GPUs "
+                      "({} W down to {} W in steps of {} W); it was made on other GPUs or with "
+                      "another pl_step",
+                      i, v[0], watts(candidates.front()), watts(candidates.back()),
+                      candidates.size() > 1 ? watts(candidates[0]) - watts(candidates[1]) : 0.0));
+    }
+    if (!seen.insert(limit.value()).second) {
+      bad_profile(ErrorCode::kInvalidArgument, path,
+                  fmt::format("power limit {} W is measured twice", v[0]));
+    }
+    out.push_back(PowerLimitMeasurement{limit, Joules(v[1]), Seconds(v[2])});
+  }
+  return out;
+}
+
+std::string GlobalPowerLimitOptimizer::profile_json(
+    const std::vector<PowerLimitMeasurement>& measurements) {
+  nlohmann::ordered_json list = nlohmann::ordered_json::array();
+  for (const auto& x : measurements) {
+    nlohmann::ordered_json item;
+    if (x.power_limit.value() % 1000 == 0) {
+      item["power_limit"] = x.power_limit.value() / 1000;
+    } else {
+      item["power_limit"] = watts(x.power_limit);
+    }
+    item["energy"] = x.energy.value();
+    item["time"] = x.time.count();
+    list.push_back(std::move(item));
+  }
+  nlohmann::ordered_json doc;
+  doc["measurements"] = std::move(list);
+  return doc.dump(4) + "\n";
+}
+
+}  // namespace zeus
