@@ -6,6 +6,8 @@
 #include <sys/resource.h>
 
 #include <chrono>
+#include <condition_variable>
+#include <mutex>
 #include <thread>
 
 #include "fakes/nvml/fake_nvml_control.h"
@@ -70,6 +72,39 @@ BENCHMARK(BM_PowerMonitorFakeNvml)
     ->Iterations(1)
     ->UseManualTime()
     ->Unit(benchmark::kMillisecond);
+
+// The floor: a thread that only wakes every 1 ms (condition variable with a
+// deadline, as the sampler waits) and does nothing. On a VM each wake-up has a
+// fixed kernel cost; the sampler's own share is the difference to this.
+void BM_EmptyTimerLoop1ms(benchmark::State& state) {
+  for (auto _ : state) {
+    std::mutex m;
+    std::condition_variable cv;
+    bool stop = false;
+    const double cpu0 = cpu_seconds();
+    const auto wall0 = std::chrono::steady_clock::now();
+    std::thread t([&] {
+      auto next = std::chrono::steady_clock::now();
+      std::unique_lock lock(m);
+      while (!stop) {
+        next += std::chrono::milliseconds(1);
+        cv.wait_until(lock, next, [&] { return stop; });
+      }
+    });
+    std::this_thread::sleep_for(std::chrono::seconds(2));
+    {
+      std::lock_guard lock(m);
+      stop = true;
+    }
+    cv.notify_all();
+    t.join();
+    const double wall =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+    state.SetIterationTime(wall);
+    state.counters["cpu_share_percent"] = 100.0 * (cpu_seconds() - cpu0) / wall;
+  }
+}
+BENCHMARK(BM_EmptyTimerLoop1ms)->Iterations(1)->UseManualTime()->Unit(benchmark::kMillisecond);
 
 // One sampling round (what the thread does every interval), without the wake-ups.
 void BM_SampleNowSim(benchmark::State& state) {
