@@ -7,11 +7,11 @@
 
 #include <memory>
 
+#include "bench_main.h"
 #include "fakes/nvml/fake_nvml_control.h"
 #include "zeus/device/devices.h"
 #include "zeus/device/sim_gpu.h"
 #include "zeus/monitor/energy_monitor.h"
-#include "zeus/util/log.h"
 
 namespace {
 
@@ -51,12 +51,4 @@ BENCHMARK(BM_WindowFakeNvml)->Arg(1)->Arg(8);
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  // Zero-length windows on a static fake counter would warn; the cost is what matters here.
-  zeus::log::set_level(zeus::log::Level::kError);
-  benchmark::Initialize(&argc, argv);
-  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-  benchmark::RunSpecifiedBenchmarks();
-  benchmark::Shutdown();
-  return 0;
-}
+ZEUS_QUIET_BENCHMARK_MAIN()
