@@ -36,28 +36,6 @@ struct PlanArgs {
   std::string out;
 };
 
-bool run_gnuplot(const std::string& script_path) {
-  const std::string cmd = fmt::format("gnuplot '{}' 2>/dev/null", script_path);
-  return std::system(cmd.c_str()) == 0;
-}
-
-void plot(const PerseusSolution& sol, const std::string& dir) {
-  const bool cairo = std::system("gnuplot -e 'set terminal pngcairo' >/dev/null 2>&1") == 0;
-  const std::string csv = dir + "/frontier.csv";
-  const std::string png_script = dir + "/frontier_png.gp", svg_script = dir + "/frontier_svg.gp";
-  zeus::write_file_atomically(
-      png_script, frontier_plot_script(sol, csv, dir + "/frontier.png",
-                                       cairo ? "pngcairo size 1000,650" : "png size 1000,650"));
-  zeus::write_file_atomically(
-      svg_script, frontier_plot_script(sol, csv, dir + "/frontier.svg", "svg size 1000,650"));
-  if (!run_gnuplot(png_script) || !run_gnuplot(svg_script)) {
-    zeus::throw_error(zeus::ErrorCode::kNotSupported,
-                      fmt::format("gnuplot failed or is not installed; the scripts are in {}: "
-                                  "install gnuplot and run them by hand",
-                                  dir));
-  }
-}
-
 void solve(const SolveArgs& a) {
   if (!std::filesystem::exists(a.profile)) {
     zeus::throw_error(zeus::ErrorCode::kNotFound,
@@ -85,7 +63,7 @@ void solve(const SolveArgs& a) {
   }
   const auto sol = solve_pipeline(profile, o);
   write_solution(sol, a.out);
-  if (a.plot) plot(sol, a.out);
+  if (a.plot) render_frontier_plots(sol, a.out);
   const auto& pts = sol.points();
   const auto& fastest = pts[select_fastest(pts)];
   const auto& star = pts[select_min_energy(pts)];

@@ -9,6 +9,7 @@
 
 #include "zeus/util/error.h"
 #include "zeus/util/files.h"
+#include "zeus/util/gnuplot.h"
 #include "zeus/util/parse.h"
 
 namespace zeus::perseus {
@@ -342,6 +343,20 @@ std::string frontier_plot_script(const PerseusSolution& solution, const std::str
   s += fmt::format("{},{}\ne\n", fastest.time_s, fastest.energy_j);
   s += fmt::format("{},{}\ne\n", star.time_s, star.energy_j);
   return s;
+}
+
+void render_frontier_plots(const PerseusSolution& solution, const std::string& dir) {
+  const std::string terminal =
+      gnuplot_has_terminal("pngcairo") ? "pngcairo size 1000,650" : "png size 1000,650";
+  const std::string csv = dir + "/frontier.csv";
+  const std::string png_script = dir + "/frontier_png.gp";
+  const std::string svg_script = dir + "/frontier_svg.gp";
+  write_file_atomically(png_script,
+                        frontier_plot_script(solution, csv, dir + "/frontier.png", terminal));
+  write_file_atomically(
+      svg_script, frontier_plot_script(solution, csv, dir + "/frontier.svg", "svg size 1000,650"));
+  run_gnuplot(png_script);
+  run_gnuplot(svg_script);
 }
 
 }  // namespace zeus::perseus

@@ -11,6 +11,7 @@
 #include "zeus/sim/report.h"
 #include "zeus/util/error.h"
 #include "zeus/util/files.h"
+#include "zeus/util/gnuplot.h"
 
 namespace zeus::sim {
 
@@ -44,10 +45,6 @@ std::string both_terminals(const std::string& stem, const std::string& size,
 std::vector<std::string> render_plots(const std::string& dir_in,
                                       const std::vector<SweepRow>& rows) {
   namespace fs = std::filesystem;
-  if (std::system("command -v gnuplot >/dev/null 2>&1") != 0) {
-    throw_error(ErrorCode::kNotFound,
-                "--plots needs gnuplot on PATH (apt-get install gnuplot-nox)");
-  }
   fs::create_directories(dir_in);
   const std::string dir = fs::absolute(dir_in).string();
   if (rows.empty()) return {};
@@ -185,9 +182,7 @@ std::vector<std::string> render_plots(const std::string& dir_in,
   }
   const std::string gp = dir + "/plots.gp";
   write_file_atomically(gp, script);
-  if (std::system(fmt::format("gnuplot '{}'", gp).c_str()) != 0) {
-    throw_error(ErrorCode::kIo, fmt::format("gnuplot failed on {}; see the messages above", gp));
-  }
+  run_gnuplot(gp);
   return files;
 }
 

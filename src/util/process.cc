@@ -1,5 +1,6 @@
 #include "zeus/util/process.h"
 
+#include <fcntl.h>
 #include <fmt/format.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -55,7 +56,7 @@ int SignalCatcher::wait(std::optional<Seconds> timeout) {
   }
 }
 
-pid_t spawn_process(const std::vector<std::string>& argv) {
+pid_t spawn_process(const std::vector<std::string>& argv, bool quiet) {
   if (argv.empty()) throw_error(ErrorCode::kInvalidArgument, "no command given to run");
   std::vector<char*> args;
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
@@ -71,7 +72,15 @@ pid_t spawn_process(const std::vector<std::string>& argv) {
     pthread_sigmask(SIG_SETMASK, &none, nullptr);
     signal(SIGINT, SIG_DFL);
     signal(SIGTERM, SIG_DFL);
+    if (quiet) {
+      const int null_fd = open("/dev/null", O_WRONLY);
+      if (null_fd >= 0) {
+        dup2(null_fd, 1);
+        dup2(null_fd, 2);
+      }
+    }
     execvp(args[0], args.data());
+    if (quiet) _exit(127);
     std::fprintf(stderr, "zeus: cannot run '%s': %s\n", args[0], std::strerror(errno));
     _exit(127);
   }

@@ -119,4 +119,8 @@ std::string plan_json(const StoredSolution& solution, std::size_t i, std::string
 std::string frontier_plot_script(const PerseusSolution& solution, const std::string& csv_path,
                                  const std::string& image_path, const std::string& terminal);
 
+// Draws DIR/frontier.png and DIR/frontier.svg from DIR/frontier.csv with
+// gnuplot (the scripts stay in DIR). kNotFound when gnuplot is missing.
+void render_frontier_plots(const PerseusSolution& solution, const std::string& dir);
+
 }  // namespace zeus::perseus

@@ -32,8 +32,9 @@ class SignalCatcher {
 
 // Starts argv[0] (searched in PATH) with the signal mask and dispositions
 // restored. kInvalidArgument for an empty argv. If exec fails, the child
-// prints why and exits with 127, as shells do.
-pid_t spawn_process(const std::vector<std::string>& argv);
+// prints why and exits with 127, as shells do. `quiet` sends the child's
+// stdout and stderr to /dev/null.
+pid_t spawn_process(const std::vector<std::string>& argv, bool quiet = false);
 
 // Runs a spawned child to completion while `catcher` forwards SIGINT and
 // SIGTERM to it. Returns its exit status, or 128 + the signal that killed it.
