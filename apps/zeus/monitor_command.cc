@@ -128,18 +128,9 @@ void run_power(const PowerFlags& f) {
   zeus::SignalCatcher signals;
   const auto devices = zeus::discover_devices();
   announce(devices);
-  const auto gpu_sel = indices(f.devices.gpus, "--gpus");
-  const auto cpu_sel = indices(f.devices.cpus, "--cpus");
-  // Reuse the energy monitor's index validation, then hand the devices to the sampler.
-  zeus::EnergyMonitorOptions probe;
-  probe.gpu_indices = gpu_sel;
-  probe.cpu_indices = cpu_sel;
-  const zeus::EnergyMonitor selection(devices, probe);
-  std::vector<std::shared_ptr<zeus::Gpu>> gpus;
-  std::vector<std::shared_ptr<zeus::Cpu>> cpus;
-  for (int i : selection.gpu_indices()) gpus.push_back(devices.gpus[static_cast<std::size_t>(i)]);
-  for (int i : selection.cpu_indices()) cpus.push_back(devices.cpus[static_cast<std::size_t>(i)]);
-  if (gpus.empty() && cpus.empty()) {
+  const auto selection = zeus::select_devices(devices, indices(f.devices.gpus, "--gpus"),
+                                              indices(f.devices.cpus, "--cpus"));
+  if (selection.gpus.empty() && selection.cpus.empty()) {
     throw zeus::Error(zeus::ErrorCode::kNotFound,
                       "no GPU or readable CPU package to monitor (see `zeus show-env`)");
   }
@@ -147,15 +138,16 @@ void run_power(const PowerFlags& f) {
   zeus::PowerMonitorOptions options;
   options.interval = Seconds(f.interval);
   options.start_thread = false;  // this loop samples once per printed line
-  if (!gpus.empty()) options.domains = {domain};
-  zeus::PowerMonitor pm(gpus, selection.gpu_indices(), cpus, selection.cpu_indices(), options);
+  if (!selection.gpus.empty()) options.domains = {domain};
+  zeus::PowerMonitor pm(selection.gpus, selection.gpu_indices, selection.cpus,
+                        selection.cpu_indices, options);
 
   auto& clock = zeus::SteadyClock::instance();
   const Seconds start = clock.now();
   if (f.csv) {
     std::string header = "time_s";
-    for (int i : selection.gpu_indices()) header += fmt::format(",gpu{}_w", i);
-    for (int i : selection.cpu_indices()) header += fmt::format(",cpu{}_w", i);
+    for (int i : selection.gpu_indices) header += fmt::format(",gpu{}_w", i);
+    for (int i : selection.cpu_indices) header += fmt::format(",cpu{}_w", i);
     fmt::print("{}\n", header);
   }
   Seconds next = start;
@@ -172,14 +164,14 @@ void run_power(const PowerFlags& f) {
     nlohmann::json line = {{"time_s", t.count()}};
     std::string csv = fmt::format("{:.3f}", t.count());
     std::string text = fmt::format("{:8.3f} s", t.count());
-    for (int i : selection.gpu_indices()) {
+    for (int i : selection.gpu_indices) {
       const auto p = pm.latest_gpu_power(i, domain);
       line["gpu_w"][std::to_string(i)] = p ? nlohmann::json(p->value()) : nlohmann::json(nullptr);
       csv += p ? fmt::format(",{:.3f}", p->value()) : ",";
       text += p ? fmt::format("  GPU{} {:8.2f} W", i, p->value())
                 : fmt::format("  GPU{}        - W", i);
     }
-    for (int i : selection.cpu_indices()) {
+    for (int i : selection.cpu_indices) {
       const auto tl = pm.cpu_timeline(i);
       if (tl.empty()) {
         line["cpu_w"][std::to_string(i)] = nullptr;
@@ -207,7 +199,7 @@ void run_power(const PowerFlags& f) {
   nlohmann::json totals = {{"total_time_s", (end - start).count()}};
   std::string text = fmt::format("Total time: {:.3f} s\n", (end - start).count());
   double sum = 0;
-  for (int i : selection.gpu_indices()) {
+  for (int i : selection.gpu_indices) {
     const auto e = pm.gpu_energy(i, domain, start, end);
     totals["gpu_energy_j"][std::to_string(i)] =
         e ? nlohmann::json(e->value()) : nlohmann::json(nullptr);

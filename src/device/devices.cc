@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdlib>
 
 #include "zeus/device/nvml.h"
@@ -52,7 +53,40 @@ void add_nvml_gpus(const DiscoveryOptions& options, DeviceInventory& inv) {
   inv.gpu_backend = "nvml";
 }
 
+std::vector<int> resolve_indices(const std::optional<std::vector<int>>& requested,
+                                 std::size_t available, const char* what) {
+  std::vector<int> out;
+  if (!requested) {
+    for (std::size_t i = 0; i < available; ++i) out.push_back(static_cast<int>(i));
+    return out;
+  }
+  for (int i : *requested) {
+    if (i < 0 || static_cast<std::size_t>(i) >= available) {
+      throw_error(
+          ErrorCode::kInvalidArgument,
+          fmt::format("{} index {} does not exist: {} {}(s) available{}", what, i, available, what,
+                      available == 0 ? "" : fmt::format(" (indices 0-{})", available - 1)));
+    }
+    if (std::find(out.begin(), out.end(), i) != out.end()) {
+      throw_error(ErrorCode::kInvalidArgument, fmt::format("{} index {} given twice", what, i));
+    }
+    out.push_back(i);
+  }
+  return out;
+}
+
 }  // namespace
+
+DeviceSelection select_devices(const DeviceInventory& devices,
+                               const std::optional<std::vector<int>>& gpu_indices,
+                               const std::optional<std::vector<int>>& cpu_indices) {
+  DeviceSelection s;
+  s.gpu_indices = resolve_indices(gpu_indices, devices.gpus.size(), "GPU");
+  s.cpu_indices = resolve_indices(cpu_indices, devices.cpus.size(), "CPU package");
+  for (int i : s.gpu_indices) s.gpus.push_back(devices.gpus[static_cast<std::size_t>(i)]);
+  for (int i : s.cpu_indices) s.cpus.push_back(devices.cpus[static_cast<std::size_t>(i)]);
+  return s;
+}
 
 DeviceInventory discover_devices(const DiscoveryOptions& options) {
   DeviceInventory inv;

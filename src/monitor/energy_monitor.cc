@@ -38,52 +38,24 @@ Joules Measurement::total_energy() const {
   return total;
 }
 
-namespace {
-
-std::vector<int> resolve_indices(const std::optional<std::vector<int>>& requested,
-                                 std::size_t available, const char* what) {
-  std::vector<int> out;
-  if (!requested) {
-    for (std::size_t i = 0; i < available; ++i) out.push_back(static_cast<int>(i));
-    return out;
-  }
-  for (int i : *requested) {
-    if (i < 0 || static_cast<std::size_t>(i) >= available) {
-      throw_error(ErrorCode::kInvalidArgument,
-                  fmt::format("{} index {} does not exist: {} {}(s) available (indices 0-{})", what,
-                              i, available, what, available == 0 ? 0 : available - 1));
-    }
-    if (std::find(out.begin(), out.end(), i) != out.end()) {
-      throw_error(ErrorCode::kInvalidArgument, fmt::format("{} index {} given twice", what, i));
-    }
-    out.push_back(i);
-  }
-  return out;
-}
-
-}  // namespace
-
 EnergyMonitor::EnergyMonitor(const DeviceInventory& devices, EnergyMonitorOptions options)
     : clock_(options.clock != nullptr ? *options.clock : SteadyClock::instance()),
       options_(std::move(options)) {
-  gpu_indices_ = resolve_indices(options_.gpu_indices, devices.gpus.size(), "GPU");
-  cpu_indices_ = resolve_indices(options_.cpu_indices, devices.cpus.size(), "CPU package");
+  DeviceSelection selected = select_devices(devices, options_.gpu_indices, options_.cpu_indices);
+  gpu_indices_ = std::move(selected.gpu_indices);
+  gpus_ = std::move(selected.gpus);
+  cpu_indices_ = std::move(selected.cpu_indices);
+  cpus_ = std::move(selected.cpus);
   std::vector<std::shared_ptr<Gpu>> no_counter;
   std::vector<int> no_counter_indices;
-  for (int i : gpu_indices_) {
-    const auto& gpu = devices.gpus[static_cast<std::size_t>(i)];
-    gpus_.push_back(gpu);
-    gpu_has_counter_.push_back(gpu->supports_energy_counter());
+  for (std::size_t k = 0; k < gpus_.size(); ++k) {
+    gpu_has_counter_.push_back(gpus_[k]->supports_energy_counter());
     if (!gpu_has_counter_.back()) {
-      no_counter.push_back(gpu);
-      no_counter_indices.push_back(i);
+      no_counter.push_back(gpus_[k]);
+      no_counter_indices.push_back(gpu_indices_[k]);
     }
   }
-  for (int i : cpu_indices_) {
-    const auto& cpu = devices.cpus[static_cast<std::size_t>(i)];
-    cpus_.push_back(cpu);
-    cpu_has_dram_.push_back(cpu->has_dram());
-  }
+  for (const auto& cpu : cpus_) cpu_has_dram_.push_back(cpu->has_dram());
   if (!no_counter.empty()) {
     PowerMonitorOptions pm = options_.power_monitor;
     if (pm.clock == nullptr) pm.clock = &clock_;

@@ -43,6 +43,20 @@ struct DeviceInventory {
   std::vector<std::string> notes;
 };
 
+// A subset of an inventory's devices, in the order asked for.
+struct DeviceSelection {
+  std::vector<int> gpu_indices;
+  std::vector<std::shared_ptr<Gpu>> gpus;  // parallel to gpu_indices
+  std::vector<int> cpu_indices;
+  std::vector<std::shared_ptr<Cpu>> cpus;  // parallel to cpu_indices
+};
+
+// Picks GPUs and CPU packages by index (nullopt: all of them).
+// kInvalidArgument for an index that does not exist or is given twice.
+DeviceSelection select_devices(const DeviceInventory& devices,
+                               const std::optional<std::vector<int>>& gpu_indices,
+                               const std::optional<std::vector<int>>& cpu_indices);
+
 // Finds devices. A missing NVIDIA driver or powercap tree is a note, not an
 // error: the other devices still work. Throws for invalid settings (unknown
 // backend name, bad CUDA_VISIBLE_DEVICES, bad sim model) and when the user
