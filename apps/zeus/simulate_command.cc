@@ -36,7 +36,7 @@ struct Flags {
 };
 
 // build/bin/zeus -> ../../data/zeus-traces; else the source tree's copy.
-std::string default_traces(const char* argv0_hint) {
+std::string default_traces() {
   namespace fs = std::filesystem;
   std::error_code ec;
   const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
@@ -44,7 +44,6 @@ std::string default_traces(const char* argv0_hint) {
     const fs::path p = exe.parent_path() / ".." / ".." / "data" / "zeus-traces";
     if (fs::is_directory(p)) return fs::weakly_canonical(p).string();
   }
-  (void)argv0_hint;
   return std::string(ZEUS_SOURCE_DIR) + "/data/zeus-traces";
 }
 
@@ -53,15 +52,7 @@ void run(const Flags& f) {
   using namespace zeus::sim;
   SweepSpec spec;
   spec.beta = f.beta;
-  if (!(f.beta > 0)) {
-    throw_error(ErrorCode::kInvalidArgument, fmt::format("--beta must be > 0, got {}", f.beta));
-  }
   spec.etas = parse_double_list(f.eta, "--eta");
-  for (double e : spec.etas) {
-    if (!(e >= 0.0 && e <= 1.0)) {
-      throw_error(ErrorCode::kInvalidArgument, fmt::format("--eta: {} is outside [0, 1]", e));
-    }
-  }
   for (int s : parse_int_list(f.seeds, "--seeds")) {
     if (s < 0) throw_error(ErrorCode::kInvalidArgument, "--seeds: seeds must be >= 0");
     spec.seeds.push_back(static_cast<std::uint64_t>(s));
@@ -86,15 +77,7 @@ void run(const Flags& f) {
     if (f.gpu == "all") {
       spec.gpus = trace_gpus();
     } else {
-      for (const auto& g : split_list(f.gpu, "--gpu")) {
-        if (std::find(trace_gpus().begin(), trace_gpus().end(), g) == trace_gpus().end()) {
-          throw_error(ErrorCode::kInvalidArgument,
-                      fmt::format("--gpu: unknown GPU '{}'; expected v100, a40, p100, rtx6000 "
-                                  "or all",
-                                  g));
-        }
-        spec.gpus.push_back(g);
-      }
+      spec.gpus = split_list(f.gpu, "--gpu");
     }
     if (f.workload == "all") {
       spec.workloads = paper_workloads();
@@ -103,7 +86,10 @@ void run(const Flags& f) {
         spec.workloads.push_back(find_workload(w));
       }
     }
-    traces = TraceSet::load(f.traces.empty() ? default_traces(nullptr) : f.traces, spec.gpus);
+  }
+  validate(spec);  // before loading traces, so bad flags fail fast
+  if (!f.drift) {
+    traces = TraceSet::load(f.traces.empty() ? default_traces() : f.traces, spec.gpus);
   }
   const auto workloads = sweep_traces(traces ? &*traces : nullptr, spec);
   const bool tty = isatty(STDERR_FILENO) != 0;

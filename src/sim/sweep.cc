@@ -1,5 +1,8 @@
 #include "zeus/sim/sweep.h"
 
+#include <fmt/format.h>
+
+#include <algorithm>
 #include <atomic>
 #include <exception>
 #include <mutex>
@@ -9,7 +12,28 @@
 
 namespace zeus::sim {
 
+void validate(const SweepSpec& spec) {
+  auto fail = [](const std::string& m) { throw_error(ErrorCode::kInvalidArgument, m); };
+  if (spec.etas.empty()) fail("eta: give at least one value");
+  for (double e : spec.etas) {
+    if (!(e >= 0.0 && e <= 1.0)) fail(fmt::format("eta: {} is outside [0, 1]", e));
+  }
+  if (!(spec.beta > 0.0)) fail(fmt::format("beta must be > 0, got {}", spec.beta));
+  if (spec.seeds.empty()) fail("seeds: give at least one seed");
+  if (spec.policies.empty()) fail("policy: give at least one policy");
+  if (spec.window_size < 0) fail("window size must be >= 0");
+  if (!(spec.overlap >= 0.0)) fail("overlap must be >= 0");
+  if (spec.drift) return;
+  if (spec.gpus.empty() || spec.workloads.empty()) fail("give at least one GPU and one workload");
+  for (const auto& g : spec.gpus) {
+    if (std::find(trace_gpus().begin(), trace_gpus().end(), g) == trace_gpus().end()) {
+      fail(fmt::format("unknown GPU '{}'; expected one of: {}", g, fmt::join(trace_gpus(), ", ")));
+    }
+  }
+}
+
 std::vector<WorkloadTrace> sweep_traces(const TraceSet* traces, const SweepSpec& spec) {
+  validate(spec);
   if (spec.drift) return {make_drifting_workload()};
   if (traces == nullptr) throw_error(ErrorCode::kInvalidArgument, "no traces loaded");
   std::vector<WorkloadTrace> out;
@@ -28,6 +52,7 @@ std::vector<SweepRow> run_sweep(const std::vector<WorkloadTrace>& traces, const 
     std::uint64_t seed;
     PolicyKind policy;
   };
+  validate(spec);
   std::vector<Task> tasks;
   for (const auto& t : traces) {
     for (double eta : spec.etas) {

@@ -41,6 +41,10 @@ struct SweepRow {
   std::shared_ptr<const SimResult> result;  // only with keep_trajectories
 };
 
+// Checks a spec before anything runs: eta in [0, 1], beta > 0, known GPUs,
+// non-empty lists, window/overlap >= 0. kInvalidArgument naming the field.
+void validate(const SweepSpec& spec);
+
 // The replayable traces a spec needs, in row order (gpu-major).
 std::vector<WorkloadTrace> sweep_traces(const TraceSet* traces, const SweepSpec& spec);
 

@@ -296,3 +296,33 @@ TEST(Report, CsvHasTheDocumentedColumnsAndOneRowPerRun) {
 
 }  // namespace
 }  // namespace zeus::sim
+
+namespace zeus::sim {
+namespace {
+
+TEST(SweepSpecValidation, RejectsBadFieldsBeforeAnythingRuns) {
+  SweepSpec ok;
+  ok.gpus = {"v100"};
+  ok.workloads = {paper_workloads().front()};
+  EXPECT_NO_THROW(validate(ok));
+  auto expect_bad = [&](auto mutate, const char* needle) {
+    SweepSpec s = ok;
+    mutate(s);
+    try {
+      validate(s);
+      ADD_FAILURE() << needle;
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), ErrorCode::kInvalidArgument);
+      EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+    }
+  };
+  expect_bad([](SweepSpec& s) { s.etas = {1.5}; }, "eta");
+  expect_bad([](SweepSpec& s) { s.etas = {}; }, "eta");
+  expect_bad([](SweepSpec& s) { s.beta = 0; }, "beta");
+  expect_bad([](SweepSpec& s) { s.gpus = {"h100"}; }, "h100");
+  expect_bad([](SweepSpec& s) { s.seeds = {}; }, "seed");
+  expect_bad([](SweepSpec& s) { s.overlap = -1; }, "overlap");
+}
+
+}  // namespace
+}  // namespace zeus::sim
