@@ -133,11 +133,16 @@ Joules NvmlGpu::total_energy() {
                                     "integrate power readings instead",
                                     architecture_name(architecture()))));
   }
-  require_symbol(api_.device_get_total_energy_consumption, "nvmlDeviceGetTotalEnergyConsumption",
-                 context("reading the energy counter"));
+  // Hot path (every window edge): the error context is formatted only on failure.
+  if (api_.device_get_total_energy_consumption == nullptr) {
+    require_symbol(api_.device_get_total_energy_consumption, "nvmlDeviceGetTotalEnergyConsumption",
+                   context("reading the energy counter"));
+  }
   unsigned long long millijoules = 0;
-  lib_->check(api_.device_get_total_energy_consumption(device_, &millijoules),
-              "nvmlDeviceGetTotalEnergyConsumption", context("reading the energy counter"));
+  const int rc = api_.device_get_total_energy_consumption(device_, &millijoules);
+  if (rc != abi::kSuccess) {
+    lib_->fail(rc, "nvmlDeviceGetTotalEnergyConsumption", context("reading the energy counter"));
+  }
   return from_millijoules(static_cast<double>(millijoules));
 }
 
@@ -218,8 +223,10 @@ Watts NvmlGpu::read_instant_power() {
 }
 
 Watts NvmlGpu::power(PowerDomain domain) {
-  require_symbol(api_.device_get_field_values, "nvmlDeviceGetFieldValues",
-                 context(fmt::format("reading {} power", power_domain_name(domain))));
+  if (api_.device_get_field_values == nullptr) {  // hot path: format only on failure
+    require_symbol(api_.device_get_field_values, "nvmlDeviceGetFieldValues",
+                   context(fmt::format("reading {} power", power_domain_name(domain))));
+  }
   switch (domain) {
     case PowerDomain::kDeviceInstant:
       return read_instant_power();
