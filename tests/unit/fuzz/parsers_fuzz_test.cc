@@ -1,0 +1,126 @@
+// Property tests for every parser of user files: mutated and random inputs
+// must either parse or throw zeus::Error, never crash, hang or throw anything
+// else. A short run is part of the normal suite; ZEUS_FUZZ_ITERATIONS raises
+// the count for a soak (e.g. ZEUS_FUZZ_ITERATIONS=200000 build/bin/test_fuzz).
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <functional>
+#include <string>
+
+#include "zeus/device/sim_gpu.h"
+#include "zeus/optimizer/power_limit_optimizer.h"
+#include "zeus/perseus/profile.h"
+#include "zeus/util/csv.h"
+#include "zeus/util/error.h"
+
+namespace zeus {
+namespace {
+
+int iterations() {
+  const char* env = std::getenv("ZEUS_FUZZ_ITERATIONS");
+  return env != nullptr ? std::max(1, std::atoi(env)) : 2000;
+}
+
+// splitmix64: small, seedable, the same on every platform.
+struct Rng {
+  std::uint64_t s;
+  std::uint64_t next() {
+    std::uint64_t z = (s += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+  }
+  std::size_t below(std::size_t n) { return n == 0 ? 0 : static_cast<std::size_t>(next() % n); }
+};
+
+// Mutates a valid input: byte flips, insertions of interesting characters,
+// deletions, duplicated slices, truncation.
+std::string mutate(const std::string& seed, Rng& rng) {
+  static const std::string kInteresting = ",\"\n\r{}[]:-.eE0123456789 \t\\nan inf";
+  std::string s = seed;
+  const std::size_t edits = 1 + rng.below(8);
+  for (std::size_t e = 0; e < edits; ++e) {
+    switch (rng.below(5)) {
+      case 0:
+        if (!s.empty()) s[rng.below(s.size())] = static_cast<char>(rng.next() & 0xff);
+        break;
+      case 1:
+        s.insert(rng.below(s.size() + 1), 1, kInteresting[rng.below(kInteresting.size())]);
+        break;
+      case 2:
+        if (!s.empty()) s.erase(rng.below(s.size()), 1 + rng.below(4));
+        break;
+      case 3:
+        if (!s.empty()) {
+          const std::size_t at = rng.below(s.size());
+          s.insert(rng.below(s.size() + 1), s.substr(at, 1 + rng.below(16)));
+        }
+        break;
+      default:
+        s.resize(rng.below(s.size() + 1));
+        break;
+    }
+  }
+  return s;
+}
+
+void fuzz(const std::string& seed, std::uint64_t rng_seed,
+          const std::function<void(const std::string&)>& parse) {
+  Rng rng{rng_seed};
+  int accepted = 0;
+  for (int i = 0; i < iterations(); ++i) {
+    const std::string input = mutate(seed, rng);
+    try {
+      parse(input);
+      ++accepted;
+    } catch (const Error&) {
+      // A clear error is the expected outcome for bad input.
+    }
+  }
+  ::testing::Test::RecordProperty("accepted", accepted);
+}
+
+TEST(ParserFuzz, CsvTable) {
+  fuzz("a,b,\"c,d\"\n1,2,\"x \"\"y\"\"\"\n3,4,5\n", 1, [](const std::string& text) {
+    const auto t = CsvTable::parse(text, "fuzz.csv");
+    for (std::size_t r = 0; r < t.num_rows(); ++r) {
+      for (std::size_t c = 0; c < t.columns().size(); ++c) {
+        try {
+          (void)t.as_double(r, c);
+        } catch (const Error&) {
+        }
+      }
+    }
+  });
+}
+
+TEST(ParserFuzz, SimGpuModelJson) {
+  fuzz(
+      R"({"name": "x", "architecture": "pascal", "busy_power_w": 250, "memory_clocks_mhz": [877, 715], "load": 0.5})",
+      2, [](const std::string& text) {
+        const auto m = SimGpuModel::from_json_text(text, "fuzz.json");
+        (void)m.power_at(Milliwatts(200000));
+      });
+}
+
+TEST(ParserFuzz, PowerLimitProfileJson) {
+  const std::vector<Milliwatts> candidates = {Milliwatts(300000), Milliwatts(275000),
+                                              Milliwatts(250000)};
+  fuzz(
+      R"({"measurements": [{"power_limit": 300, "energy": 10.5, "time": 1.0}, {"power_limit": 250, "energy": 9.0, "time": 1.2}]})",
+      3, [&](const std::string& text) {
+        (void)GlobalPowerLimitOptimizer::parse_profile(text, "fuzz.json", candidates);
+      });
+}
+
+TEST(ParserFuzz, PerseusStageProfile) {
+  fuzz(
+      "stage,instruction,frequency,time,energy\n0,forward,1410,0.010,2.0\n0,forward,1200,0.012,"
+      "1.8\n0,backward,1410,0.020,4.0\n0,backward,1200,0.024,3.5\n",
+      4, [](const std::string& text) { (void)perseus::StageProfile::parse(text, "fuzz.csv"); });
+}
+
+}  // namespace
+}  // namespace zeus
