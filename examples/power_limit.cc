@@ -7,7 +7,9 @@
 //   example_power_limit [--selector zeus-cost:0.5] [--gpus 2] [--json]
 //   example_power_limit --gpu-backend nvml            # read-only, dry run
 #include <fmt/format.h>
+
 #include <CLI/CLI.hpp>
+#include <cmath>
 
 #include <cstdlib>
 #include <iostream>
@@ -26,6 +28,14 @@
 #include "zeus/util/log.h"
 
 namespace {
+
+// A fraction as a percentage; "n/a" when it is not a number (a counter that
+// never moved, as on a fake or idle GPU, makes the reference energy 0).
+std::string percent(double fraction, bool sign) {
+  if (!std::isfinite(fraction)) return "n/a";
+  return sign ? fmt::format("{:+.1f}%", 100.0 * fraction)
+              : fmt::format("{:.1f}%", 100.0 * fraction);
+}
 
 struct Args {
   std::string selector = "zeus-cost:0.5";
@@ -242,9 +252,8 @@ int run(const Args& args) {
   std::cout << fmt::format("\n{:>10} {:>10} {:>12} {:>10} {:>12}\n", "limit (W)", "time (s)",
                            "energy (J)", "avg W", "vs max E");
   for (const auto& m : ms) {
-    const std::string vs = at_max != nullptr
-                               ? fmt::format("{:+.1f}%", 100.0 * (m.energy / at_max->energy - 1.0))
-                               : "-";
+    const std::string vs =
+        at_max != nullptr ? percent(m.energy / at_max->energy - 1.0, /*sign=*/true) : "-";
     std::cout << fmt::format("{:>10g} {:>10.3f} {:>12.1f} {:>10.1f} {:>12}\n", watts(m.power_limit),
                              m.time.count(), m.energy.value(), (m.energy / m.time).value(), vs);
   }
@@ -253,16 +262,17 @@ int run(const Args& args) {
   for (const auto& r : results) {
     std::string e = "-", t = "-";
     if (at_max != nullptr && r.at_chosen != nullptr) {
-      e = fmt::format("{:.1f}%", 100.0 * (1.0 - r.at_chosen->energy / at_max->energy));
-      t = fmt::format("{:+.1f}%", 100.0 * (r.at_chosen->time / at_max->time - 1.0));
+      e = percent(1.0 - r.at_chosen->energy / at_max->energy, /*sign=*/false);
+      t = percent(r.at_chosen->time / at_max->time - 1.0, /*sign=*/true);
     }
     std::cout << fmt::format("{:<34} {:>10g} {:>14} {:>12}\n", r.name, watts(r.chosen), e, t);
   }
   std::cout << fmt::format("\nChosen ({}): {:g} W", optimizer.selector().name(), watts(chosen));
   if (saving) {
-    std::cout << fmt::format(", {:.1f}% less energy and {:+.1f}% time than the maximum {:g} W",
-                             100.0 * saving->energy_saving_fraction(),
-                             100.0 * saving->time_change_fraction(), watts(saving->maximum));
+    std::cout << fmt::format(", {} less energy and {} time than the maximum {:g} W",
+                             percent(saving->energy_saving_fraction(), /*sign=*/false),
+                             percent(saving->time_change_fraction(), /*sign=*/true),
+                             watts(saving->maximum));
   }
   std::cout << ".\n";
   if (args.observe) {
