@@ -20,7 +20,8 @@ std::string or_dash(const json& v) {
 
 void print_text(const json& r) {
   const std::string rule(72, '-');
-  fmt::print("{}\nZeus in C++ {}\n", rule, or_dash(r["zeus_version"]));
+  fmt::print("{}\nZeus in C++ {} (compiler {})\n", rule, or_dash(r["zeus_version"]),
+             or_dash(r["compiler"]));
   for (const auto& [k, v] : r["environment"].items()) fmt::print("  {:<22} {}\n", k, or_dash(v));
   fmt::print("{}\nGPUs: backend {}", rule, or_dash(r["gpu_backend"]));
   if (!r["driver_version"].get<std::string>().empty()) {

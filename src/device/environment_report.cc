@@ -61,6 +61,7 @@ json env_var(const char* name) {
 json environment_report(const DeviceInventory& devices) {
   json r;
   r["zeus_version"] = version();
+  r["compiler"] = __VERSION__;
   r["environment"] = {{"CUDA_VISIBLE_DEVICES", env_var("CUDA_VISIBLE_DEVICES")},
                       {"ZEUS_GPU_BACKEND", env_var("ZEUS_GPU_BACKEND")},
                       {"ZEUS_NVML_LIBRARY", env_var("ZEUS_NVML_LIBRARY")},
