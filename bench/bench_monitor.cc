@@ -7,8 +7,7 @@
 
 #include <memory>
 
-#include "bench_main.h"
-#include "fakes/nvml/fake_nvml_control.h"
+#include "bench_support.h"
 #include "zeus/device/devices.h"
 #include "zeus/device/sim_gpu.h"
 #include "zeus/monitor/energy_monitor.h"
@@ -25,26 +24,14 @@ void run_windows(benchmark::State& state, zeus::EnergyMonitor& monitor) {
 }
 
 void BM_WindowSim(benchmark::State& state) {
-  zeus::DiscoveryOptions options;
-  options.gpu_backend = "sim";
-  options.sim_gpus = static_cast<int>(state.range(0));
-  options.cpus = false;
-  const auto devices = zeus::discover_devices(options);
-  zeus::EnergyMonitor monitor(devices);
+  zeus::EnergyMonitor monitor(zeus::bench::sim_gpus(static_cast<int>(state.range(0))));
   run_windows(state, monitor);
 }
 BENCHMARK(BM_WindowSim)->Arg(1)->Arg(8);
 
 void BM_WindowFakeNvml(benchmark::State& state) {
   zeus::testing::FakeNvml fake;
-  fake.reset();
-  fake.set_device_count(static_cast<unsigned>(state.range(0)));
-  zeus::DiscoveryOptions options;
-  options.gpu_backend = "nvml";
-  options.nvml_library = fake.path();
-  options.cpus = false;
-  const auto devices = zeus::discover_devices(options);
-  zeus::EnergyMonitor monitor(devices);
+  zeus::EnergyMonitor monitor(zeus::bench::fake_nvml_gpus(fake, static_cast<int>(state.range(0))));
   run_windows(state, monitor);
 }
 BENCHMARK(BM_WindowFakeNvml)->Arg(1)->Arg(8);

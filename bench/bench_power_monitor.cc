@@ -10,8 +10,7 @@
 #include <mutex>
 #include <thread>
 
-#include "bench_main.h"
-#include "fakes/nvml/fake_nvml_control.h"
+#include "bench_support.h"
 #include "zeus/device/devices.h"
 #include "zeus/monitor/power_monitor.h"
 
@@ -45,11 +44,7 @@ void sample_for_two_seconds(benchmark::State& state, const zeus::DeviceInventory
 }
 
 void BM_PowerMonitorSim(benchmark::State& state) {
-  zeus::DiscoveryOptions options;
-  options.gpu_backend = "sim";
-  options.sim_gpus = static_cast<int>(state.range(0));
-  options.cpus = false;
-  sample_for_two_seconds(state, zeus::discover_devices(options));
+  sample_for_two_seconds(state, zeus::bench::sim_gpus(static_cast<int>(state.range(0))));
 }
 BENCHMARK(BM_PowerMonitorSim)
     ->Arg(8)
@@ -59,13 +54,8 @@ BENCHMARK(BM_PowerMonitorSim)
 
 void BM_PowerMonitorFakeNvml(benchmark::State& state) {
   zeus::testing::FakeNvml fake;
-  fake.reset();
-  fake.set_device_count(static_cast<unsigned>(state.range(0)));
-  zeus::DiscoveryOptions options;
-  options.gpu_backend = "nvml";
-  options.nvml_library = fake.path();
-  options.cpus = false;
-  sample_for_two_seconds(state, zeus::discover_devices(options));
+  sample_for_two_seconds(state,
+                         zeus::bench::fake_nvml_gpus(fake, static_cast<int>(state.range(0))));
 }
 BENCHMARK(BM_PowerMonitorFakeNvml)
     ->Arg(8)
@@ -108,11 +98,7 @@ BENCHMARK(BM_EmptyTimerLoop1ms)->Iterations(1)->UseManualTime()->Unit(benchmark:
 
 // One sampling round (what the thread does every interval), without the wake-ups.
 void BM_SampleNowSim(benchmark::State& state) {
-  zeus::DiscoveryOptions options;
-  options.gpu_backend = "sim";
-  options.sim_gpus = static_cast<int>(state.range(0));
-  options.cpus = false;
-  const auto devices = zeus::discover_devices(options);
+  const auto devices = zeus::bench::sim_gpus(static_cast<int>(state.range(0)));
   std::vector<int> indices;
   for (std::size_t i = 0; i < devices.gpus.size(); ++i) indices.push_back(static_cast<int>(i));
   zeus::PowerMonitorOptions po;
