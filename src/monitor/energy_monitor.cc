@@ -194,9 +194,11 @@ Measurement EnergyMonitor::end_window(const std::string& name, bool sync, bool c
   if (!m.gpus_below_update_period.empty() && !options_.approx_instant_energy &&
       !warned_short_window_.exchange(true)) {
     log::warn(
-        "window '{}' ({:.4f} s) was shorter than the energy counter update period of GPU(s) "
-        "{}: their energy reads 0; measure longer windows or enable approx_instant_energy",
-        name, m.time.count(), fmt::join(m.gpus_below_update_period, ", "));
+        "the energy counter of GPU(s) {1} did not move during window '{0}' ({2:.4f} s), so their "
+        "energy reads 0 (flagged in the measurement): the window was probably shorter than the "
+        "counter's update period (about 100 ms on NVIDIA GPUs); measure longer windows or enable "
+        "approx_instant_energy",
+        name, fmt::join(m.gpus_below_update_period, ", "), m.time.count());
   }
   for (std::size_t k = 0; k < cpus_.size(); ++k) {
     m.cpu_energy[cpu_indices_[k]] = end.cpu[k].package - start.cpu[k].package;

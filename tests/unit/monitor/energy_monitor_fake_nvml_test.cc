@@ -1,0 +1,93 @@
+// The energy monitor over the real NVML backend, loaded from the fake
+// libnvidia-ml.so.1: the whole measurement stack below the CLI.
+#include <gtest/gtest.h>
+
+#include "fakes/nvml/fake_nvml_control.h"
+#include "zeus/device/devices.h"
+#include "zeus/monitor/energy_monitor.h"
+#include "zeus/util/error.h"
+
+namespace zeus {
+namespace {
+
+class EnergyMonitorOnFakeNvml : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    fake_.reset();
+    fake_.set_device_count(2);
+  }
+  DeviceInventory open() const {
+    DiscoveryOptions o;
+    o.gpu_backend = "nvml";
+    o.nvml_library = fake_.path();
+    o.cpus = false;
+    return discover_devices(o);
+  }
+  EnergyMonitorOptions options() {
+    EnergyMonitorOptions o;
+    o.clock = &clock_;
+    o.power_monitor.start_thread = false;
+    o.power_monitor.interval = Seconds(0.01);
+    return o;
+  }
+  testing::FakeNvml fake_;
+  ManualClock clock_;
+};
+
+TEST_F(EnergyMonitorOnFakeNvml, WindowEnergyIsTheCounterDelta) {
+  const auto devices = open();
+  EnergyMonitor monitor(devices, options());
+  monitor.begin_window("step");
+  fake_.advance_energy_mj(0, 1500);
+  fake_.advance_energy_mj(1, 250);
+  clock_.advance(Seconds(1));
+  const auto m = monitor.end_window("step");
+  EXPECT_DOUBLE_EQ(m.gpu_energy.at(0).value(), 1.5);
+  EXPECT_DOUBLE_EQ(m.gpu_energy.at(1).value(), 0.25);
+  EXPECT_EQ(m.gpu_energy_source.at(0), EnergySource::kCounter);
+  EXPECT_TRUE(m.gpus_below_update_period.empty());
+}
+
+TEST_F(EnergyMonitorOnFakeNvml, PreVoltaGpuIsMeasuredFromItsPowerTimeline) {
+  fake_.set_architecture(1, testing::nvml_arch::kPascal);
+  fake_.set_power_mw(1, 150000, 150000, 0);
+  const auto devices = open();
+  EnergyMonitor monitor(devices, options());
+  ASSERT_NE(monitor.power_monitor(), nullptr);
+  monitor.begin_window("step");
+  for (int i = 0; i < 100; ++i) {
+    clock_.advance(Seconds(0.01));
+    monitor.power_monitor()->sample_now();
+  }
+  const auto m = monitor.end_window("step");
+  EXPECT_EQ(m.gpu_energy_source.at(1), EnergySource::kPowerTimeline);
+  EXPECT_NEAR(m.gpu_energy.at(1).value(), 150.0, 1e-6);  // 150 W for 1 s
+  EXPECT_EQ(m.gpu_energy_source.at(0), EnergySource::kCounter);
+}
+
+TEST_F(EnergyMonitorOnFakeNvml, StaticCounterIsFlaggedNotSilentlyZero) {
+  const auto devices = open();
+  EnergyMonitor monitor(devices, options());
+  monitor.begin_window("short");
+  clock_.advance(Seconds(0.02));
+  const auto m = monitor.end_window("short");
+  EXPECT_EQ(m.gpus_below_update_period, (std::vector<int>{0, 1}));
+}
+
+TEST_F(EnergyMonitorOnFakeNvml, GpuLostMidWindowIsAnError) {
+  const auto devices = open();
+  EnergyMonitor monitor(devices, options());
+  monitor.begin_window("step");
+  fake_.set_lost(0, true);
+  try {
+    monitor.end_window("step");
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kGpuLost);
+    EXPECT_NE(std::string(e.what()).find("GPU 0"), std::string::npos) << e.what();
+  }
+  fake_.set_lost(0, false);
+}
+
+}  // namespace
+}  // namespace zeus
