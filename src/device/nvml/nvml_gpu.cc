@@ -102,6 +102,10 @@ std::string NvmlGpu::context(std::string_view what) const {
   return fmt::format("GPU {} ({}, NVML index {}): {}", index_, name_, nvml_index_, what);
 }
 
+void NvmlGpu::check(int nvml_return, std::string_view function, std::string_view what) const {
+  if (nvml_return != abi::kSuccess) lib_->fail(nvml_return, function, context(what));
+}
+
 GpuArchitecture NvmlGpu::architecture() {
   const int cached = arch_.load(std::memory_order_acquire);
   if (cached != kArchUnresolved) return static_cast<GpuArchitecture>(cached);
@@ -133,16 +137,11 @@ Joules NvmlGpu::total_energy() {
                                     "integrate power readings instead",
                                     architecture_name(architecture()))));
   }
-  // Hot path (every window edge): the error context is formatted only on failure.
-  if (api_.device_get_total_energy_consumption == nullptr) {
-    require_symbol(api_.device_get_total_energy_consumption, "nvmlDeviceGetTotalEnergyConsumption",
-                   context("reading the energy counter"));
-  }
+  constexpr std::string_view what = "reading the energy counter";
+  require(api_.device_get_total_energy_consumption, "nvmlDeviceGetTotalEnergyConsumption", what);
   unsigned long long millijoules = 0;
-  const int rc = api_.device_get_total_energy_consumption(device_, &millijoules);
-  if (rc != abi::kSuccess) {
-    lib_->fail(rc, "nvmlDeviceGetTotalEnergyConsumption", context("reading the energy counter"));
-  }
+  check(api_.device_get_total_energy_consumption(device_, &millijoules),
+        "nvmlDeviceGetTotalEnergyConsumption", what);
   return from_millijoules(static_cast<double>(millijoules));
 }
 
@@ -217,16 +216,13 @@ Watts NvmlGpu::read_instant_power() {
     }
   }
   unsigned milliwatts = 0;
-  lib_->check(api_.device_get_power_usage(device_, &milliwatts), "nvmlDeviceGetPowerUsage",
-              context("reading instant power"));
+  check(api_.device_get_power_usage(device_, &milliwatts), "nvmlDeviceGetPowerUsage",
+        "reading instant power");
   return from_milliwatts(static_cast<double>(milliwatts));
 }
 
 Watts NvmlGpu::power(PowerDomain domain) {
-  if (api_.device_get_field_values == nullptr) {  // hot path: format only on failure
-    require_symbol(api_.device_get_field_values, "nvmlDeviceGetFieldValues",
-                   context(fmt::format("reading {} power", power_domain_name(domain))));
-  }
+  require(api_.device_get_field_values, "nvmlDeviceGetFieldValues", "reading power");
   switch (domain) {
     case PowerDomain::kDeviceInstant:
       return read_instant_power();
@@ -249,39 +245,38 @@ Watts NvmlGpu::power(PowerDomain domain) {
 }
 
 PowerLimitConstraints NvmlGpu::power_limit_constraints() {
-  const std::string ctx = context("reading the power limit range");
-  require_symbol(api_.device_get_power_management_limit_constraints,
-                 "nvmlDeviceGetPowerManagementLimitConstraints", ctx);
+  constexpr std::string_view what = "reading the power limit range";
+  require(api_.device_get_power_management_limit_constraints,
+          "nvmlDeviceGetPowerManagementLimitConstraints", what);
   unsigned min_mw = 0;
   unsigned max_mw = 0;
-  lib_->check(api_.device_get_power_management_limit_constraints(device_, &min_mw, &max_mw),
-              "nvmlDeviceGetPowerManagementLimitConstraints", ctx);
+  check(api_.device_get_power_management_limit_constraints(device_, &min_mw, &max_mw),
+        "nvmlDeviceGetPowerManagementLimitConstraints", what);
   return {Milliwatts(min_mw), Milliwatts(max_mw)};
 }
 
 Milliwatts NvmlGpu::power_limit() {
-  const std::string ctx = context("reading the power limit");
-  require_symbol(api_.device_get_power_management_limit, "nvmlDeviceGetPowerManagementLimit", ctx);
+  constexpr std::string_view what = "reading the power limit";
+  require(api_.device_get_power_management_limit, "nvmlDeviceGetPowerManagementLimit", what);
   unsigned mw = 0;
-  lib_->check(api_.device_get_power_management_limit(device_, &mw),
-              "nvmlDeviceGetPowerManagementLimit", ctx);
+  check(api_.device_get_power_management_limit(device_, &mw), "nvmlDeviceGetPowerManagementLimit",
+        what);
   return Milliwatts(mw);
 }
 
 Milliwatts NvmlGpu::default_power_limit() {
-  const std::string ctx = context("reading the default power limit");
-  require_symbol(api_.device_get_power_management_default_limit,
-                 "nvmlDeviceGetPowerManagementDefaultLimit", ctx);
+  constexpr std::string_view what = "reading the default power limit";
+  require(api_.device_get_power_management_default_limit,
+          "nvmlDeviceGetPowerManagementDefaultLimit", what);
   unsigned mw = 0;
-  lib_->check(api_.device_get_power_management_default_limit(device_, &mw),
-              "nvmlDeviceGetPowerManagementDefaultLimit", ctx);
+  check(api_.device_get_power_management_default_limit(device_, &mw),
+        "nvmlDeviceGetPowerManagementDefaultLimit", what);
   return Milliwatts(mw);
 }
 
 void NvmlGpu::set_power_limit(Milliwatts limit) {
-  const std::string ctx =
-      context(fmt::format("setting the power limit to {} W", to_watts(limit).value()));
-  require_symbol(api_.device_set_power_management_limit, "nvmlDeviceSetPowerManagementLimit", ctx);
+  const std::string what = fmt::format("setting the power limit to {} W", to_watts(limit).value());
+  require(api_.device_set_power_management_limit, "nvmlDeviceSetPowerManagementLimit", what);
   const PowerLimitConstraints range = power_limit_constraints();
   if (limit < range.min || limit > range.max) {
     throw_error(ErrorCode::kInvalidArgument,
@@ -295,27 +290,25 @@ void NvmlGpu::set_power_limit(Milliwatts limit) {
                context(fmt::format("power limit already {} mW; not setting it", limit.value())));
     return;
   }
-  lib_->check(api_.device_set_power_management_limit(device_, static_cast<unsigned>(limit.value())),
-              "nvmlDeviceSetPowerManagementLimit", ctx);
+  check(api_.device_set_power_management_limit(device_, static_cast<unsigned>(limit.value())),
+        "nvmlDeviceSetPowerManagementLimit", what);
 }
 
 bool NvmlGpu::persistence_mode() {
-  const std::string ctx = context("reading persistence mode");
-  require_symbol(api_.device_get_persistence_mode, "nvmlDeviceGetPersistenceMode", ctx);
+  constexpr std::string_view what = "reading persistence mode";
+  require(api_.device_get_persistence_mode, "nvmlDeviceGetPersistenceMode", what);
   int mode = abi::kFeatureDisabled;
-  lib_->check(api_.device_get_persistence_mode(device_, &mode), "nvmlDeviceGetPersistenceMode",
-              ctx);
+  check(api_.device_get_persistence_mode(device_, &mode), "nvmlDeviceGetPersistenceMode", what);
   return mode == abi::kFeatureEnabled;
 }
 
 void NvmlGpu::set_persistence_mode(bool enabled) {
-  const std::string ctx =
-      context(fmt::format("turning persistence mode {}", enabled ? "on" : "off"));
-  require_symbol(api_.device_set_persistence_mode, "nvmlDeviceSetPersistenceMode", ctx);
+  const std::string what = fmt::format("turning persistence mode {}", enabled ? "on" : "off");
+  require(api_.device_set_persistence_mode, "nvmlDeviceSetPersistenceMode", what);
   if (persistence_mode() == enabled) return;
-  lib_->check(api_.device_set_persistence_mode(
-                  device_, enabled ? abi::kFeatureEnabled : abi::kFeatureDisabled),
-              "nvmlDeviceSetPersistenceMode", ctx);
+  check(api_.device_set_persistence_mode(device_,
+                                         enabled ? abi::kFeatureEnabled : abi::kFeatureDisabled),
+        "nvmlDeviceSetPersistenceMode", what);
 }
 
 namespace {
@@ -353,23 +346,21 @@ std::vector<Megahertz> read_clock_list(const NvmlLibrary& lib, const char* funct
 }  // namespace
 
 std::vector<Megahertz> NvmlGpu::supported_memory_clocks() {
-  const std::string ctx = context("listing supported memory clocks");
-  require_symbol(api_.device_get_supported_memory_clocks, "nvmlDeviceGetSupportedMemoryClocks",
-                 ctx);
-  return read_clock_list(*lib_, "nvmlDeviceGetSupportedMemoryClocks", ctx,
+  constexpr std::string_view what = "listing supported memory clocks";
+  require(api_.device_get_supported_memory_clocks, "nvmlDeviceGetSupportedMemoryClocks", what);
+  return read_clock_list(*lib_, "nvmlDeviceGetSupportedMemoryClocks", context(what),
                          [&](unsigned* count, unsigned* clocks) {
                            return api_.device_get_supported_memory_clocks(device_, count, clocks);
                          });
 }
 
 std::vector<Megahertz> NvmlGpu::supported_graphics_clocks(Megahertz memory_clock) {
-  const std::string ctx = context(fmt::format(
-      "listing supported graphics clocks at memory clock {} MHz", memory_clock.value()));
-  require_symbol(api_.device_get_supported_graphics_clocks, "nvmlDeviceGetSupportedGraphicsClocks",
-                 ctx);
+  const std::string what =
+      fmt::format("listing supported graphics clocks at memory clock {} MHz", memory_clock.value());
+  require(api_.device_get_supported_graphics_clocks, "nvmlDeviceGetSupportedGraphicsClocks", what);
   const unsigned mem = to_nvml_mhz(memory_clock, "memory clock");
   return read_clock_list(
-      *lib_, "nvmlDeviceGetSupportedGraphicsClocks", ctx,
+      *lib_, "nvmlDeviceGetSupportedGraphicsClocks", context(what),
       [&](unsigned* count, unsigned* clocks) {
         return api_.device_get_supported_graphics_clocks(device_, mem, count, clocks);
       },
@@ -387,59 +378,57 @@ unsigned NvmlGpu::to_nvml_mhz(Megahertz mhz, const char* what) const {
 }
 
 void NvmlGpu::set_gpu_locked_clocks(Megahertz min, Megahertz max) {
-  const std::string ctx =
-      context(fmt::format("locking the graphics clock to [{}, {}] MHz", min.value(), max.value()));
-  require_symbol(api_.device_set_gpu_locked_clocks, "nvmlDeviceSetGpuLockedClocks", ctx);
+  const std::string what =
+      fmt::format("locking the graphics clock to [{}, {}] MHz", min.value(), max.value());
+  require(api_.device_set_gpu_locked_clocks, "nvmlDeviceSetGpuLockedClocks", what);
   const unsigned lo = to_nvml_mhz(min, "minimum graphics clock");
   const unsigned hi = to_nvml_mhz(max, "maximum graphics clock");
   if (lo > hi) {
     throw_error(ErrorCode::kInvalidArgument,
-                ctx + ": the minimum clock is above the maximum clock");
+                context(what) + ": the minimum clock is above the maximum clock");
   }
-  lib_->check(api_.device_set_gpu_locked_clocks(device_, lo, hi), "nvmlDeviceSetGpuLockedClocks",
-              ctx);
+  check(api_.device_set_gpu_locked_clocks(device_, lo, hi), "nvmlDeviceSetGpuLockedClocks", what);
 }
 
 void NvmlGpu::reset_gpu_locked_clocks() {
-  const std::string ctx = context("resetting the locked graphics clock");
-  require_symbol(api_.device_reset_gpu_locked_clocks, "nvmlDeviceResetGpuLockedClocks", ctx);
-  lib_->check(api_.device_reset_gpu_locked_clocks(device_), "nvmlDeviceResetGpuLockedClocks", ctx);
+  constexpr std::string_view what = "resetting the locked graphics clock";
+  require(api_.device_reset_gpu_locked_clocks, "nvmlDeviceResetGpuLockedClocks", what);
+  check(api_.device_reset_gpu_locked_clocks(device_), "nvmlDeviceResetGpuLockedClocks", what);
 }
 
 void NvmlGpu::set_memory_locked_clocks(Megahertz min, Megahertz max) {
-  const std::string ctx =
-      context(fmt::format("locking the memory clock to [{}, {}] MHz", min.value(), max.value()));
-  require_symbol(api_.device_set_memory_locked_clocks, "nvmlDeviceSetMemoryLockedClocks", ctx);
+  const std::string what =
+      fmt::format("locking the memory clock to [{}, {}] MHz", min.value(), max.value());
+  require(api_.device_set_memory_locked_clocks, "nvmlDeviceSetMemoryLockedClocks", what);
   const unsigned lo = to_nvml_mhz(min, "minimum memory clock");
   const unsigned hi = to_nvml_mhz(max, "maximum memory clock");
   if (lo > hi) {
     throw_error(ErrorCode::kInvalidArgument,
-                ctx + ": the minimum clock is above the maximum clock");
+                context(what) + ": the minimum clock is above the maximum clock");
   }
-  lib_->check(api_.device_set_memory_locked_clocks(device_, lo, hi),
-              "nvmlDeviceSetMemoryLockedClocks", ctx);
+  check(api_.device_set_memory_locked_clocks(device_, lo, hi), "nvmlDeviceSetMemoryLockedClocks",
+        what);
 }
 
 void NvmlGpu::reset_memory_locked_clocks() {
-  const std::string ctx = context("resetting the locked memory clock");
-  require_symbol(api_.device_reset_memory_locked_clocks, "nvmlDeviceResetMemoryLockedClocks", ctx);
-  lib_->check(api_.device_reset_memory_locked_clocks(device_), "nvmlDeviceResetMemoryLockedClocks",
-              ctx);
+  constexpr std::string_view what = "resetting the locked memory clock";
+  require(api_.device_reset_memory_locked_clocks, "nvmlDeviceResetMemoryLockedClocks", what);
+  check(api_.device_reset_memory_locked_clocks(device_), "nvmlDeviceResetMemoryLockedClocks", what);
 }
 
 Celsius NvmlGpu::temperature() {
-  const std::string ctx = context("reading the temperature");
+  constexpr std::string_view what = "reading the temperature";
   if (api_.device_get_temperature_v != nullptr) {
     abi::nvmlTemperature_v1_t t{};
     t.version = abi::kTemperatureV1Version;
     t.sensorType = abi::kTemperatureGpu;
-    lib_->check(api_.device_get_temperature_v(device_, &t), "nvmlDeviceGetTemperatureV", ctx);
+    check(api_.device_get_temperature_v(device_, &t), "nvmlDeviceGetTemperatureV", what);
     return Celsius(static_cast<double>(t.temperature));
   }
-  require_symbol(api_.device_get_temperature, "nvmlDeviceGetTemperature", ctx);
+  require(api_.device_get_temperature, "nvmlDeviceGetTemperature", what);
   unsigned celsius = 0;
-  lib_->check(api_.device_get_temperature(device_, abi::kTemperatureGpu, &celsius),
-              "nvmlDeviceGetTemperature", ctx);
+  check(api_.device_get_temperature(device_, abi::kTemperatureGpu, &celsius),
+        "nvmlDeviceGetTemperature", what);
   return Celsius(static_cast<double>(celsius));
 }
 

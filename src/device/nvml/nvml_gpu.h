@@ -54,7 +54,16 @@ class NvmlGpu final : public Gpu {
   // Reads a power field, resolving GPU scope vs MODULE scope once (cached in `scope`).
   Watts read_power_field(unsigned field, std::atomic<int>& scope, const char* what);
   Watts read_instant_power();
+  // "GPU i (name, NVML index n): what", for error messages. Formatted only when
+  // something failed: counter and power reads sit on every window's hot path.
   std::string context(std::string_view what) const;
+  // Throws the mapped NvmlError unless nvml_return is success.
+  void check(int nvml_return, std::string_view function, std::string_view what) const;
+  // Throws kNotSupported when an optional entry point is missing.
+  template <class Fn>
+  void require(Fn fn, std::string_view symbol, std::string_view what) const {
+    if (fn == nullptr) require_symbol(fn, symbol, context(what));
+  }
   unsigned to_nvml_mhz(Megahertz mhz, const char* what) const;
 
   std::shared_ptr<const NvmlLibrary> lib_;
