@@ -215,12 +215,6 @@ void GlobalPowerLimitOptimizer::enter_profiling(Milliwatts limit) {
 void GlobalPowerLimitOptimizer::finish_profiling() {
   const Milliwatts limit = state_.power_limit;
   const Measurement m = monitor_.end_window(window_name(limit), /*sync=*/true);
-  if (!m.gpus_below_update_period.empty()) {
-    log::warn(
-        "profiling window at {} W was shorter than the energy counter's update period of "
-        "{} GPU(s); increase profile_steps",
-        watts(limit), m.gpus_below_update_period.size());
-  }
   const Joules energy(reducer_->all_reduce_sum(m.total_gpu_energy().value()));
   const Seconds time(reducer_->all_reduce_max(m.time.count()));
   measurements_.push_back(PowerLimitMeasurement{limit, energy, time});
@@ -234,6 +228,19 @@ void GlobalPowerLimitOptimizer::finish_profiling() {
 }
 
 void GlobalPowerLimitOptimizer::finish(bool from_file) {
+  if (!from_file) {
+    // One warning for the whole profile (the monitor flags each window too).
+    std::vector<double> no_energy;
+    for (const auto& x : measurements_) {
+      if (!(x.energy.value() > 0.0)) no_energy.push_back(watts(x.power_limit));
+    }
+    if (!no_energy.empty()) {
+      log::warn(
+          "profiling windows at {} W measured no energy: they were shorter than the energy "
+          "counter's update period; increase profile_steps",
+          fmt::join(no_energy, ", "));
+    }
+  }
   optimal_ = selector_->select(measurements_);
   state_ = State{Phase::kDone, *optimal_, 0};
   set_limit(options_.observer_mode ? candidates_.front() : *optimal_);
