@@ -6,14 +6,18 @@
 
 #include <cstdint>
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <functional>
 #include <string>
 
 #include "zeus/device/sim_gpu.h"
 #include "zeus/optimizer/power_limit_optimizer.h"
+#include "zeus/perseus/planner.h"
 #include "zeus/perseus/profile.h"
 #include "zeus/util/csv.h"
 #include "zeus/util/error.h"
+#include "zeus/util/files.h"
 
 namespace zeus {
 namespace {
@@ -120,6 +124,37 @@ TEST(ParserFuzz, PerseusStageProfile) {
       "stage,instruction,frequency,time,energy\n0,forward,1410,0.010,2.0\n0,forward,1200,0.012,"
       "1.8\n0,backward,1410,0.020,4.0\n0,backward,1200,0.024,3.5\n",
       4, [](const std::string& text) { (void)perseus::StageProfile::parse(text, "fuzz.csv"); });
+}
+
+// plans.json is a file users keep and may edit: a mutated one must give a
+// clear error from reading, selecting or printing a plan, never a crash.
+TEST(ParserFuzz, PerseusPlansJson) {
+  const auto profile = perseus::StageProfile::parse(
+      "stage,instruction,frequency,time,energy\n"
+      "0,forward,1410,0.010,2.0\n0,forward,1200,0.013,1.8\n0,forward,1000,0.016,1.7\n"
+      "0,backward,1410,0.020,4.0\n0,backward,1200,0.025,3.5\n0,backward,1000,0.031,3.3\n"
+      "1,forward,1410,0.011,2.1\n1,forward,1200,0.014,1.9\n1,forward,1000,0.017,1.8\n"
+      "1,backward,1410,0.021,4.1\n1,backward,1200,0.026,3.6\n1,backward,1000,0.032,3.4\n",
+      "tiny.csv");
+  perseus::PlannerOptions options;
+  options.microbatches = 2;
+  options.unit_time_s = 0.001;
+  options.p_blocking = Watts(50);
+  options.cost_model = perseus::CostModelKind::kConvex;
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("zeus_fuzz_plans_" + std::to_string(::getpid()));
+  perseus::write_solution(perseus::solve_pipeline(profile, options), dir.string());
+  const std::string plans = (dir / "plans.json").string();
+  const std::string seed = read_file(plans);
+  fuzz(seed, 5, [&](const std::string& text) {
+    std::ofstream(plans, std::ios::trunc) << text;  // no fsync: thousands of rewrites
+    const auto solution = perseus::read_solution(dir.string());
+    for (const char* target : {"fastest", "min-energy", "straggler:1.2x"}) {
+      const auto i = perseus::select_target(solution.points, target);
+      (void)perseus::plan_json(solution, i, target);
+    }
+  });
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace
