@@ -122,8 +122,9 @@ class SimGpu final : public Gpu {
   Milliwatts limit_;
   bool persistence_ = false;
   double load_;
-  double locked_min_mhz_, locked_max_mhz_;
-  double mem_locked_min_mhz_, mem_locked_max_mhz_;
+  // Only the locked maximum matters: under load the clock sits at the highest
+  // allowed value, and the power cap wins over a locked minimum.
+  double locked_max_mhz_;
   bool lost_ = false;
   std::vector<Segment> segments_;  // recent history; older ones are pruned
 };

@@ -15,10 +15,7 @@ SimGpu::SimGpu(SimGpuModel model, Clock& clock, int index)
       index_(index),
       limit_(to_milliwatts(Watts(model_.power_limit_default_w))),
       load_(model_.load),
-      locked_min_mhz_(model_.min_graphics_clock_mhz),
-      locked_max_mhz_(model_.max_graphics_clock_mhz),
-      mem_locked_min_mhz_(0),
-      mem_locked_max_mhz_(0) {
+      locked_max_mhz_(model_.max_graphics_clock_mhz) {
   model_.validate();
   segments_.push_back(Segment{clock_.now().count(), 0.0, current_power_locked()});
 }
@@ -225,7 +222,6 @@ void SimGpu::set_gpu_locked_clocks(Megahertz min, Megahertz max) {
                             min.value(), max.value(), model_.min_graphics_clock_mhz,
                             model_.max_graphics_clock_mhz));
   }
-  locked_min_mhz_ = static_cast<double>(min.value());
   locked_max_mhz_ = static_cast<double>(max.value());
   change_state_locked();
 }
@@ -233,7 +229,6 @@ void SimGpu::set_gpu_locked_clocks(Megahertz min, Megahertz max) {
 void SimGpu::reset_gpu_locked_clocks() {
   std::lock_guard lock(mutex_);
   check_alive_locked();
-  locked_min_mhz_ = model_.min_graphics_clock_mhz;
   locked_max_mhz_ = model_.max_graphics_clock_mhz;
   change_state_locked();
 }
@@ -244,14 +239,12 @@ void SimGpu::set_memory_locked_clocks(Megahertz min, Megahertz max) {
   if (min > max) {
     throw_error(ErrorCode::kInvalidArgument, "locked memory clocks: min must not exceed max");
   }
-  mem_locked_min_mhz_ = static_cast<double>(min.value());
-  mem_locked_max_mhz_ = static_cast<double>(max.value());
+  // Validated like a real GPU would; the model has no memory-clock effect.
 }
 
 void SimGpu::reset_memory_locked_clocks() {
   std::lock_guard lock(mutex_);
   check_alive_locked();
-  mem_locked_min_mhz_ = mem_locked_max_mhz_ = 0;
 }
 
 Celsius SimGpu::temperature() {
