@@ -12,6 +12,7 @@
 #include <string>
 
 #include "zeus/device/sim_gpu.h"
+#include "zeus/optimizer/batch_size/rng.h"
 #include "zeus/optimizer/power_limit_optimizer.h"
 #include "zeus/perseus/planner.h"
 #include "zeus/perseus/profile.h"
@@ -27,43 +28,38 @@ int iterations() {
   return env != nullptr ? std::max(1, std::atoi(env)) : 2000;
 }
 
-// splitmix64: small, seedable, the same on every platform.
-struct Rng {
-  std::uint64_t s;
-  std::uint64_t next() {
-    std::uint64_t z = (s += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-  }
-  std::size_t below(std::size_t n) { return n == 0 ? 0 : static_cast<std::size_t>(next() % n); }
-};
+// The project's seedable generator: the same stream on every platform.
+using Rng = batch_size::Rng;
+
+std::size_t below(Rng& rng, std::size_t n) {
+  return n == 0 ? 0 : static_cast<std::size_t>(rng.uniform_int(n));
+}
 
 // Mutates a valid input: byte flips, insertions of interesting characters,
 // deletions, duplicated slices, truncation.
 std::string mutate(const std::string& seed, Rng& rng) {
   static const std::string kInteresting = ",\"\n\r{}[]:-.eE0123456789 \t\\nan inf";
   std::string s = seed;
-  const std::size_t edits = 1 + rng.below(8);
+  const std::size_t edits = 1 + below(rng, 8);
   for (std::size_t e = 0; e < edits; ++e) {
-    switch (rng.below(5)) {
+    switch (below(rng, 5)) {
       case 0:
-        if (!s.empty()) s[rng.below(s.size())] = static_cast<char>(rng.next() & 0xff);
+        if (!s.empty()) s[below(rng, s.size())] = static_cast<char>(rng.next_u64() & 0xff);
         break;
       case 1:
-        s.insert(rng.below(s.size() + 1), 1, kInteresting[rng.below(kInteresting.size())]);
+        s.insert(below(rng, s.size() + 1), 1, kInteresting[below(rng, kInteresting.size())]);
         break;
       case 2:
-        if (!s.empty()) s.erase(rng.below(s.size()), 1 + rng.below(4));
+        if (!s.empty()) s.erase(below(rng, s.size()), 1 + below(rng, 4));
         break;
       case 3:
         if (!s.empty()) {
-          const std::size_t at = rng.below(s.size());
-          s.insert(rng.below(s.size() + 1), s.substr(at, 1 + rng.below(16)));
+          const std::size_t at = below(rng, s.size());
+          s.insert(below(rng, s.size() + 1), s.substr(at, 1 + below(rng, 16)));
         }
         break;
       default:
-        s.resize(rng.below(s.size() + 1));
+        s.resize(below(rng, s.size() + 1));
         break;
     }
   }
@@ -72,7 +68,7 @@ std::string mutate(const std::string& seed, Rng& rng) {
 
 void fuzz(const std::string& seed, std::uint64_t rng_seed,
           const std::function<void(const std::string&)>& parse) {
-  Rng rng{rng_seed};
+  Rng rng(rng_seed);
   int accepted = 0;
   for (int i = 0; i < iterations(); ++i) {
     const std::string input = mutate(seed, rng);
