@@ -345,10 +345,6 @@ int main(int argc, char** argv) {
     return run(args);
   } catch (const zeus::Error& e) {
     std::cerr << "example_power_limit: error: " << e.what() << "\n";
-    const auto c = e.code();
-    return c == zeus::ErrorCode::kInvalidArgument || c == zeus::ErrorCode::kParse ||
-                   c == zeus::ErrorCode::kNotFound
-               ? 2
-               : 1;
+    return zeus::exit_code_for(e.code());
   }
 }

@@ -16,7 +16,4 @@ bool register_command(int order, CommandSetup setup);
 // A callback may set the process exit status (e.g. the wrapped command's).
 void set_exit_code(int code);
 
-// Exit status for bad input (flags, files): the message names what was wrong.
-inline constexpr int kExitUsage = 2;
-
 }  // namespace zeus::cli

@@ -23,11 +23,6 @@ int& exit_code() {
   return code;
 }
 
-bool is_input_error(ErrorCode code) {
-  return code == ErrorCode::kInvalidArgument || code == ErrorCode::kParse ||
-         code == ErrorCode::kNotFound;
-}
-
 }  // namespace
 
 bool register_command(int order, CommandSetup setup) {
@@ -60,13 +55,13 @@ int main(int argc, char** argv) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     app.exit(e);
-    return kExitUsage;
+    return zeus::kExitUsage;
   } catch (const zeus::Error& e) {
     std::fprintf(stderr, "zeus: error: %s\n", e.what());
-    return is_input_error(e.code()) ? kExitUsage : 1;
+    return zeus::exit_code_for(e.code());
   } catch (const std::exception& e) {
     std::fprintf(stderr, "zeus: error: %s\n", e.what());
-    return 1;
+    return zeus::kExitFailure;
   }
   return exit_code();
 }

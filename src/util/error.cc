@@ -36,4 +36,43 @@ std::string_view error_code_name(ErrorCode code) {
   return "unknown";
 }
 
+int exit_code_for(ErrorCode code) {
+  switch (code) {
+    case ErrorCode::kInvalidArgument:
+    case ErrorCode::kParse:
+    case ErrorCode::kNotFound:
+    case ErrorCode::kAlreadyExists:
+      return kExitUsage;
+    default:
+      return kExitFailure;
+  }
+}
+
+int http_status_for(ErrorCode code) {
+  switch (code) {
+    case ErrorCode::kInvalidArgument:
+    case ErrorCode::kParse:
+    case ErrorCode::kNotSupported:
+    case ErrorCode::kHeterogeneous:
+      return 400;
+    case ErrorCode::kNoPermission:
+      return 403;
+    case ErrorCode::kNotFound:
+      return 404;
+    case ErrorCode::kAlreadyExists:
+    case ErrorCode::kFailedPrecondition:
+      return 409;
+    case ErrorCode::kDriverNotLoaded:
+    case ErrorCode::kGpuLost:
+      return 503;
+    case ErrorCode::kTimeout:
+      return 504;
+    case ErrorCode::kIo:
+    case ErrorCode::kInternal:
+    case ErrorCode::kUnknown:
+      return 500;
+  }
+  return 500;
+}
+
 }  // namespace zeus

@@ -5,11 +5,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "zeus/util/error.h"
 
@@ -69,12 +69,62 @@ void write_file_atomically(const std::string& path, std::string_view contents) {
   }
 }
 
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw_io("cannot open", path);
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
+std::string read_file(const std::string& path, std::size_t max_bytes) {
+  // O_NONBLOCK: opening a FIFO must not wait for a writer; it is refused below.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) {
+    if (errno == EISDIR) {
+      throw_error(ErrorCode::kInvalidArgument,
+                  fmt::format("'{}' is a directory, not a file", path));
+    }
+    throw_io("cannot open", path);
+  }
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) {
+    const int saved = errno;
+    ::close(fd);
+    errno = saved;
+    throw_io("cannot stat", path);
+  }
+  if (S_ISDIR(st.st_mode)) {
+    ::close(fd);
+    throw_error(ErrorCode::kInvalidArgument, fmt::format("'{}' is a directory, not a file", path));
+  }
+  if (!S_ISREG(st.st_mode)) {
+    ::close(fd);
+    throw_error(
+        ErrorCode::kInvalidArgument,
+        fmt::format("'{}' is not a regular file (a pipe, device or socket); give a file", path));
+  }
+  if (static_cast<std::uint64_t>(st.st_size) > max_bytes) {
+    ::close(fd);
+    throw_error(ErrorCode::kInvalidArgument,
+                fmt::format("'{}' is too large ({} bytes; at most {} are read)", path,
+                            static_cast<std::uint64_t>(st.st_size), max_bytes));
+  }
+  std::string out;
+  out.resize(static_cast<std::size_t>(st.st_size));
+  std::size_t got = 0;
+  while (true) {
+    if (got == out.size()) {
+      if (out.size() >= max_bytes) break;
+      // The file grew after fstat (or reports size 0, like procfs): read on, bounded.
+      out.resize(std::min(max_bytes, std::max<std::size_t>(out.size() * 2, 4096)));
+    }
+    const ssize_t n = ::read(fd, out.data() + got, out.size() - got);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      const int saved = errno;
+      ::close(fd);
+      errno = saved;
+      throw_io("cannot read", path);
+    }
+    if (n == 0) break;
+    got += static_cast<std::size_t>(n);
+  }
+  ::close(fd);
+  out.resize(got);
+  return out;
 }
 
 bool read_small_file(const std::string& path, std::string& out) {

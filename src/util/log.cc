@@ -3,27 +3,10 @@
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
-#include <mutex>
 #include <string>
 
 namespace zeus::log {
 namespace {
-
-Level level_from_env() {
-  const char* env = std::getenv("ZEUS_LOG_LEVEL");
-  if (env == nullptr) return Level::kInfo;
-  const std::string value(env);
-  if (value == "debug") return Level::kDebug;
-  if (value == "warn" || value == "warning") return Level::kWarn;
-  if (value == "error") return Level::kError;
-  if (value == "off") return Level::kOff;
-  return Level::kInfo;
-}
-
-std::atomic<Level>& current() {
-  static std::atomic<Level> level{level_from_env()};
-  return level;
-}
 
 const char* prefix(Level level) {
   switch (level) {
@@ -41,15 +24,124 @@ const char* prefix(Level level) {
   return "";
 }
 
+// An unknown value is reported once on stderr (the sink may not exist yet).
+Level level_from_env() {
+  const char* env = std::getenv("ZEUS_LOG_LEVEL");
+  if (env == nullptr || *env == '\0') return Level::kInfo;
+  if (const auto parsed = parse_level(env)) return *parsed;
+  std::fprintf(stderr,
+               "zeus: warning: ZEUS_LOG_LEVEL='%.40s' is not a level (debug, info, warn, error, "
+               "off); using info\n",
+               env);
+  return Level::kInfo;
+}
+
+std::atomic<Level>& current_level() {
+  static std::atomic<Level> level{level_from_env()};
+  return level;
+}
+
+struct SinkSlot {
+  std::mutex mutex;  // guards sink
+  std::shared_ptr<Sink> sink = std::make_shared<StderrSink>();
+};
+
+SinkSlot& slot() {
+  static auto* s = new SinkSlot;  // never destroyed: logging works during static destruction
+  return *s;
+}
+
 }  // namespace
 
-Level level() { return current().load(std::memory_order_relaxed); }
-void set_level(Level level) { current().store(level); }
+std::optional<Level> parse_level(std::string_view text) {
+  if (text == "debug") return Level::kDebug;
+  if (text == "info") return Level::kInfo;
+  if (text == "warn" || text == "warning") return Level::kWarn;
+  if (text == "error") return Level::kError;
+  if (text == "off") return Level::kOff;
+  return std::nullopt;
+}
 
-void write(Level level, std::string_view message) {
-  static std::mutex mutex;
-  std::lock_guard lock(mutex);
+const char* level_name(Level level) {
+  switch (level) {
+    case Level::kDebug:
+      return "debug";
+    case Level::kInfo:
+      return "info";
+    case Level::kWarn:
+      return "warn";
+    case Level::kError:
+      return "error";
+    case Level::kOff:
+      return "off";
+  }
+  return "off";
+}
+
+void Sink::log(Level level, std::string_view message) {
+  std::lock_guard lock(mutex_);
+  write(level, message);
+}
+
+void StderrSink::write(Level level, std::string_view message) {
   std::fprintf(stderr, "%s%.*s\n", prefix(level), static_cast<int>(message.size()), message.data());
+}
+
+std::vector<CapturingSink::Entry> CapturingSink::entries() const {
+  std::lock_guard lock(entries_mutex_);
+  return entries_;
+}
+
+std::size_t CapturingSink::count(Level level, std::string_view needle) const {
+  std::lock_guard lock(entries_mutex_);
+  std::size_t n = 0;
+  for (const auto& e : entries_) {
+    if (e.level == level && e.message.find(needle) != std::string::npos) ++n;
+  }
+  return n;
+}
+
+void CapturingSink::clear() {
+  std::lock_guard lock(entries_mutex_);
+  entries_.clear();
+}
+
+void CapturingSink::write(Level level, std::string_view message) {
+  std::lock_guard lock(entries_mutex_);
+  entries_.push_back({level, std::string(message)});
+}
+
+std::shared_ptr<Sink> set_sink(std::shared_ptr<Sink> sink) {
+  if (!sink) sink = std::make_shared<StderrSink>();
+  std::lock_guard lock(slot().mutex);
+  std::swap(slot().sink, sink);
+  return sink;
+}
+
+std::shared_ptr<Sink> sink() {
+  std::lock_guard lock(slot().mutex);
+  return slot().sink;
+}
+
+ScopedSink::ScopedSink(std::shared_ptr<Sink> sink, std::optional<Level> new_level)
+    : previous_sink_(set_sink(std::move(sink))) {
+  if (new_level) {
+    previous_level_ = level();
+    set_level(*new_level);
+  }
+}
+
+ScopedSink::~ScopedSink() {
+  set_sink(std::move(previous_sink_));
+  if (previous_level_) set_level(*previous_level_);
+}
+
+Level level() { return current_level().load(std::memory_order_relaxed); }
+void set_level(Level new_level) { current_level().store(new_level); }
+
+void write(Level message_level, std::string_view message) {
+  if (message_level < level() || message_level == Level::kOff) return;
+  sink()->log(message_level, message);
 }
 
 }  // namespace zeus::log

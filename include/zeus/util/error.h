@@ -28,6 +28,19 @@ enum class ErrorCode {
 
 std::string_view error_code_name(ErrorCode code);
 
+// Process exit status of a program that stops on this error: kExitUsage for
+// input the user can correct (flags, files, names), kExitFailure otherwise.
+// Every front end (CLI, examples, daemons) uses this one mapping.
+inline constexpr int kExitFailure = 1;
+inline constexpr int kExitUsage = 2;
+int exit_code_for(ErrorCode code);
+
+// HTTP status of a request that fails with this error (400 bad input, 403 no
+// permission, 404 not found, 409 conflict, 503 device unavailable, 500
+// otherwise). Every HTTP adapter uses this one mapping; a service that must
+// answer differently for wire compatibility says so next to its handler.
+int http_status_for(ErrorCode code);
+
 class Error : public std::runtime_error {
  public:
   Error(ErrorCode code, const std::string& message) : std::runtime_error(message), code_(code) {}

@@ -1,6 +1,7 @@
 // File helpers with the guarantees the project relies on.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <string_view>
 
@@ -12,8 +13,14 @@ namespace zeus {
 // directories. ErrorCode::kIo on failure (the old file is untouched).
 void write_file_atomically(const std::string& path, std::string_view contents);
 
-// Reads a whole file; ErrorCode::kIo naming the path when it cannot.
-std::string read_file(const std::string& path);
+// Largest input file the project reads by default (traces, profiles, models).
+inline constexpr std::size_t kMaxInputFileBytes = std::size_t{256} << 20;
+
+// Reads a whole regular file of at most `max_bytes`. ErrorCode::kIo naming the
+// path when it is missing or unreadable; kInvalidArgument when it is a
+// directory, not a regular file (FIFO, device, socket: never opened in a way
+// that blocks) or larger than `max_bytes`.
+std::string read_file(const std::string& path, std::size_t max_bytes = kMaxInputFileBytes);
 
 // Reads a small sysfs-style file and trims trailing whitespace. Returns false
 // (and sets errno) instead of throwing, for hot paths and probing.

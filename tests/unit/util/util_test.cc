@@ -1,5 +1,8 @@
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <filesystem>
 
 #include "zeus/util/clock.h"
@@ -74,6 +77,34 @@ TEST(Files, AtomicWriteReplacesWholeFile) {
   for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir / "sub")) ++entries;
   EXPECT_EQ(entries, 1);  // no temporary left behind
   EXPECT_THROW(read_file((dir / "missing").string()), Error);
+  std::filesystem::remove_all(dir);
+}
+
+TEST(Files, ReadRefusesDirectoriesSpecialFilesAndOversizedFiles) {
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("zeus_read_test_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  try {
+    read_file(dir.string());
+    ADD_FAILURE() << "a directory was read";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kInvalidArgument);
+    EXPECT_NE(std::string(e.what()).find("is a directory"), std::string::npos) << e.what();
+  }
+  // /dev/zero would never end; a FIFO without a writer would block forever.
+  EXPECT_THROW(read_file("/dev/zero"), Error);
+  const auto fifo = (dir / "fifo").string();
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  try {
+    read_file(fifo);
+    ADD_FAILURE() << "a FIFO was read";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("not a regular file"), std::string::npos) << e.what();
+  }
+  const auto big = (dir / "big").string();
+  write_file_atomically(big, std::string(1000, 'x'));
+  EXPECT_EQ(read_file(big, 1000).size(), 1000u);
+  EXPECT_THROW(read_file(big, 999), Error);
   std::filesystem::remove_all(dir);
 }
 
