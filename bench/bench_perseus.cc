@@ -1,6 +1,6 @@
 // Perseus planner: full frontier solves on the SOSP'24 emulation profiles.
-// Reproduce: build-perseus/bin/bench_perseus --benchmark_filter=Solve
-// (profiles are read from <checkout>/../shared/data/perseus-sosp24-emulation).
+// Reproduce: build/bin/bench_perseus --benchmark_filter=Solve
+// (profiles are read from the project's data/perseus-sosp24-emulation).
 #include <benchmark/benchmark.h>
 
 #include <string>
@@ -12,7 +12,7 @@ namespace {
 using namespace zeus::perseus;
 
 std::string profile_path(const std::string& name) {
-  return std::string(ZEUS_SOURCE_DIR) + "/../shared/data/perseus-sosp24-emulation/stage_profile/" +
+  return std::string(ZEUS_SOURCE_DIR) + "/data/perseus-sosp24-emulation/stage_profile/" +
          name + "_bf16.csv";
 }
 

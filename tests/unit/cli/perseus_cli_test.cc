@@ -1,5 +1,6 @@
 // End-to-end tests of `zeus perseus solve` and `zeus perseus plan`.
 #include <gtest/gtest.h>
+#include <stdlib.h>
 
 #include <filesystem>
 #include <fstream>
@@ -13,15 +14,15 @@ namespace zeus::testing {
 namespace {
 
 namespace fs = std::filesystem;
-const std::string kProfile = std::string(ZEUS_SHARED_DIR) +
+const std::string kProfile = std::string(ZEUS_SOURCE_DIR) +
                              "/data/perseus-sosp24-emulation/stage_profile/bloom+a100_sxm_bf16.csv";
 
 class PerseusCli : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("zeus_perseus_cli_" + std::to_string(::getpid()));
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
+    std::string tmpl = (fs::temp_directory_path() / "zeus_perseus_cli_XXXXXX").string();
+    ASSERT_NE(::mkdtemp(tmpl.data()), nullptr);
+    dir_ = tmpl;
   }
   void TearDown() override { fs::remove_all(dir_); }
   std::vector<std::string> solve_args(const std::string& out) const {

@@ -219,8 +219,8 @@ TEST(PerseusPlannerTest, SolutionFilesRoundTripIntoPerStagePlans) {
   o.p_blocking = Watts(83.64);
   o.cost_model = CostModelKind::kConvex;
   const auto sol = solve_pipeline(profile, o);
-  const std::string dir = std::string(ZEUS_BINARY_DIR) + "/perseus_test_solution";
-  std::filesystem::remove_all(dir);
+  const testing::TempDir tmp;
+  const std::string dir = tmp.path() + "/solution";
   write_solution(sol, dir);
   const std::string csv = read_file(dir + "/frontier.csv");
   EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), static_cast<long>(sol.points().size()));
@@ -242,7 +242,6 @@ TEST(PerseusPlannerTest, SolutionFilesRoundTripIntoPerStagePlans) {
   EXPECT_THROW(read_solution(dir + "/missing"), Error);
   write_file_atomically(dir + "/plans.json", "{\"format\": 3}");
   EXPECT_THAT(error_of([&] { read_solution(dir); }), HasSubstr("plans.json"));
-  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

@@ -2,12 +2,14 @@
 // trace semantics, hand-checked normalisers, paper invariants, drift, overlap
 // and bad input.
 #include <gtest/gtest.h>
+#include <stdlib.h>
 
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <set>
+#include <stdexcept>
 
 #include "zeus/sim/report.h"
 #include "zeus/sim/simulator.h"
@@ -19,6 +21,24 @@ namespace zeus::sim {
 namespace {
 
 const std::string kTraces = std::string(ZEUS_SOURCE_DIR) + "/data/zeus-traces";
+
+// A fresh directory (mkdtemp), removed at the end of the test.
+class TempDir {
+ public:
+  TempDir() {
+    std::string tmpl = (std::filesystem::temp_directory_path() / "zeus_sim_test_XXXXXX").string();
+    if (::mkdtemp(tmpl.data()) == nullptr) throw std::runtime_error("mkdtemp " + tmpl);
+    path_ = tmpl;
+  }
+  ~TempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
 
 const TraceSet& traces() {
   static const TraceSet t = TraceSet::load(kTraces, trace_gpus());
@@ -241,8 +261,8 @@ TEST(BadInput, MissingDirectoryNamesThePath) {
 }
 
 TEST(BadInput, GarbledTraceNamesFileAndLine) {
-  const auto dir = std::filesystem::temp_directory_path() / "zeus_sim_test_garbled";
-  std::filesystem::create_directories(dir);
+  const TempDir tmp;
+  const std::filesystem::path dir = tmp.path();
   std::filesystem::copy_file(kTraces + "/summary_train.csv", dir / "summary_train.csv",
                              std::filesystem::copy_options::overwrite_existing);
   {
@@ -259,7 +279,6 @@ TEST(BadInput, GarbledTraceNamesFileAndLine) {
     EXPECT_NE(std::string(e.what()).find("summary_power_v100.csv:3"), std::string::npos)
         << e.what();
   }
-  std::filesystem::remove_all(dir);
 }
 
 TEST(BadInput, UnknownWorkloadEtaAndBetaAreRejected) {
