@@ -75,8 +75,7 @@ void expect_frontier_invariants(const FrontierProblem& problem, const Frontier& 
 }
 
 TempDir::TempDir() {
-  std::string tmpl =
-      (std::filesystem::temp_directory_path() / "zeus_perseus_test_XXXXXX").string();
+  std::string tmpl = (std::filesystem::temp_directory_path() / "zeus_perseus_test_XXXXXX").string();
   if (::mkdtemp(tmpl.data()) == nullptr) throw std::runtime_error("mkdtemp failed: " + tmpl);
   path_ = tmpl;
 }
