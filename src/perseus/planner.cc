@@ -50,7 +50,7 @@ constexpr double kBytesPerNode = 90;
 constexpr double kBytesPerStep = 300;
 constexpr double kBytesPerChange = 60;
 constexpr double kNanosecondsPerArcStep = 20;       // the graph fits in cache
-constexpr double kNanosecondsPerArcStepLarge = 60;  // beyond kLargeGraphArcs it does not
+constexpr double kNanosecondsPerArcStepLarge = 30;  // beyond kLargeGraphArcs it does not
 constexpr std::int64_t kLargeGraphArcs = 200'000;
 
 std::uint64_t physical_memory_bytes() {
