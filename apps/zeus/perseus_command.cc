@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "command_registry.h"
+#include "output_checks.h"
 #include "zeus/perseus/frontier_plot.h"
 #include "zeus/perseus/planner.h"
 #include "zeus/perseus/plans_json.h"
@@ -58,54 +59,6 @@ std::string shipped_profiles() {
   return std::string(ZEUS_SOURCE_DIR) + "/data/perseus-sosp24-emulation/stage_profile";
 }
 
-// Fails before any work when `dir` cannot become an output directory: a file
-// in its place, or no write permission where it would be created.
-void check_output_dir(const std::string& dir, const std::string& flag) {
-  std::error_code ec;
-  fs::path p = fs::absolute(dir, ec);
-  if (fs::exists(p, ec) && !fs::is_directory(p, ec)) {
-    throw_error(ErrorCode::kInvalidArgument,
-                fmt::format("{} {}: exists and is not a directory", flag, printable(dir)));
-  }
-  while (!p.empty() && !fs::exists(p, ec)) p = p.parent_path();  // nearest existing ancestor
-  if (!fs::is_directory(p, ec)) {
-    throw_error(ErrorCode::kInvalidArgument, fmt::format("{} {}: {} is not a directory", flag,
-                                                         printable(dir), printable(p.string())));
-  }
-  if (::access(p.c_str(), W_OK | X_OK) != 0) {
-    throw_error(ErrorCode::kInvalidArgument,
-                fmt::format("{} {}: cannot write into {}: {}", flag, printable(dir),
-                            printable(p.string()), zeus::errno_text(errno)));
-  }
-  for (const char* name : {"frontier.csv", "plans.json"}) {
-    if (fs::is_directory(fs::path(dir) / name, ec)) {
-      throw_error(ErrorCode::kInvalidArgument,
-                  fmt::format("{} {}: {} is a directory", flag, printable(dir), name));
-    }
-  }
-}
-
-void check_output_file(const std::string& path, const std::string& flag) {
-  std::error_code ec;
-  if (fs::is_directory(path, ec)) {
-    throw_error(ErrorCode::kInvalidArgument,
-                fmt::format("{} {}: is a directory, expected a file", flag, printable(path)));
-  }
-  const fs::path parent = fs::absolute(path, ec).parent_path();
-  if (fs::exists(parent, ec) && !fs::is_directory(parent, ec)) {
-    throw_error(ErrorCode::kInvalidArgument,
-                fmt::format("{} {}: {} is not a directory", flag, printable(path),
-                            printable(parent.string())));
-  }
-}
-
-void flush_stdout() {
-  if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
-    throw_error(ErrorCode::kIo,
-                fmt::format("cannot write to standard output: {}", zeus::errno_text(errno)));
-  }
-}
-
 // "\rperseus: step 1200/3495 (34%), about 12 s left" at most 5 times a second.
 std::function<void(std::int64_t, std::int64_t)> progress_printer() {
   using Clock = std::chrono::steady_clock;
@@ -148,7 +101,7 @@ void solve(const SolveArgs& a) {
                 fmt::format("--profile {}: no such file; example profiles ship in {}",
                             printable(a.profile), printable(shipped_profiles())));
   }
-  if (!a.out.empty()) check_output_dir(a.out, "--out");
+  if (!a.out.empty()) zeus::cli::check_output_dir(a.out, "--out", {"frontier.csv", "plans.json"});
   const auto profile = StageProfile::read_file(a.profile);
   PlannerOptions o;
   o.microbatches = a.microbatches;
@@ -162,7 +115,7 @@ void solve(const SolveArgs& a) {
     std::printf("estimate: %s\n", e.summary().c_str());
     check_solve_limits(e, o.limits);
     std::printf("within this machine's limits\n");
-    flush_stdout();
+    zeus::cli::flush_stdout();
     return;
   }
   const bool show_progress = a.progress || isatty(STDERR_FILENO);
@@ -188,7 +141,7 @@ void solve(const SolveArgs& a) {
   if (!sol.frontier().stop_reason().empty()) {
     std::printf("note: %s\n", sol.frontier().stop_reason().c_str());
   }
-  flush_stdout();
+  zeus::cli::flush_stdout();
   try {
     write_solution(sol, a.out);
   } catch (const zeus::Error&) {
@@ -200,11 +153,11 @@ void solve(const SolveArgs& a) {
   if (a.plot) render_frontier_plots(sol, a.out);
   std::printf("wrote %s/frontier.csv and %s/plans.json%s\n", printable(a.out, 4096).c_str(),
               printable(a.out, 4096).c_str(), a.plot ? " and frontier.png/.svg" : "");
-  flush_stdout();
+  zeus::cli::flush_stdout();
 }
 
 void plan(const PlanArgs& a) {
-  check_output_file(a.out, "--out");
+  zeus::cli::check_output_file(a.out, "--out");
   const auto stored = read_solution(a.solution);
   const std::size_t i = select_target(stored.points, a.target);
   const std::string text = plan_json(stored, i, a.target);
@@ -218,7 +171,7 @@ void plan(const PlanArgs& a) {
   std::printf("plan for %s: %.6g s, %.6g J per iteration -> %s\n", printable(a.target).c_str(),
               stored.points[i].time.count(), stored.points[i].energy.value(),
               printable(a.out, 4096).c_str());
-  flush_stdout();
+  zeus::cli::flush_stdout();
 }
 
 void setup(CLI::App& root) {

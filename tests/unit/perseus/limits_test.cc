@@ -4,15 +4,19 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <pthread.h>
+#include <sys/stat.h>
 
 #include <cmath>
+#include <filesystem>
 #include <functional>
 #include <string>
 
 #include "unit/perseus/perseus_test_helpers.h"
 #include "zeus/perseus/dag.h"
 #include "zeus/perseus/planner.h"
+#include "zeus/perseus/plans_json.h"
 #include "zeus/util/error.h"
+#include "zeus/util/json.h"
 
 namespace zeus::perseus {
 namespace {
@@ -198,6 +202,75 @@ TEST(PerseusProfileBoundsTest, TextFromTheFileIsEscapedInMessages) {
       error_of([] { StageProfile::parse(profile_with("0,\x1b[31mred,1200,0.1,5\n"), "p.csv"); });
   EXPECT_THAT(e.what(), HasSubstr("\\x1b[31mred"));
   EXPECT_EQ(std::string(e.what()).find('\x1b'), std::string::npos);
+}
+
+}  // namespace
+}  // namespace zeus::perseus
+
+namespace zeus::perseus {
+namespace {
+
+// Special files where a profile or plans.json should be: an error at once,
+// never a hang (FIFO) or an unbounded read (/dev/zero).
+TEST(PerseusSpecialFilesTest, DirectoriesDevicesAndFifosAreRefused) {
+  const testing::TempDir tmp;
+  const std::string fifo = tmp.path() + "/fifo.csv";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  for (const std::string& path : {tmp.path(), std::string("/dev/zero"), fifo}) {
+    try {
+      StageProfile::read_file(path);
+      ADD_FAILURE() << path;
+    } catch (const Error& e) {
+      EXPECT_EQ(exit_code_for(e.code()), kExitUsage) << path << ": " << e.what();
+    }
+  }
+  EXPECT_EQ(error_of([&] { StageProfile::read_file(tmp.path() + "/none.csv"); }).code(),
+            ErrorCode::kNotFound);
+  // plans.json as a FIFO, then as a directory.
+  ASSERT_EQ(::mkfifo((tmp.path() + "/plans.json").c_str(), 0600), 0);
+  EXPECT_EQ(exit_code_for(error_of([&] { read_solution(tmp.path()); }).code()), kExitUsage);
+  std::filesystem::remove(tmp.path() + "/plans.json");
+  std::filesystem::create_directory(tmp.path() + "/plans.json");
+  EXPECT_THAT(error_of([&] { read_solution(tmp.path()); }).what(), HasSubstr("directory"));
+}
+
+TEST(PerseusPlansJsonTest, MalformedFieldsAreNamed) {
+  const auto profile = StageProfile::parse(
+      "stage,instruction,frequency,time,energy\n0,forward,1410,0.010,2.0\n"
+      "0,forward,1200,0.013,1.8\n0,backward,1410,0.020,4.0\n0,backward,1200,0.025,3.5\n",
+      "p.csv");
+  PlannerOptions o;
+  o.microbatches = 2;
+  o.unit_time = Seconds(0.001);
+  o.cost_model = CostModelKind::kConvex;
+  const std::string good = plans_json(solve_pipeline(profile, o));
+  const auto stored = parse_plans_json(good, "plans.json");
+  EXPECT_EQ(stored.ops.size(), 4u);
+  EXPECT_GT(stored.points.size(), 1u);
+  auto field_of = [](const std::string& text) {
+    try {
+      parse_plans_json(text, "plans.json");
+    } catch (const FieldError& e) {
+      return e.field();
+    } catch (const Error& e) {
+      return std::string("not a FieldError: ") + e.what();
+    }
+    return std::string("accepted");
+  };
+  auto replaced = [&](const std::string& from, const std::string& to) {
+    std::string s = good;
+    const auto at = s.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    return s.replace(at, from.size(), to);
+  };
+  EXPECT_EQ(field_of(replaced("\"unit_time_s\":0.001", "\"unit_time_s\":1e308")), "unit_time_s");
+  EXPECT_EQ(field_of(replaced("\"p_blocking_w\":0", "\"p_blocking_w\":-1")), "p_blocking_w");
+  EXPECT_EQ(field_of(replaced("\"num_stages\":1", "\"num_stages\":4294967297")), "num_stages");
+  EXPECT_EQ(field_of(replaced("[0,\"forward\",0]", "[0,\"sideways\",0]")), "ops[0][1]");
+  EXPECT_EQ(field_of(replaced("\"changes\":[[0,", "\"changes\":[[7,")), "points[0].changes[0][0]");
+  EXPECT_EQ(field_of(replaced("\"format\":\"zeus-perseus-plans/1\"", "\"format\":\"x\"")),
+            "format");
+  EXPECT_EQ(field_of(good.substr(0, good.size() / 2)), "");  // truncated: not JSON
 }
 
 }  // namespace
