@@ -9,6 +9,10 @@ PACKAGES=(
   libcli11-dev nlohmann-json3-dev libfmt-dev
   libopenmpi-dev openmpi-bin
   gnuplot-nox clang-format
+  # Python package zeuscpp (python/): bindings, its tests (a real PyTorch
+  # loop), and `pip install --no-build-isolation .` without an index.
+  pybind11-dev python3-dev python3-pytest python3-torch python3-numpy
+  python3-setuptools python3-wheel python3-pip python3-venv
 )
 
 missing=()
