@@ -84,8 +84,7 @@ void bind_device(py::module_& core) {
                    "mW, mJ, MHz and degrees Celsius, as in the Python Zeus.")
       .def("__len__", [](const G& g) { return g.inv->gpus.size(); })
       .def_property_readonly(
-          "backend", [](const G& g) { return g.inv->gpu_backend; },
-          "'nvml', 'sim' or 'none'.")
+          "backend", [](const G& g) { return g.inv->gpu_backend; }, "'nvml', 'sim' or 'none'.")
       .def_property_readonly(
           "physical_indices", [](const G& g) { return g.inv->gpu_physical_indices; },
           "NVML (or simulator) index of each GPU.")
@@ -97,7 +96,9 @@ void bind_device(py::module_& core) {
           py::call_guard<R>(), "The GPU's UUID.")
       .def(
           "get_architecture",
-          [](const G& g, int i) { return std::string(zeus::architecture_name(g.gpu(i)->architecture())); },
+          [](const G& g, int i) {
+            return std::string(zeus::architecture_name(g.gpu(i)->architecture()));
+          },
           py::arg("gpu_index"), py::call_guard<R>(), "Architecture name, e.g. 'hopper'.")
       .def(
           "get_power_management_limit_constraints",
@@ -147,8 +148,8 @@ void bind_device(py::module_& core) {
           "get_supported_graphics_clocks",
           [](const G& g, int i, std::optional<long long> memory_mhz) {
             auto& gpu = g.gpu(i);
-            zeus::Megahertz mem = memory_mhz ? zeus::Megahertz(*memory_mhz)
-                                             : gpu->supported_memory_clocks().at(0);
+            zeus::Megahertz mem =
+                memory_mhz ? zeus::Megahertz(*memory_mhz) : gpu->supported_memory_clocks().at(0);
             std::vector<long long> out;
             for (auto c : gpu->supported_graphics_clocks(mem)) out.push_back(c.value());
             return out;
@@ -189,15 +190,21 @@ void bind_device(py::module_& core) {
           "Unlocks both clock domains.")
       .def(
           "get_instant_power_usage",
-          [](const G& g, int i) { return to_mw(g.gpu(i)->power(zeus::PowerDomain::kDeviceInstant)); },
+          [](const G& g, int i) {
+            return to_mw(g.gpu(i)->power(zeus::PowerDomain::kDeviceInstant));
+          },
           py::arg("gpu_index"), py::call_guard<R>(), "Current board power (mW).")
       .def(
           "get_average_power_usage",
-          [](const G& g, int i) { return to_mw(g.gpu(i)->power(zeus::PowerDomain::kDeviceAverage)); },
+          [](const G& g, int i) {
+            return to_mw(g.gpu(i)->power(zeus::PowerDomain::kDeviceAverage));
+          },
           py::arg("gpu_index"), py::call_guard<R>(), "Board power averaged by the driver (mW).")
       .def(
           "get_average_memory_power_usage",
-          [](const G& g, int i) { return to_mw(g.gpu(i)->power(zeus::PowerDomain::kMemoryAverage)); },
+          [](const G& g, int i) {
+            return to_mw(g.gpu(i)->power(zeus::PowerDomain::kMemoryAverage));
+          },
           py::arg("gpu_index"), py::call_guard<R>(), "Average memory power (mW; HBM GPUs).")
       .def(
           "supports_get_total_energy_consumption",
@@ -219,9 +226,10 @@ void bind_device(py::module_& core) {
       m, "SimulatedGPU",
       "Controls of a simulated GPU (zeuscpp extension): its work runs on a physical "
       "power/speed model, so a lower power limit makes work slower and cheaper.")
-      .def("execute", [](zeus::SimGpu& g, double work) { return g.execute(work).count(); },
-           py::arg("work_units"), py::call_guard<R>(),
-           "Runs work at full load (sleeps for work / throughput) and returns the seconds taken.")
+      .def(
+          "execute", [](zeus::SimGpu& g, double work) { return g.execute(work).count(); },
+          py::arg("work_units"), py::call_guard<R>(),
+          "Runs work at full load (sleeps for work / throughput) and returns the seconds taken.")
       .def("set_load", &zeus::SimGpu::set_load, py::arg("load"), py::call_guard<R>(),
            "Sets the utilization in [0, 1].")
       .def_property_readonly("load", &zeus::SimGpu::load, "Current utilization.")

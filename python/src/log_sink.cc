@@ -59,8 +59,8 @@ void deliver(Level level, std::string_view message) {
   PyObject* text =
       PyUnicode_DecodeUTF8(message.data(), static_cast<Py_ssize_t>(message.size()), "replace");
   if (text != nullptr) {
-    PyObject* result = PyObject_CallMethod(g_logger->ptr(), "log", "isO", python_level(level),
-                                           "%s", text);
+    PyObject* result =
+        PyObject_CallMethod(g_logger->ptr(), "log", "isO", python_level(level), "%s", text);
     Py_XDECREF(result);
     Py_DECREF(text);
   }

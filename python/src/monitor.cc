@@ -207,15 +207,15 @@ void bind_monitor(py::module_& core) {
   py::module_ m = core.def_submodule("monitor", "Monitor bindings.");
 
   py::class_<MeasurementBinding>(m, "Measurement", "The time and energy of one window.")
-      .def(py::init([](double time, py::dict gpu_energy, py::object cpu_energy,
-                       py::object dram_energy) {
-             MeasurementBinding x;
-             x.time = time;
-             x.gpu_energy = std::move(gpu_energy);
-             x.cpu_energy = std::move(cpu_energy);
-             x.dram_energy = std::move(dram_energy);
-             return x;
-           }),
+      .def(py::init(
+               [](double time, py::dict gpu_energy, py::object cpu_energy, py::object dram_energy) {
+                 MeasurementBinding x;
+                 x.time = time;
+                 x.gpu_energy = std::move(gpu_energy);
+                 x.cpu_energy = std::move(cpu_energy);
+                 x.dram_energy = std::move(dram_energy);
+                 return x;
+               }),
            py::arg("time"), py::arg("gpu_energy"), py::arg("cpu_energy") = py::none(),
            py::arg("dram_energy") = py::none())
       .def_readwrite("time", &MeasurementBinding::time, "Seconds the window lasted.")
@@ -234,8 +234,7 @@ void bind_monitor(py::module_& core) {
       .def_property_readonly(
           "total_device_energy",
           [](const MeasurementBinding& x) {
-            return sum_values(x.gpu_energy) + sum_values(x.cpu_energy) +
-                   sum_values(x.dram_energy);
+            return sum_values(x.gpu_energy) + sum_values(x.cpu_energy) + sum_values(x.dram_energy);
           },
           "Joules of all GPUs, CPU packages and DRAM.")
       .def_property_readonly(
@@ -261,9 +260,10 @@ void bind_monitor(py::module_& core) {
            })
       .def("__repr__",
            [](const MeasurementBinding& x) {
-             return fmt::format("Measurement(time={}, gpu_energy={}, cpu_energy={}, dram_energy={})",
-                                repr_or_none(py::float_(x.time)), repr_or_none(x.gpu_energy),
-                                repr_or_none(x.cpu_energy), repr_or_none(x.dram_energy));
+             return fmt::format(
+                 "Measurement(time={}, gpu_energy={}, cpu_energy={}, dram_energy={})",
+                 repr_or_none(py::float_(x.time)), repr_or_none(x.gpu_energy),
+                 repr_or_none(x.cpu_energy), repr_or_none(x.dram_energy));
            })
       .def(py::pickle(
           [](const MeasurementBinding& x) {
@@ -335,7 +335,8 @@ void bind_monitor(py::module_& core) {
           "gpu_indices", [](const PowerMonitorBinding& b) { return b.monitor->gpu_indices(); },
           "Monitored GPU indices.")
       .def_property_readonly(
-          "update_period", [](const PowerMonitorBinding& b) { return b.monitor->interval().count(); },
+          "update_period",
+          [](const PowerMonitorBinding& b) { return b.monitor->interval().count(); },
           "Sampling interval (s).")
       .def_property_readonly(
           "power_domains",
@@ -427,6 +428,10 @@ MeasurementBinding to_python(const zeus::Measurement& m) {
 }
 
 zeus::EnergyMonitor& energy_monitor_of(const py::handle& obj) {
+  if (!py::isinstance<EnergyMonitorBinding>(obj)) {
+    throw py::type_error("monitor must be a zeuscpp.monitor.ZeusMonitor, got " +
+                         py::repr(obj).cast<std::string>());
+  }
   auto& b = obj.cast<EnergyMonitorBinding&>();
   if (!b.monitor) {
     zeus::throw_error(zeus::ErrorCode::kFailedPrecondition, "the ZeusMonitor is not initialized");

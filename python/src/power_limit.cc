@@ -103,9 +103,9 @@ class PythonReducer final : public zeus::Reducer {
         world_size_(reducer.attr("world_size")().cast<int>()),
         reducer_(hold(std::move(reducer))) {
     if (world_size_ < 1 || rank_ < 0 || rank_ >= world_size_) {
-      zeus::throw_error(zeus::ErrorCode::kInvalidArgument,
-                        fmt::format("reducer reports rank {} of world size {}", rank_,
-                                    world_size_));
+      zeus::throw_error(
+          zeus::ErrorCode::kInvalidArgument,
+          fmt::format("reducer reports rank {} of world size {}", rank_, world_size_));
     }
   }
   double all_reduce_sum(double local) override { return call("all_reduce_sum", local); }
@@ -230,7 +230,8 @@ void bind_power_limit(py::module_& core) {
       .def("__repr__", [](const zeus::PowerLimitMeasurement& x) {
         return fmt::format("PowerLimitMeasurement(power_limit={}, energy={}, time={})",
                            py::repr(watts_object(x.power_limit)).cast<std::string>(),
-                           x.energy.value(), x.time.count());
+                           py::repr(py::float_(x.energy.value())).cast<std::string>(),
+                           py::repr(py::float_(x.time.count())).cast<std::string>());
       });
 
   py::class_<zeus::PowerLimitSelector, std::shared_ptr<zeus::PowerLimitSelector>>(
@@ -243,8 +244,8 @@ void bind_power_limit(py::module_& core) {
           },
           py::arg("measurements"), "The chosen power limit (W) among the measurements.")
       .def("name", &zeus::PowerLimitSelector::name, "For logs, e.g. 'zeus-cost(eta=0.5)'.");
-  py::class_<zeus::EnergySelector, zeus::PowerLimitSelector,
-             std::shared_ptr<zeus::EnergySelector>>(m, "EnergySelector")
+  py::class_<zeus::EnergySelector, zeus::PowerLimitSelector, std::shared_ptr<zeus::EnergySelector>>(
+      m, "EnergySelector")
       .def(py::init<>());
   py::class_<zeus::TimeSelector, zeus::PowerLimitSelector, std::shared_ptr<zeus::TimeSelector>>(
       m, "TimeSelector")
@@ -284,8 +285,7 @@ void bind_power_limit(py::module_& core) {
           "state",
           [](const B& b) {
             const auto s = b.get().state();
-            return OptimizerState{zeus::phase_name(s.phase), watts_object(s.power_limit),
-                                  s.steps};
+            return OptimizerState{zeus::phase_name(s.phase), watts_object(s.power_limit), s.steps};
           },
           "Current phase, the limit it concerns and steps left.")
       .def_property_readonly(
@@ -339,7 +339,8 @@ void bind_power_limit(py::module_& core) {
           "the profile (None before the end).");
 
   m.def(
-      "window_name", [](const py::object& w) {
+      "window_name",
+      [](const py::object& w) {
         return zeus::GlobalPowerLimitOptimizer::window_name(milliwatts_from(w, "power_limit"));
       },
       py::arg("power_limit"), "The profiling window's name for a limit (W).");
