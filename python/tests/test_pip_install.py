@@ -18,7 +18,7 @@ from conftest import SOURCE_DIR
 
 
 def test_pip_install_into_a_target_directory(tmp_path):
-    build_dir = os.path.dirname(os.environ["PYTHONPATH"].split(os.pathsep)[0])  # <build>/python -> <build>
+    build_dir = os.path.dirname(os.path.abspath(os.environ["PYTHONPATH"].split(os.pathsep)[0]))  # <build>
     if not os.path.exists(os.path.join(build_dir, "CMakeCache.txt")):
         pytest.skip("needs the CMake build directory")
     target = tmp_path / "site"
