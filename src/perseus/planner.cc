@@ -132,8 +132,17 @@ SolveEstimate estimate_graph(int stages, int microbatches, const std::vector<Opt
   e.nodes = 2 * (e.ops + 2);
   e.arcs = (e.ops + 2) + edges + 4;
   double table_bytes = 0;  // cost curve and solver delta per (stage, instruction)
+  std::int64_t longest_op = 0;
   for (const auto& m : menus) {
     table_bytes += 16.0 * static_cast<double>(m.max_duration() - m.min_duration() + 1);
+    longest_op = std::max(longest_op, m.max_duration());
+  }
+  // Path lengths are sums of durations in int64: keep every sum far from overflow.
+  if (static_cast<double>(longest_op) * static_cast<double>(e.ops) > 1e18) {
+    throw_error(ErrorCode::kInvalidArgument,
+                fmt::format("refusing to solve: {} ops of up to {} steps of {:g} s each cannot be "
+                            "added up; use a larger --unit-time or fewer --microbatches",
+                            e.ops, longest_op, o.unit_time.count()));
   }
   e.memory_bytes = static_cast<std::uint64_t>(
       kBytesPerOp * static_cast<double>(e.ops) + kBytesPerArc * static_cast<double>(e.arcs) +

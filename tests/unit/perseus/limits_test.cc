@@ -275,3 +275,23 @@ TEST(PerseusPlansJsonTest, MalformedFieldsAreNamed) {
 
 }  // namespace
 }  // namespace zeus::perseus
+
+namespace zeus::perseus {
+namespace {
+
+TEST(PerseusEstimateTest, PathLengthsThatWouldOverflowAreRefused) {
+  // One option per computation (no cost tables to speak of), each a day long,
+  // at a unit time that splits a day into 8.64e11 steps.
+  const auto profile = StageProfile::parse(
+      "stage,instruction,frequency,time,energy\n0,forward,1410,86400,5\n0,backward,1410,86400,9\n",
+      "day.csv");
+  PlannerOptions o;
+  o.microbatches = 10'000'000;
+  o.unit_time = Seconds(1e-7);
+  const Error e = error_of([&] { estimate_solve(profile, o); });
+  EXPECT_EQ(e.code(), ErrorCode::kInvalidArgument);
+  EXPECT_THAT(e.what(), HasSubstr("cannot be added up"));
+}
+
+}  // namespace
+}  // namespace zeus::perseus
