@@ -213,7 +213,8 @@ void setup(CLI::App& root) {
       ->check(CLI::IsMember({"exponential", "convex"}))
       ->capture_default_str();
   solve_cmd->add_option("--out", s->out,
-                        "Output directory (frontier.csv, plans.json); checked before solving");
+                        "Output directory for frontier.csv and plans.json (required unless "
+                        "--estimate-only); checked before solving");
   solve_cmd->add_flag("--plot", s->plot,
                       "Also draw frontier.png and frontier.svg with gnuplot (all-max-frequency, "
                       "fastest and T* points marked)");
