@@ -9,6 +9,7 @@ PACKAGES=(
   libcli11-dev nlohmann-json3-dev libfmt-dev
   libopenmpi-dev openmpi-bin
   gnuplot-nox clang-format
+  clang libclang-rt-14-dev
 )
 
 missing=()
