@@ -1,16 +1,10 @@
-#include "zeus/optimizer/gpu_settings_guard.h"
+#include "zeus/device/gpu_settings_guard.h"
 
-#include <fcntl.h>
-#include <pthread.h>
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
-#include <cerrno>
-#include <csignal>
 #include <cstdlib>
-#include <memory>
-#include <thread>
 
 #include "zeus/util/error.h"
 #include "zeus/util/log.h"
@@ -18,148 +12,46 @@
 namespace zeus {
 namespace {
 
-constexpr int kSignals[] = {SIGINT, SIGTERM};
-constexpr int kMaxSignal = 64;
-
-// Everything the signal handler touches: plain data and lock-free atomics.
-// The write end of the restore pipe; -1 when this process has no restore
-// thread (e.g. right after fork), in which case the handler re-raises itself.
-std::atomic<int> g_pipe_write_fd{-1};
-// Dispositions in place before ours, per signal number (read by the handler's
-// fallback path, written under the registry mutex before the handler is set).
-struct sigaction g_old_action[kMaxSignal + 1];
-
-// The process-wide list of live guards and the signal machinery state. Leaked
-// on purpose: atexit handlers and the restore thread may run after static
-// destructors would have destroyed it.
-struct Registry {
-  std::mutex mutex;  // guards every field
+// The live guards, for restore_all() and the atexit hook. Leaked on purpose:
+// atexit handlers may run after static destructors would have destroyed it.
+struct GuardList {
+  std::mutex mutex;  // guards both fields
   std::vector<GpuSettingsGuard*> guards;
-  pid_t thread_pid = 0;  // process whose restore thread exists
-  int pipe_read_fd = -1;
-  bool installed[kMaxSignal + 1] = {};
-  bool process_hooks = false;  // atexit and pthread_atfork registered
+  pid_t pid = 0;  // process the list belongs to: a forked child starts its own
+  bool atexit_registered = false;
 };
 
-Registry& registry() {
-  static Registry* r = new Registry;
-  return *r;
+GuardList& guard_list() {
+  static GuardList* list = new GuardList;
+  return *list;
 }
 
-extern "C" void zeus_guard_signal_handler(int sig) {
-  const int saved_errno = errno;
-  const int fd = g_pipe_write_fd.load();
-  bool queued = false;
-  if (fd >= 0) {
-    const unsigned char byte = static_cast<unsigned char>(sig);
-    queued = ::write(fd, &byte, 1) == 1;
+void add_guard(GpuSettingsGuard* guard) {
+  GuardList& l = guard_list();
+  std::lock_guard lock(l.mutex);
+  if (l.pid != ::getpid()) {
+    l.guards.clear();  // the parent's guards are not this child's to restore
+    l.pid = ::getpid();
   }
-  if (!queued && sig > 0 && sig <= kMaxSignal) {
-    // No restore thread in this process: do not swallow the signal.
-    ::sigaction(sig, &g_old_action[sig], nullptr);
-    ::raise(sig);
-  }
-  errno = saved_errno;
-}
-
-bool handler_is_ours(int sig) {
-  struct sigaction current {};
-  ::sigaction(sig, nullptr, &current);
-  return (current.sa_flags & SA_SIGINFO) == 0 && current.sa_handler == &zeus_guard_signal_handler;
-}
-
-// Requires the registry mutex.
-void uninstall_locked(Registry& r, int sig) {
-  if (!r.installed[sig]) return;
-  // Someone may have installed a handler after us; theirs stays.
-  if (handler_is_ours(sig)) ::sigaction(sig, &g_old_action[sig], nullptr);
-  r.installed[sig] = false;
-}
-
-void restore_thread_main(int read_fd, std::shared_ptr<std::atomic<bool>> started) {
-  started->store(true);
-  started.reset();
-  for (;;) {
-    unsigned char byte = 0;
-    const ssize_t n = ::read(read_fd, &byte, 1);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return;
-    const int sig = byte;
-    log::warn("caught signal {}; restoring GPU settings before exiting", sig);
-    GpuSettingsGuard::restore_all();
-    {
-      Registry& r = registry();
-      std::lock_guard lock(r.mutex);
-      uninstall_locked(r, sig);
-    }
-    // Process-directed, so a thread blocking the signal (or sigwait) is honored.
-    ::kill(::getpid(), sig);
-  }
-}
-
-// Requires the registry mutex. Starts this process's restore thread if it has
-// none (first guard, or first guard after a fork).
-void ensure_restore_thread_locked(Registry& r) {
-  const pid_t pid = ::getpid();
-  if (r.thread_pid == pid) return;
-  if (r.thread_pid != 0) {
-    // A forked child: the parent's guards and pipe are not ours to use.
-    r.guards.clear();
-    if (r.pipe_read_fd >= 0) ::close(r.pipe_read_fd);
-    r.pipe_read_fd = -1;
-  }
-  int fds[2];
-  if (::pipe2(fds, O_CLOEXEC) != 0) {
-    throw_error(ErrorCode::kIo, "cannot create the pipe for restoring GPU settings on signals");
-  }
-  ::fcntl(fds[1], F_SETFL, O_NONBLOCK);  // a signal flood must never block the handler
-  const int old_write = g_pipe_write_fd.exchange(fds[1]);
-  if (old_write >= 0) ::close(old_write);
-  r.pipe_read_fd = fds[0];
-  r.thread_pid = pid;
-  // Wait until the thread runs: from then on it only sits in read(), holding no
-  // allocator or runtime lock, so a later fork() cannot copy one held (a
-  // child would deadlock on it, as sanitizer runtimes do).
-  auto started = std::make_shared<std::atomic<bool>>(false);
-  std::thread(restore_thread_main, fds[0], started).detach();
-  while (!started->load()) std::this_thread::yield();
-}
-
-void install_locked(Registry& r) {
-  if (!r.process_hooks) {
+  if (!l.atexit_registered) {
     std::atexit([] { GpuSettingsGuard::restore_all(); });
-    ::pthread_atfork(nullptr, nullptr, [] { g_pipe_write_fd.store(-1); });
-    r.process_hooks = true;
+    l.atexit_registered = true;
   }
-  ensure_restore_thread_locked(r);
-  for (int sig : kSignals) {
-    if (r.installed[sig]) continue;
-    struct sigaction current {};
-    ::sigaction(sig, nullptr, &current);
-    if ((current.sa_flags & SA_SIGINFO) == 0 && current.sa_handler == SIG_IGN) continue;
-    struct sigaction ours {};
-    ours.sa_handler = &zeus_guard_signal_handler;
-    sigemptyset(&ours.sa_mask);
-    ours.sa_flags = SA_RESTART;
-    g_old_action[sig] = current;
-    ::sigaction(sig, &ours, nullptr);
-    r.installed[sig] = true;
-  }
+  l.guards.push_back(guard);
 }
 
-void register_guard(GpuSettingsGuard* guard) {
-  Registry& r = registry();
-  std::lock_guard lock(r.mutex);
-  install_locked(r);
-  r.guards.push_back(guard);
+void remove_guard(GpuSettingsGuard* guard) {
+  GuardList& l = guard_list();
+  std::lock_guard lock(l.mutex);
+  std::erase(l.guards, guard);
 }
 
-void unregister_guard(GpuSettingsGuard* guard) {
-  Registry& r = registry();
-  std::lock_guard lock(r.mutex);
-  std::erase(r.guards, guard);
-  if (r.guards.empty()) {
-    for (int sig : kSignals) uninstall_locked(r, sig);
+template <class F>
+void try_restore(const char* what, std::size_t gpu, F&& f) noexcept {
+  try {
+    f();
+  } catch (const std::exception& e) {
+    log::error("could not restore the {} of GPU {}: {}", what, gpu, e.what());
   }
 }
 
@@ -168,65 +60,136 @@ void unregister_guard(GpuSettingsGuard* guard) {
 GpuSettingsGuard::GpuSettingsGuard(std::vector<std::shared_ptr<Gpu>> gpus)
     : gpus_(std::move(gpus)) {
   for (const auto& gpu : gpus_) {
-    original_limits_.push_back(gpu->power_limit());
-    original_persistence_.push_back(gpu->persistence_mode());
+    Record r;
+    r.original_limit = gpu->power_limit();
+    r.current_limit = r.original_limit;
+    r.original_persistence = gpu->persistence_mode();
+    records_.push_back(r);
   }
-  current_ = original_limits_;
-  limit_changed_.assign(gpus_.size(), false);
-  persistence_changed_.assign(gpus_.size(), false);
-  register_guard(this);
+  add_guard(this);
+  try {
+    on_signal_.emplace(SignalSubscription::Kind::kCleanup, [this](int sig) {
+      log::warn("caught signal {}; restoring GPU settings before exiting", sig);
+      restore();
+    });
+  } catch (...) {
+    remove_guard(this);
+    throw;
+  }
 }
 
 GpuSettingsGuard::~GpuSettingsGuard() {
   restore();
-  unregister_guard(this);
+  on_signal_.reset();
+  remove_guard(this);
+}
+
+void GpuSettingsGuard::check_index(std::size_t gpu) const {
+  if (gpu >= gpus_.size()) {
+    throw_error(ErrorCode::kInvalidArgument,
+                fmt::format("GPU position {} is outside this guard's {} GPUs", gpu, gpus_.size()));
+  }
 }
 
 bool GpuSettingsGuard::set_power_limit(Milliwatts limit) {
-  std::lock_guard lock(mutex_);
-  if (restored_) return false;
   for (std::size_t k = 0; k < gpus_.size(); ++k) {
-    if (current_[k] == limit) continue;
-    limit_changed_[k] = true;  // before the call: a half-done set is restored too
-    gpus_[k]->set_power_limit(limit);
-    current_[k] = limit;
+    if (!set_power_limit(k, limit)) return false;
   }
   return true;
 }
 
 bool GpuSettingsGuard::set_persistence_mode(bool enabled) {
-  std::lock_guard lock(mutex_);
-  if (restored_) return false;
   for (std::size_t k = 0; k < gpus_.size(); ++k) {
-    if (original_persistence_[k] == enabled && !persistence_changed_[k]) continue;
-    persistence_changed_[k] = true;
-    gpus_[k]->set_persistence_mode(enabled);
+    if (!set_persistence_mode(k, enabled)) return false;
   }
   return true;
+}
+
+bool GpuSettingsGuard::set_gpu_locked_clocks(Megahertz min, Megahertz max) {
+  for (std::size_t k = 0; k < gpus_.size(); ++k) {
+    if (!set_gpu_locked_clocks(k, min, max)) return false;
+  }
+  return true;
+}
+
+bool GpuSettingsGuard::set_memory_locked_clocks(Megahertz min, Megahertz max) {
+  for (std::size_t k = 0; k < gpus_.size(); ++k) {
+    if (!set_memory_locked_clocks(k, min, max)) return false;
+  }
+  return true;
+}
+
+bool GpuSettingsGuard::set_power_limit(std::size_t gpu, Milliwatts limit) {
+  check_index(gpu);
+  std::lock_guard lock(mutex_);
+  if (restored_) return false;
+  Record& r = records_[gpu];
+  if (r.current_limit == limit) return true;
+  r.limit_changed = true;  // before the call: a half-done set is restored too
+  gpus_[gpu]->set_power_limit(limit);
+  r.current_limit = limit;
+  return true;
+}
+
+bool GpuSettingsGuard::set_persistence_mode(std::size_t gpu, bool enabled) {
+  check_index(gpu);
+  std::lock_guard lock(mutex_);
+  if (restored_) return false;
+  Record& r = records_[gpu];
+  if (r.original_persistence == enabled && !r.persistence_changed) return true;
+  r.persistence_changed = true;
+  gpus_[gpu]->set_persistence_mode(enabled);
+  return true;
+}
+
+bool GpuSettingsGuard::set_gpu_locked_clocks(std::size_t gpu, Megahertz min, Megahertz max) {
+  check_index(gpu);
+  std::lock_guard lock(mutex_);
+  if (restored_) return false;
+  records_[gpu].gpu_clocks_locked = true;
+  gpus_[gpu]->set_gpu_locked_clocks(min, max);
+  return true;
+}
+
+bool GpuSettingsGuard::set_memory_locked_clocks(std::size_t gpu, Megahertz min, Megahertz max) {
+  check_index(gpu);
+  std::lock_guard lock(mutex_);
+  if (restored_) return false;
+  records_[gpu].memory_clocks_locked = true;
+  gpus_[gpu]->set_memory_locked_clocks(min, max);
+  return true;
+}
+
+void GpuSettingsGuard::restore_locked(std::size_t k) noexcept {
+  Record& r = records_[k];
+  Gpu& gpu = *gpus_[k];
+  if (r.gpu_clocks_locked) {
+    try_restore("locked graphics clocks", k, [&] { gpu.reset_gpu_locked_clocks(); });
+  }
+  if (r.memory_clocks_locked) {
+    try_restore("locked memory clocks", k, [&] { gpu.reset_memory_locked_clocks(); });
+  }
+  if (r.limit_changed) {
+    try_restore("power limit", k, [&] { gpu.set_power_limit(r.original_limit); });
+  }
+  if (r.persistence_changed) {
+    try_restore("persistence mode", k, [&] { gpu.set_persistence_mode(r.original_persistence); });
+  }
+  r.current_limit = r.original_limit;
+  r.limit_changed = r.persistence_changed = r.gpu_clocks_locked = r.memory_clocks_locked = false;
+}
+
+void GpuSettingsGuard::restore_gpu(std::size_t gpu) noexcept {
+  std::lock_guard lock(mutex_);
+  if (restored_ || gpu >= gpus_.size()) return;
+  restore_locked(gpu);
 }
 
 void GpuSettingsGuard::restore() noexcept {
   std::lock_guard lock(mutex_);
   if (restored_) return;
   restored_ = true;
-  for (std::size_t k = 0; k < gpus_.size(); ++k) {
-    if (limit_changed_[k]) {
-      try {
-        gpus_[k]->set_power_limit(original_limits_[k]);
-        current_[k] = original_limits_[k];
-      } catch (const std::exception& e) {
-        log::error("could not restore the power limit of GPU {} to {} W: {}", k,
-                   to_watts(original_limits_[k]).value(), e.what());
-      }
-    }
-    if (persistence_changed_[k]) {
-      try {
-        gpus_[k]->set_persistence_mode(original_persistence_[k]);
-      } catch (const std::exception& e) {
-        log::error("could not restore the persistence mode of GPU {}: {}", k, e.what());
-      }
-    }
-  }
+  for (std::size_t k = 0; k < gpus_.size(); ++k) restore_locked(k);
 }
 
 bool GpuSettingsGuard::restored() const {
@@ -234,16 +197,30 @@ bool GpuSettingsGuard::restored() const {
   return restored_;
 }
 
+std::vector<Milliwatts> GpuSettingsGuard::original_power_limits() const {
+  std::lock_guard lock(mutex_);
+  std::vector<Milliwatts> out;
+  for (const auto& r : records_) out.push_back(r.original_limit);
+  return out;
+}
+
+std::vector<bool> GpuSettingsGuard::original_persistence_modes() const {
+  std::lock_guard lock(mutex_);
+  std::vector<bool> out;
+  for (const auto& r : records_) out.push_back(r.original_persistence);
+  return out;
+}
+
 void GpuSettingsGuard::restore_all() noexcept {
-  Registry& r = registry();
-  std::lock_guard lock(r.mutex);
-  for (GpuSettingsGuard* g : r.guards) g->restore();
+  GuardList& l = guard_list();
+  std::lock_guard lock(l.mutex);
+  for (GpuSettingsGuard* g : l.guards) g->restore();
 }
 
 std::size_t GpuSettingsGuard::live_count() {
-  Registry& r = registry();
-  std::lock_guard lock(r.mutex);
-  return r.guards.size();
+  GuardList& l = guard_list();
+  std::lock_guard lock(l.mutex);
+  return l.guards.size();
 }
 
 }  // namespace zeus

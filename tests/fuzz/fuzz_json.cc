@@ -16,10 +16,14 @@ void read_object(const zeus::JsonObject& o, int depth) {
   const auto name = o.optional_string("name", 16);
   ZEUS_FUZZ_CHECK(!name || name->size() <= 16);
   (void)o.optional_boolean("flag");
-  for (const double v : o.numbers("values", -1e6, 1e6)) {
-    ZEUS_FUZZ_CHECK(std::isfinite(v) && v >= -1e6 && v <= 1e6);
+  if (o.has("values")) {
+    for (const double v : o.numbers("values", -1e6, 1e6)) {
+      ZEUS_FUZZ_CHECK(std::isfinite(v) && v >= -1e6 && v <= 1e6);
+    }
   }
-  for (const auto v : o.integers("ids", -5, 5)) ZEUS_FUZZ_CHECK(v >= -5 && v <= 5);
+  if (o.has("ids")) {
+    for (const auto v : o.integers("ids", -5, 5)) ZEUS_FUZZ_CHECK(v >= -5 && v <= 5);
+  }
   if (depth < 3 && o.has("children")) {
     for (const auto& child : o.objects("children")) read_object(child, depth + 1);
   }

@@ -1,4 +1,4 @@
-#include "zeus/device/environment_report.h"
+#include "zeus/device/environment_report_json.h"
 
 #include <fmt/format.h>
 

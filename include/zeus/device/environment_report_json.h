@@ -1,5 +1,5 @@
-// What `zeus show-env` reports: versions, backends, the GPU index mapping with
-// each GPU's capabilities, and RAPL zones. Collected here so every front end
+// What `zeus show-env` reports, as JSON (the report has no other form): versions, backends, the GPU
+// index mapping with each GPU's capabilities, and RAPL zones. Collected here so every front end
 // (CLI, Python) reports the same facts.
 #pragma once
 

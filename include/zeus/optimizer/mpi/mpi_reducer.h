@@ -13,7 +13,7 @@
 #endif
 #include <mpi.h>
 
-#include "zeus/optimizer/reducer.h"
+#include "zeus/optimizer/power_limit/reducer.h"
 
 namespace zeus {
 

@@ -9,11 +9,11 @@
 #include <string>
 #include <vector>
 
+#include "zeus/device/gpu_settings_guard.h"
 #include "zeus/monitor/energy_monitor.h"
-#include "zeus/optimizer/callback.h"
-#include "zeus/optimizer/gpu_settings_guard.h"
-#include "zeus/optimizer/power_limit_selector.h"
-#include "zeus/optimizer/reducer.h"
+#include "zeus/optimizer/callback/callback.h"
+#include "zeus/optimizer/power_limit/reducer.h"
+#include "zeus/optimizer/power_limit_selection/power_limit_selector.h"
 #include "zeus/util/units.h"
 
 namespace zeus {
@@ -26,8 +26,10 @@ struct GlobalPowerLimitOptimizerOptions {
   int warmup_steps = 10;   // unmeasured steps after each limit change (>= 0)
   int profile_steps = 40;  // measured steps per candidate limit (> 0)
   Watts pl_step{25.0};     // distance between candidate limits (> 0)
-  // JSON profile. Empty: none. If the file exists the optimizer applies its
-  // optimum at once; otherwise it is written (atomically) when profiling ends.
+  // JSON profile (power_limit_profile_json.h). Empty: none. If the file exists
+  // the optimizer applies its optimum at once; otherwise its folder is checked
+  // for writing at construction and it is written (atomically) when profiling
+  // ends.
   std::string profile_path;
   // Never call a GPU setter: profiling measures every candidate at whatever
   // limit the GPUs have, and the result is the limit that would be chosen.
@@ -47,8 +49,11 @@ struct PowerLimitSaving {
   Milliwatts maximum;
   Joules energy_at_chosen, energy_at_maximum;
   Seconds time_at_chosen, time_at_maximum;
-  double energy_saving_fraction() const;  // (E_max - E_chosen) / E_max
-  double time_change_fraction() const;    // (T_chosen - T_max) / T_max, > 0 is slower
+  // (E_max - E_chosen) / E_max; nullopt when E_max is 0 (a counter that never
+  // moved), so no NaN or infinity is ever reported as a saving.
+  std::optional<double> energy_saving_fraction() const;
+  // (T_chosen - T_max) / T_max, > 0 is slower; nullopt when T_max is 0.
+  std::optional<double> time_change_fraction() const;
 };
 
 // A training Callback; the loop calls on_step_begin() before every step and
@@ -60,6 +65,7 @@ struct PowerLimitSaving {
 class GlobalPowerLimitOptimizer final : public Callback {
  public:
   enum class Phase { kReady, kWarmup, kProfiling, kDone };
+  static constexpr std::size_t kMaxCandidateLimits = 1000;
   struct State {
     Phase phase;
     // Ready: the limit to profile next. Warmup/Profiling: the limit being
@@ -68,7 +74,8 @@ class GlobalPowerLimitOptimizer final : public Callback {
     int steps;  // steps left in this phase (0 in Done)
   };
 
-  // Errors: kInvalidArgument for bad parameters; kHeterogeneous when the
+  // Errors: kInvalidArgument for bad parameters (and for more than
+  // kMaxCandidateLimits candidates: raise pl_step); kHeterogeneous when the
   // monitored GPUs differ in name or power-limit constraints; kNoPermission
   // (saying what to do) when persistence mode or the limit cannot be set;
   // kParse / kInvalidArgument naming the file for a bad profile file.
@@ -106,13 +113,10 @@ class GlobalPowerLimitOptimizer final : public Callback {
   // The window name used for limit `limit`: "__GlobalPowerLimitOptimizer_<W>".
   static std::string window_name(Milliwatts limit);
 
-  // Parses a profile file's text and checks it against `candidates`. Throws
-  // kParse (not JSON, wrong shape) or kInvalidArgument (values off the grid,
-  // non-positive, duplicated), naming `path` and saying to delete the file.
-  static std::vector<PowerLimitMeasurement> parse_profile(
-      const std::string& text, const std::string& path, const std::vector<Milliwatts>& candidates);
-  // The profile file's JSON: {"measurements":[{"power_limit":W,"energy":J,"time":s},...]}.
-  static std::string profile_json(const std::vector<PowerLimitMeasurement>& measurements);
+  // Why the profile could not be saved when profiling ended (e.g. a full
+  // disk); empty when it was saved or not asked for. Profiling and the choice
+  // are not lost: the optimizer goes on with its choice.
+  const std::string& profile_save_error() const { return profile_save_error_; }
 
  private:
   void set_limit(Milliwatts limit);
@@ -135,6 +139,7 @@ class GlobalPowerLimitOptimizer final : public Callback {
   Milliwatts applied_{0};
   std::optional<Milliwatts> optimal_;
   bool dry_run_note_logged_ = false;
+  std::string profile_save_error_;
 };
 
 const char* phase_name(GlobalPowerLimitOptimizer::Phase phase);

@@ -1,4 +1,4 @@
-#include "zeus/optimizer/callback.h"
+#include "zeus/optimizer/callback/callback.h"
 
 namespace zeus {
 

@@ -1,4 +1,4 @@
-#include "zeus/optimizer/power_limit_selector.h"
+#include "zeus/optimizer/power_limit_selection/power_limit_selector.h"
 
 #include <fmt/format.h>
 
