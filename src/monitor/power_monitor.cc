@@ -201,6 +201,14 @@ std::vector<PowerSample> PowerMonitor::cpu_timeline(int cpu_index, bool dram,
   return it == cpu_timelines_.end() ? std::vector<PowerSample>{} : slice(it->second, start, end);
 }
 
+std::optional<Watts> PowerMonitor::gpu_power_at(int gpu_index, PowerDomain domain,
+                                                Seconds t) const {
+  std::lock_guard lock(mutex_);
+  const Timeline* tl = find_gpu_timeline_locked(gpu_index, domain);
+  if (tl == nullptr) return std::nullopt;
+  return interpolate_power(*tl, t);
+}
+
 std::optional<Watts> PowerMonitor::latest_gpu_power(int gpu_index, PowerDomain domain) const {
   std::lock_guard lock(mutex_);
   const Timeline* tl = find_gpu_timeline_locked(gpu_index, domain);

@@ -74,6 +74,10 @@ class PowerMonitor {
                                         std::optional<Seconds> start = std::nullopt,
                                         std::optional<Seconds> end = std::nullopt) const;
 
+  // Power at time t, linearly interpolated between the neighbouring samples
+  // (held flat beyond the ends). nullopt when there are no samples. (The
+  // Python binding's get_power(time) serves it.)
+  std::optional<Watts> gpu_power_at(int gpu_index, PowerDomain domain, Seconds t) const;
   std::optional<Watts> latest_gpu_power(int gpu_index, PowerDomain domain) const;
 
   // Energy over [start, end]: trapezoids over the samples inside, plus the

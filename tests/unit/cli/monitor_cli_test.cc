@@ -1,6 +1,7 @@
 // End-to-end tests of `zeus show-env` and `zeus monitor` on the simulated GPU.
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <nlohmann/json.hpp>
@@ -151,6 +152,21 @@ TEST(MonitorPower, EveryBadNumberIsAUsageErrorNamingTheFlag) {
     EXPECT_NE(r.err.find("--gpus"), std::string::npos) << r.err;
     EXPECT_EQ(r.err.find("0000000000000000000000"), std::string::npos) << r.err;
   }
+}
+
+// Special files where a model or profile file belongs: refused at once with
+// exit 2 (never read forever from /dev/zero, never blocked on a FIFO).
+TEST(Cli, SpecialFilesAsInputsAreUsageErrors) {
+  const std::string fifo = ::testing::TempDir() + "zeus_fifo_" + std::to_string(::getpid());
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  for (const std::string& path : {std::string("/dev/zero"), fifo, ::testing::TempDir()}) {
+    const auto model = run_program({bin("zeus"), "monitor", "energy", "--", "true"},
+                                   {"ZEUS_GPU_BACKEND=sim", "ZEUS_SIM_MODEL=" + path});
+    EXPECT_EQ(model.exit_code, 2) << path << ": " << model.err;
+    const auto profile = run_program({bin("zeus"), "power-limit", "--profile-path", path});
+    EXPECT_EQ(profile.exit_code, 2) << path << ": " << profile.err;
+  }
+  ::unlink(fifo.c_str());
 }
 
 TEST(Cli, UnknownCommandsAreNamed) {

@@ -1,5 +1,5 @@
 // Training-loop callbacks: the hooks a training loop calls so optimizers (the
-// power-limit optimizer, later others) can act at step and epoch boundaries
+// power-limit optimizer, or your own) can act at step and epoch boundaries
 // without the loop knowing what they do.
 #pragma once
 
@@ -13,8 +13,8 @@ namespace zeus {
 // Hooks a training loop calls, in this order per epoch:
 //   on_train_begin; { on_epoch_begin; { on_step_begin; <step>; on_step_end }*;
 //   on_evaluate(metric)?; on_epoch_end }*; on_train_end.
-// on_instruction_begin/end bracket named pieces of work inside a step (used by
-// pipeline-parallel frequency control). Every hook does nothing by default;
+// on_instruction_begin/end bracket named pieces of work inside a step (for a
+// pipeline-parallel frequency controller, which no optimizer here is yet). Every hook does nothing by default;
 // override the ones you need. Thread-safety is up to the implementation; the
 // loop calls hooks from one thread.
 class Callback {

@@ -1,0 +1,379 @@
+// The blocking HTTP client on Boost.Asio + Boost.Beast. Each operation runs
+// asynchronously on a private io_context for at most its deadline
+// (run_for), so one code path gives timeouts over TCP and Unix sockets.
+#include "zeus/http/client.h"
+
+#include <fmt/format.h>
+
+#include <boost/asio.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <charconv>
+#include <chrono>
+#include <optional>
+
+#include "zeus/util/error.h"
+
+namespace zeus::http {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace bhttp = beast::http;
+using tcp = asio::ip::tcp;
+using local = asio::local::stream_protocol;
+using boost::system::error_code;
+
+namespace {
+std::string str(beast::string_view s) { return {s.data(), s.size()}; }
+}  // namespace
+
+namespace {
+
+// A failed exchange; `retryable` when nothing of an answer had arrived on a
+// connection the server may have closed while idle.
+struct TransportError {
+  ErrorCode code;
+  std::string message;
+  bool retryable;
+};
+
+struct Target {
+  bool is_unix = false;
+  std::string host;    // TCP
+  std::string port;    // TCP
+  std::string path;    // Unix socket
+  std::string prefix;  // path prefix before every request target
+};
+
+Target parse_base_url(std::string_view url) {
+  Target t;
+  auto bad = [&](const char* why) {
+    throw_error(ErrorCode::kInvalidArgument,
+                fmt::format("'{}' is not a server URL ({}); use http://HOST:PORT or "
+                            "unix:/path/to/socket",
+                            url, why));
+  };
+  if (url.starts_with("unix:")) {
+    std::string_view rest = url.substr(5);
+    if (rest.starts_with("//")) rest = rest.substr(2);
+    if (rest.empty() || rest.front() != '/') bad("the socket path must be absolute");
+    t.is_unix = true;
+    t.path = std::string(rest);
+    return t;
+  }
+  if (!url.starts_with("http://")) bad("only http:// and unix: are supported");
+  std::string_view rest = url.substr(7);
+  const auto slash = rest.find('/');
+  if (slash != std::string_view::npos) {
+    t.prefix = std::string(rest.substr(slash));
+    while (!t.prefix.empty() && t.prefix.back() == '/') t.prefix.pop_back();
+    rest = rest.substr(0, slash);
+  }
+  if (rest.starts_with("[")) {
+    const auto close = rest.find(']');
+    if (close == std::string_view::npos) bad("unclosed '['");
+    t.host = std::string(rest.substr(1, close - 1));
+    rest = rest.substr(close + 1);
+    if (!rest.empty() && rest.front() != ':') bad("junk after the IPv6 address");
+    t.port = rest.empty() ? "80" : std::string(rest.substr(1));
+  } else {
+    const auto colon = rest.rfind(':');
+    t.host = std::string(rest.substr(0, colon));
+    t.port = colon == std::string_view::npos ? "80" : std::string(rest.substr(colon + 1));
+  }
+  int port = 0;
+  const auto [p, ec] = std::from_chars(t.port.data(), t.port.data() + t.port.size(), port);
+  if (t.host.empty()) bad("no host");
+  if (ec != std::errc() || p != t.port.data() + t.port.size() || port <= 0 || port > 65535) {
+    bad("bad port");
+  }
+  return t;
+}
+
+bhttp::verb verb_for(Method m) {
+  switch (m) {
+    case Method::kGet:
+      return bhttp::verb::get;
+    case Method::kHead:
+      return bhttp::verb::head;
+    case Method::kPost:
+      return bhttp::verb::post;
+    case Method::kPut:
+      return bhttp::verb::put;
+    case Method::kPatch:
+      return bhttp::verb::patch;
+    case Method::kDelete:
+      return bhttp::verb::delete_;
+    case Method::kOptions:
+      return bhttp::verb::options;
+    case Method::kOther:
+      break;
+  }
+  throw_error(ErrorCode::kInvalidArgument, "the HTTP client cannot send this method");
+}
+
+// Feeds received bytes to an event callback, one event per blank line.
+class EventParser {
+ public:
+  explicit EventParser(const std::function<bool(const Event&)>& cb) : cb_(cb) {}
+  // False once the callback asked to stop.
+  bool feed(std::string_view bytes) {
+    pending_.append(bytes);
+    std::size_t start = 0;
+    for (;;) {
+      const auto nl = pending_.find('\n', start);
+      if (nl == std::string::npos) break;
+      std::string_view line(pending_.data() + start, nl - start);
+      if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+      start = nl + 1;
+      if (!on_line(line)) {
+        pending_.erase(0, start);
+        return false;
+      }
+    }
+    pending_.erase(0, start);
+    return true;
+  }
+
+ private:
+  bool on_line(std::string_view line) {
+    if (line.empty()) {
+      if (!has_data_ && current_.event.empty()) return true;
+      Event e = std::move(current_);
+      current_ = {};
+      has_data_ = false;
+      return cb_(e);
+    }
+    if (line.front() == ':') return true;
+    const auto colon = line.find(':');
+    const std::string_view field = line.substr(0, colon);
+    std::string_view value = colon == std::string_view::npos ? "" : line.substr(colon + 1);
+    if (!value.empty() && value.front() == ' ') value.remove_prefix(1);
+    if (field == "data") {
+      if (has_data_) current_.data.push_back('\n');
+      current_.data.append(value);
+      has_data_ = true;
+    } else if (field == "event") {
+      current_.event = std::string(value);
+    } else if (field == "id") {
+      current_.id = std::string(value);
+    }
+    return true;
+  }
+
+  const std::function<bool(const Event&)>& cb_;
+  std::string pending_;
+  Event current_;
+  bool has_data_ = false;
+};
+
+}  // namespace
+
+class Client::Impl {
+ public:
+  Impl(std::string_view url, ClientOptions o)
+      : base_url(url), target(parse_base_url(url)), options(o) {}
+
+  // Runs one asynchronous operation to completion or its deadline.
+  template <class Start>
+  error_code run(Seconds timeout, Start&& start) {
+    ioc.restart();
+    bool done = false;
+    error_code result;
+    start([&](error_code ec, auto&&...) {
+      done = true;
+      result = ec;
+    });
+    ioc.run_for(std::chrono::duration_cast<std::chrono::nanoseconds>(timeout));
+    if (!done) {
+      drop();
+      ioc.restart();
+      ioc.run();  // lets the cancelled operation complete
+      throw TransportError{ErrorCode::kTimeout, "timed out", false};
+    }
+    return result;
+  }
+
+  void connect() {
+    buffer.clear();
+    error_code ec;
+    if (target.is_unix) {
+      unix_socket.emplace(ioc);
+      ec = run(options.connect_timeout,
+               [&](auto&& h) { unix_socket->async_connect(local::endpoint(target.path), h); });
+    } else {
+      if (!endpoints) {
+        tcp::resolver resolver(ioc);
+        error_code rec;
+        endpoints = resolver.resolve(target.host, target.port, rec);
+        if (rec) {
+          throw TransportError{ErrorCode::kIo,
+                               fmt::format("cannot resolve {}: {}", target.host, rec.message()),
+                               false};
+        }
+      }
+      tcp_socket.emplace(ioc);
+      ec = run(options.connect_timeout,
+               [&](auto&& h) { asio::async_connect(*tcp_socket, *endpoints, h); });
+      if (!ec) tcp_socket->set_option(tcp::no_delay(true), ec);
+    }
+    if (ec) {
+      drop();
+      throw TransportError{ErrorCode::kIo, fmt::format("cannot connect: {}", ec.message()), false};
+    }
+  }
+
+  void drop() {
+    error_code ignored;
+    if (tcp_socket) tcp_socket->close(ignored);
+    if (unix_socket) unix_socket->close(ignored);
+    tcp_socket.reset();
+    unix_socket.reset();
+    buffer.clear();
+  }
+  bool connected() const { return tcp_socket.has_value() || unix_socket.has_value(); }
+
+  template <class Fn>
+  auto with_stream(Fn&& fn) {
+    if (tcp_socket) return fn(*tcp_socket);
+    return fn(*unix_socket);
+  }
+
+  Response exchange(Method method, std::string_view path, std::string_view body,
+                    const Headers& headers) {
+    bhttp::request<bhttp::string_body> req{verb_for(method), target.prefix + std::string(path), 11};
+    req.set(bhttp::field::host, target.is_unix ? std::string("localhost") : target.host);
+    req.set(bhttp::field::user_agent, "zeus-cpp");
+    for (const auto& [k, v] : headers.fields()) req.set(k, v);
+    if (!body.empty() && !headers.get("Content-Type")) {
+      req.set(bhttp::field::content_type, "application/json");
+    }
+    req.body() = std::string(body);
+    req.keep_alive(true);
+    req.prepare_payload();
+    const bool reused = connected();
+    if (!reused) connect();
+    error_code ec = with_stream([&](auto& s) {
+      return run(options.request_timeout, [&](auto&& h) { bhttp::async_write(s, req, h); });
+    });
+    if (ec) {
+      drop();
+      throw TransportError{ErrorCode::kIo, fmt::format("sending failed: {}", ec.message()), reused};
+    }
+    bhttp::response_parser<bhttp::string_body> parser;
+    parser.body_limit(options.max_response_bytes);
+    parser.header_limit(64 << 10);
+    ec = with_stream([&](auto& s) {
+      return run(options.request_timeout,
+                 [&](auto&& h) { bhttp::async_read(s, buffer, parser, h); });
+    });
+    if (ec) {
+      const bool nothing = !parser.got_some();
+      drop();
+      throw TransportError{ErrorCode::kIo,
+                           fmt::format("reading the answer failed: {}", ec.message()),
+                           reused && nothing};
+    }
+    auto& msg = parser.get();
+    Response r;
+    r.status = static_cast<int>(msg.result_int());
+    for (const auto& f : msg) r.headers.add(str(f.name_string()), str(f.value()));
+    r.body = std::move(msg.body());
+    if (!msg.keep_alive()) drop();
+    return r;
+  }
+
+  std::string where() const {
+    return target.is_unix ? "unix:" + target.path : target.host + ":" + target.port;
+  }
+
+  std::string base_url;
+  Target target;
+  ClientOptions options;
+  asio::io_context ioc;
+  std::optional<tcp::resolver::results_type> endpoints;
+  std::optional<tcp::socket> tcp_socket;
+  std::optional<local::socket> unix_socket;
+  beast::flat_buffer buffer;
+};
+
+Client::Client(std::string_view base_url, ClientOptions options)
+    : impl_(std::make_unique<Impl>(base_url, options)) {}
+Client::~Client() = default;
+Client::Client(Client&&) noexcept = default;
+Client& Client::operator=(Client&&) noexcept = default;
+
+Response Client::request(Method method, std::string_view target, std::string_view body,
+                         const Headers& headers) {
+  for (int attempt = 0;; ++attempt) {
+    try {
+      return impl_->exchange(method, target, body, headers);
+    } catch (const TransportError& e) {
+      if (e.retryable && attempt == 0) continue;  // the server had closed the idle connection
+      throw_error(e.code, fmt::format("{} {} on {}: {}", method_name(method), target,
+                                      impl_->where(), e.message));
+    }
+  }
+}
+
+Response Client::post_json(std::string_view target, std::string_view json_body) {
+  Headers h;
+  h.set("Content-Type", "application/json");
+  return request(Method::kPost, target, json_body, h);
+}
+
+void Client::stream_events(std::string_view target,
+                           const std::function<bool(const Event&)>& on_event) {
+  Impl& c = *impl_;
+  auto fail = [&](const TransportError& e) {
+    c.drop();
+    throw_error(e.code, fmt::format("event stream {} on {}: {}", target, c.where(), e.message));
+  };
+  try {
+    c.drop();
+    c.connect();
+    bhttp::request<bhttp::empty_body> req{bhttp::verb::get, c.target.prefix + std::string(target),
+                                          11};
+    req.set(bhttp::field::host, c.target.is_unix ? std::string("localhost") : c.target.host);
+    req.set(bhttp::field::accept, "text/event-stream");
+    error_code ec = c.with_stream([&](auto& s) {
+      return c.run(c.options.request_timeout, [&](auto&& h) { bhttp::async_write(s, req, h); });
+    });
+    if (ec) throw TransportError{ErrorCode::kIo, ec.message(), false};
+    bhttp::response_parser<bhttp::buffer_body> parser;
+    parser.body_limit(boost::none);
+    ec = c.with_stream([&](auto& s) {
+      return c.run(c.options.request_timeout,
+                   [&](auto&& h) { bhttp::async_read_header(s, c.buffer, parser, h); });
+    });
+    if (ec) throw TransportError{ErrorCode::kIo, ec.message(), false};
+    if (parser.get().result_int() != 200) {
+      throw TransportError{ErrorCode::kIo,
+                           fmt::format("the server answered {}", parser.get().result_int()), false};
+    }
+    EventParser events(on_event);
+    std::array<char, 8192> chunk;
+    while (!parser.is_done()) {
+      parser.get().body().data = chunk.data();
+      parser.get().body().size = chunk.size();
+      ec = c.with_stream([&](auto& s) {
+        return c.run(c.options.request_timeout,
+                     [&](auto&& h) { bhttp::async_read_some(s, c.buffer, parser, h); });
+      });
+      if (ec == bhttp::error::need_buffer) ec = {};
+      const std::size_t n = chunk.size() - parser.get().body().size;
+      if (n > 0 && !events.feed(std::string_view(chunk.data(), n))) break;
+      if (ec == bhttp::error::end_of_stream || ec == asio::error::eof) break;
+      if (ec) throw TransportError{ErrorCode::kIo, ec.message(), false};
+    }
+    c.drop();
+  } catch (const TransportError& e) {
+    fail(e);
+  }
+}
+
+void Client::close() { impl_->drop(); }
+
+const std::string& Client::base_url() const { return impl_->base_url; }
+
+}  // namespace zeus::http

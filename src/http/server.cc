@@ -1,0 +1,752 @@
+// The HTTP server on Boost.Asio + Boost.Beast. One Session per connection
+// runs on its own strand; handlers run on the I/O threads and may answer
+// later from any thread through the Responder, which posts back onto the
+// session's strand.
+#include "zeus/http/server.h"
+
+#include <fmt/format.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <boost/asio.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <filesystem>
+#include <future>
+#include <mutex>
+#include <thread>
+#include <unordered_map>
+
+#include "zeus/util/error.h"
+#include "zeus/util/log.h"
+
+namespace zeus::http {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace bhttp = beast::http;
+using tcp = asio::ip::tcp;
+using local = asio::local::stream_protocol;
+using boost::system::error_code;
+
+namespace {
+std::string_view sv(beast::string_view s) { return {s.data(), s.size()}; }
+std::string str(beast::string_view s) { return {s.data(), s.size()}; }
+}  // namespace
+
+namespace {
+
+// Lets handles that outlive the server (a Responder kept by a handler) find
+// out that its I/O context is gone; they take the mutex while touching a session.
+struct Gate {
+  std::mutex mutex;
+  bool open = true;
+};
+
+class SessionBase {
+ public:
+  virtual ~SessionBase() = default;
+  virtual void post_shutdown() = 0;
+  virtual void post_force_close() = 0;
+};
+
+std::string endpoint_text(const tcp::socket& s) {
+  error_code ec;
+  const auto ep = s.remote_endpoint(ec);
+  if (ec) return "tcp";
+  return fmt::format("{}:{}", ep.address().to_string(), ep.port());
+}
+std::string endpoint_text(const local::socket&) { return "unix"; }
+
+}  // namespace
+
+class Server::Impl {
+ public:
+  Impl(Router r, ServerOptions o)
+      : router(std::move(r)),
+        options(std::move(o)),
+        ioc(std::max(1, options.threads)),
+        work(asio::make_work_guard(ioc)),
+        gate(std::make_shared<Gate>()) {}
+
+  void session_opened(const std::shared_ptr<SessionBase>& s) {
+    std::lock_guard lock(mutex);
+    sessions.emplace(s.get(), s);
+  }
+  void session_closed(SessionBase* s) {
+    std::lock_guard lock(mutex);
+    sessions.erase(s);
+    cv.notify_all();
+  }
+  std::vector<std::shared_ptr<SessionBase>> live_sessions() {
+    std::vector<std::shared_ptr<SessionBase>> out;
+    std::lock_guard lock(mutex);
+    for (auto& [p, w] : sessions) {
+      if (auto s = w.lock()) out.push_back(std::move(s));
+    }
+    return out;
+  }
+  bool stopping() const { return stopping_flag.load(std::memory_order_acquire); }
+
+  template <class Protocol>
+  void accept(typename Protocol::acceptor& acceptor);
+
+  // Declared before the I/O context: sessions destroyed with it still use them.
+  Router router;
+  ServerOptions options;
+  mutable std::mutex mutex;  // guards sessions and the state flags below
+  std::condition_variable cv;
+  std::unordered_map<SessionBase*, std::weak_ptr<SessionBase>> sessions;
+  bool started = false;
+  bool shutting_down = false;
+  bool stopped = false;
+  std::atomic<bool> stopping_flag{false};
+
+  asio::io_context ioc;
+  asio::executor_work_guard<asio::io_context::executor_type> work;
+  std::shared_ptr<Gate> gate;
+  std::vector<std::unique_ptr<tcp::acceptor>> tcp_acceptors;
+  std::vector<std::unique_ptr<local::acceptor>> unix_acceptors;
+  std::vector<std::string> unix_paths;
+  std::vector<std::thread> threads;
+};
+
+namespace {
+
+template <class Protocol>
+class Session;
+
+// The Responder's side of one request.
+template <class Protocol>
+class SessionExchange final : public detail::Exchange {
+ public:
+  SessionExchange(std::weak_ptr<Session<Protocol>> s, std::shared_ptr<Gate> g)
+      : session_(std::move(s)), gate_(std::move(g)) {}
+  ~SessionExchange() override {
+    if (!answered_.exchange(true)) {
+      deliver(Response::error(500, "the server dropped this request without an answer"));
+    }
+  }
+  void send(Response response) override {
+    if (answered_.exchange(true)) return;
+    deliver(std::move(response));
+  }
+  std::shared_ptr<detail::EventSink> start_events(Headers headers) override;
+
+ private:
+  void deliver(Response response);
+  std::weak_ptr<Session<Protocol>> session_;
+  std::shared_ptr<Gate> gate_;
+  std::atomic<bool> answered_{false};
+};
+
+// The EventStream's side of one SSE connection.
+template <class Protocol>
+class SessionEventSink final : public detail::EventSink {
+ public:
+  SessionEventSink(std::weak_ptr<Session<Protocol>> s, std::shared_ptr<Gate> g)
+      : session_(std::move(s)), gate_(std::move(g)) {}
+  bool write(std::string frame) override;
+  void close() override;
+  bool is_open() const override {
+    std::lock_guard lock(mutex_);
+    return open_;
+  }
+  void on_close(std::function<void()> callback) override {
+    {
+      std::lock_guard lock(mutex_);
+      if (open_) {
+        callbacks_.push_back(std::move(callback));
+        return;
+      }
+    }
+    if (callback) callback();
+  }
+  // Called by the session (on its strand) when the stream ends.
+  void mark_closed() {
+    std::vector<std::function<void()>> cbs;
+    {
+      std::lock_guard lock(mutex_);
+      if (!open_) return;
+      open_ = false;
+      cbs.swap(callbacks_);
+    }
+    for (auto& cb : cbs) {
+      if (cb) cb();
+    }
+  }
+
+ private:
+  std::weak_ptr<Session<Protocol>> session_;
+  std::shared_ptr<Gate> gate_;
+  mutable std::mutex mutex_;  // guards open_ and callbacks_
+  bool open_ = true;
+  std::vector<std::function<void()>> callbacks_;
+};
+
+// One connection. Every member runs on the socket's strand.
+template <class Protocol>
+class Session final : public SessionBase, public std::enable_shared_from_this<Session<Protocol>> {
+ public:
+  using Socket = typename Protocol::socket;
+
+  Session(Server::Impl& server, Socket socket)
+      : server_(server),
+        socket_(std::move(socket)),
+        timer_(socket_.get_executor()),
+        remote_(endpoint_text(socket_)) {}
+  ~Session() override { server_.session_closed(this); }
+
+  void start() {
+    server_.session_opened(this->shared_from_this());
+    wait_for_request();
+  }
+
+  void post_shutdown() override {
+    asio::post(socket_.get_executor(), [self = this->shared_from_this()] { self->on_shutdown(); });
+  }
+  void post_force_close() override {
+    asio::post(socket_.get_executor(), [self = this->shared_from_this()] { self->close(); });
+  }
+  void post_response(Response r) {
+    asio::post(socket_.get_executor(),
+               [self = this->shared_from_this(), r = std::move(r)]() mutable {
+                 self->write_response(std::move(r));
+               });
+  }
+  void post_start_events(std::shared_ptr<SessionEventSink<Protocol>> sink, Headers h) {
+    asio::post(socket_.get_executor(),
+               [self = this->shared_from_this(), sink = std::move(sink),
+                h = std::move(h)]() mutable { self->start_events(std::move(sink), std::move(h)); });
+  }
+  void post_event(std::string frame) {
+    asio::post(socket_.get_executor(),
+               [self = this->shared_from_this(), f = std::move(frame)]() mutable {
+                 self->queue_event(std::move(f));
+               });
+  }
+  void post_close_events() {
+    asio::post(socket_.get_executor(), [self = this->shared_from_this()] {
+      self->close_after_flush_ = true;
+      if (!self->writing_) self->close();
+    });
+  }
+
+ private:
+  enum class Phase { kIdle, kReading, kHandling, kWriting, kStreaming, kClosed };
+
+  const ServerOptions& options() const { return server_.options; }
+
+  void arm_timer(Seconds d) {
+    const auto gen = ++timer_generation_;
+    timed_out_ = false;
+    timer_.expires_after(std::chrono::duration_cast<std::chrono::steady_clock::duration>(d));
+    timer_.async_wait([self = this->shared_from_this(), gen](error_code ec) {
+      if (ec || gen != self->timer_generation_) return;
+      self->timed_out_ = true;
+      error_code ignored;
+      self->socket_.cancel(ignored);
+    });
+  }
+  void disarm_timer() {
+    ++timer_generation_;
+    timer_.cancel();
+  }
+
+  void wait_for_request() {
+    if (shutting_down_) return close();
+    if (buffer_.size() > 0) return read_request();
+    phase_ = Phase::kIdle;
+    arm_timer(options().idle_timeout);
+    socket_.async_read_some(buffer_.prepare(8192),
+                            [self = this->shared_from_this()](error_code ec, std::size_t n) {
+                              self->disarm_timer();
+                              if (ec || self->phase_ == Phase::kClosed) return self->close();
+                              self->buffer_.commit(n);
+                              self->read_request();
+                            });
+  }
+
+  void read_request() {
+    phase_ = Phase::kReading;
+    parser_.emplace();
+    parser_->body_limit(options().max_body_bytes);
+    parser_->header_limit(static_cast<std::uint32_t>(options().max_header_bytes));
+    arm_timer(options().request_timeout);
+    bhttp::async_read(socket_, buffer_, *parser_,
+                      [self = this->shared_from_this()](error_code ec, std::size_t) {
+                        self->disarm_timer();
+                        self->on_read(ec);
+                      });
+  }
+
+  void on_read(error_code ec) {
+    if (phase_ == Phase::kClosed) return;
+    if (ec) {
+      if (timed_out_) {
+        return reject(408, fmt::format("the request did not arrive completely within {:g} s",
+                                       options().request_timeout.count()));
+      }
+      if (ec == bhttp::error::body_limit) {
+        return reject(413, fmt::format("the request body is larger than the limit of {} bytes",
+                                       options().max_body_bytes));
+      }
+      if (ec == bhttp::error::header_limit) {
+        return reject(431, fmt::format("the request head is larger than the limit of {} bytes",
+                                       options().max_header_bytes));
+      }
+      if (ec.category() == bhttp::make_error_code(bhttp::error::end_of_stream).category() &&
+          ec != bhttp::error::end_of_stream && ec != bhttp::error::partial_message) {
+        return reject(400, fmt::format("malformed HTTP request: {}", ec.message()));
+      }
+      return close();
+    }
+    auto& msg = parser_->get();
+    Request request;
+    request.method = parse_method(sv(msg.method_string()));
+    request.target = str(msg.target());
+    try {
+      split_target(request.target, request.path, request.query);
+    } catch (const Error& e) {
+      return reject(400, e.what());
+    }
+    for (const auto& f : msg) {
+      request.headers.add(str(f.name_string()), str(f.value()));
+    }
+    request.body = std::move(msg.body());
+    request.remote = remote_;
+    keep_alive_ = msg.keep_alive();
+    version_ = msg.version();
+    log_method_ = request.method;
+    log_target_ = request.target;
+    log_request_bytes_ = request.body.size();
+    started_ = std::chrono::steady_clock::now();
+    parser_.reset();
+    phase_ = Phase::kHandling;
+    self_ = this->shared_from_this();  // alive while a handler holds only a weak Responder
+    auto exchange =
+        std::make_shared<SessionExchange<Protocol>>(this->weak_from_this(), server_.gate);
+    server_.router.dispatch(std::move(request), Responder(std::move(exchange)));
+  }
+
+  // An error before any handler ran: answer and close the connection.
+  void reject(int status, const std::string& message) {
+    keep_alive_ = false;
+    version_ = 11;
+    log_method_ = Method::kOther;
+    log_target_.clear();
+    log_request_bytes_ = 0;
+    started_ = std::chrono::steady_clock::now();
+    phase_ = Phase::kHandling;
+    write_response(Response::error(status, message));
+  }
+
+  void write_response(Response r) {
+    if (phase_ != Phase::kHandling) return;
+    self_.reset();
+    phase_ = Phase::kWriting;
+    response_ = std::make_unique<bhttp::response<bhttp::string_body>>();
+    auto& res = *response_;
+    res.version(version_);
+    res.result(static_cast<unsigned>(r.status));
+    for (const auto& [k, v] : r.headers.fields()) res.insert(k, v);
+    const bool keep = keep_alive_ && !shutting_down_;
+    res.keep_alive(keep);
+    res.body() = std::move(r.body);
+    res.prepare_payload();
+    log_status_ = r.status;
+    arm_timer(options().request_timeout);
+    bhttp::async_write(socket_, res,
+                       [self = this->shared_from_this(), keep](error_code ec, std::size_t) {
+                         self->disarm_timer();
+                         self->log_access(self->response_->body().size());
+                         self->response_.reset();
+                         if (ec) return self->close();
+                         if (keep && !self->shutting_down_) return self->wait_for_request();
+                         self->linger_close();
+                       });
+  }
+
+  void log_access(std::size_t response_bytes) {
+    if (!options().access_log) return;
+    AccessLogEntry e;
+    e.method = log_method_;
+    e.target = log_target_;
+    e.status = log_status_;
+    e.request_bytes = log_request_bytes_;
+    e.response_bytes = response_bytes;
+    e.duration = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_);
+    e.remote = remote_;
+    try {
+      options().access_log(e);
+    } catch (...) {
+      // A failing log hook must not take the connection down.
+    }
+  }
+
+  // Half-closes, then drains what the client still sends (a rejected body)
+  // for a moment, so it reads our answer instead of a connection reset.
+  void linger_close() {
+    error_code ignored;
+    socket_.shutdown(Socket::shutdown_send, ignored);
+    phase_ = Phase::kIdle;
+    lingered_ = 0;
+    arm_timer(Seconds(1.0));
+    drain();
+  }
+  void drain() {
+    socket_.async_read_some(asio::buffer(drain_buffer_),
+                            [self = this->shared_from_this()](error_code ec, std::size_t n) {
+                              self->lingered_ += n;
+                              if (ec || self->lingered_ > (4u << 20)) {
+                                self->disarm_timer();
+                                return self->close();
+                              }
+                              self->drain();
+                            });
+  }
+
+  void start_events(std::shared_ptr<SessionEventSink<Protocol>> sink, Headers headers) {
+    if (phase_ != Phase::kHandling) {
+      sink->mark_closed();
+      return;
+    }
+    self_.reset();
+    if (shutting_down_) {
+      sink->mark_closed();
+      phase_ = Phase::kHandling;
+      return write_response(Response::error(503, "the server is shutting down"));
+    }
+    phase_ = Phase::kStreaming;
+    sink_ = std::move(sink);
+    std::string head =
+        "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-cache\r\n"
+        "Connection: close\r\n";
+    for (const auto& [k, v] : headers.fields()) head += k + ": " + v + "\r\n";
+    head += "\r\n";
+    log_status_ = 200;
+    log_access(0);
+    queue_event(std::move(head));
+    watch_client();
+  }
+
+  // Reads (and ignores) what an event-stream client sends, to see it leave.
+  void watch_client() {
+    socket_.async_read_some(asio::buffer(drain_buffer_),
+                            [self = this->shared_from_this()](error_code ec, std::size_t) {
+                              if (ec) return self->close();
+                              if (self->phase_ == Phase::kStreaming) self->watch_client();
+                            });
+  }
+
+  void queue_event(std::string frame) {
+    if (phase_ != Phase::kStreaming || close_after_flush_) return;
+    if (backlog_ + frame.size() > options().max_event_backlog) {
+      log::warn("http: dropping an event-stream client ({}) that is {} bytes behind", remote_,
+                backlog_);
+      return close();
+    }
+    backlog_ += frame.size();
+    outbox_.push_back(std::move(frame));
+    if (!writing_) write_next_event();
+  }
+
+  void write_next_event() {
+    if (outbox_.empty()) {
+      writing_ = false;
+      if (close_after_flush_) close();
+      return;
+    }
+    writing_ = true;
+    asio::async_write(socket_, asio::buffer(outbox_.front()),
+                      [self = this->shared_from_this()](error_code ec, std::size_t) {
+                        if (ec || self->phase_ != Phase::kStreaming) {
+                          self->writing_ = false;
+                          return self->close();
+                        }
+                        self->backlog_ -= self->outbox_.front().size();
+                        self->outbox_.pop_front();
+                        self->write_next_event();
+                      });
+  }
+
+  void on_shutdown() {
+    shutting_down_ = true;
+    switch (phase_) {
+      case Phase::kIdle:
+        return close();
+      case Phase::kStreaming:  // events already queued still go out
+        close_after_flush_ = true;
+        if (!writing_) close();
+        return;
+      case Phase::kReading:
+      case Phase::kHandling:
+      case Phase::kWriting:
+      case Phase::kClosed:
+        return;  // the answer goes out with Connection: close
+    }
+  }
+
+  void close() {
+    if (phase_ == Phase::kClosed) return;
+    phase_ = Phase::kClosed;
+    self_.reset();
+    disarm_timer();
+    error_code ignored;
+    socket_.shutdown(Socket::shutdown_both, ignored);
+    socket_.close(ignored);
+    if (sink_) sink_->mark_closed();
+  }
+
+  Server::Impl& server_;
+  Socket socket_;
+  asio::steady_timer timer_;
+  std::uint64_t timer_generation_ = 0;
+  bool timed_out_ = false;
+  std::string remote_;
+  beast::flat_buffer buffer_;
+  std::optional<bhttp::request_parser<bhttp::string_body>> parser_;
+  std::unique_ptr<bhttp::response<bhttp::string_body>> response_;
+  std::shared_ptr<Session> self_;
+  Phase phase_ = Phase::kIdle;
+  bool keep_alive_ = true;
+  bool shutting_down_ = false;
+  unsigned version_ = 11;
+  std::array<char, 4096> drain_buffer_{};
+  std::size_t lingered_ = 0;
+  // Event stream.
+  std::shared_ptr<SessionEventSink<Protocol>> sink_;
+  std::deque<std::string> outbox_;
+  std::size_t backlog_ = 0;
+  bool writing_ = false;
+  bool close_after_flush_ = false;
+  // Access log of the current request.
+  Method log_method_ = Method::kOther;
+  std::string log_target_;
+  std::size_t log_request_bytes_ = 0;
+  int log_status_ = 0;
+  std::chrono::steady_clock::time_point started_;
+};
+
+template <class Protocol>
+void SessionExchange<Protocol>::deliver(Response response) {
+  std::lock_guard lock(gate_->mutex);
+  if (!gate_->open) return;
+  if (auto s = session_.lock()) s->post_response(std::move(response));
+}
+
+template <class Protocol>
+std::shared_ptr<detail::EventSink> SessionExchange<Protocol>::start_events(Headers headers) {
+  auto sink = std::make_shared<SessionEventSink<Protocol>>(session_, gate_);
+  if (answered_.exchange(true)) {
+    sink->mark_closed();
+    return sink;
+  }
+  std::lock_guard lock(gate_->mutex);
+  auto s = gate_->open ? session_.lock() : nullptr;
+  if (!s) {
+    sink->mark_closed();
+  } else {
+    s->post_start_events(sink, std::move(headers));
+  }
+  return sink;
+}
+
+template <class Protocol>
+bool SessionEventSink<Protocol>::write(std::string frame) {
+  if (!is_open()) return false;
+  std::lock_guard lock(gate_->mutex);
+  if (!gate_->open) return false;
+  auto s = session_.lock();
+  if (!s) return false;
+  s->post_event(std::move(frame));
+  return true;
+}
+
+template <class Protocol>
+void SessionEventSink<Protocol>::close() {
+  std::lock_guard lock(gate_->mutex);
+  if (!gate_->open) return;
+  if (auto s = session_.lock()) s->post_close_events();
+}
+
+}  // namespace
+
+template <class Protocol>
+void Server::Impl::accept(typename Protocol::acceptor& acceptor) {
+  acceptor.async_accept(
+      asio::make_strand(ioc), [this, &acceptor](error_code ec, typename Protocol::socket socket) {
+        if (stopping() || ec == asio::error::operation_aborted) return;
+        if (!ec) {
+          bool full;
+          {
+            std::lock_guard lock(mutex);
+            full = sessions.size() >= options.max_connections;
+          }
+          if (full) {
+            error_code ignored;
+            socket.close(ignored);
+          } else {
+            if constexpr (std::is_same_v<Protocol, tcp>) {
+              error_code ignored;
+              socket.set_option(tcp::no_delay(true), ignored);
+            }
+            std::make_shared<Session<Protocol>>(*this, std::move(socket))->start();
+          }
+        } else {
+          log::warn("http: accept failed: {}", ec.message());
+        }
+        accept<Protocol>(acceptor);
+      });
+}
+
+Server::Server(Router router, ServerOptions options)
+    : impl_(std::make_unique<Impl>(std::move(router), std::move(options))) {}
+
+Server::~Server() { shutdown(); }
+
+int Server::listen_tcp(const std::string& host, int port) {
+  if (port < 0 || port > 65535) {
+    throw_error(ErrorCode::kInvalidArgument, fmt::format("port {} is out of range", port));
+  }
+  error_code ec;
+  const auto address = asio::ip::make_address(host == "localhost" ? "127.0.0.1" : host, ec);
+  if (ec) {
+    throw_error(ErrorCode::kInvalidArgument,
+                fmt::format("'{}' is not an IP address to listen on", host));
+  }
+  auto acceptor = std::make_unique<tcp::acceptor>(impl_->ioc);
+  const tcp::endpoint ep(address, static_cast<unsigned short>(port));
+  acceptor->open(ep.protocol(), ec);
+  if (!ec) acceptor->set_option(asio::socket_base::reuse_address(true), ec);
+  if (!ec) acceptor->bind(ep, ec);
+  if (!ec) acceptor->listen(asio::socket_base::max_listen_connections, ec);
+  if (ec) {
+    throw_error(ErrorCode::kIo,
+                fmt::format("cannot listen on {}:{}: {}", host, port, ec.message()));
+  }
+  const int bound = acceptor->local_endpoint().port();
+  impl_->tcp_acceptors.push_back(std::move(acceptor));
+  impl_->accept<tcp>(*impl_->tcp_acceptors.back());
+  return bound;
+}
+
+void Server::listen_unix(const std::string& path, std::optional<unsigned> mode) {
+  namespace fs = std::filesystem;
+  std::error_code fec;
+  const auto st = fs::symlink_status(path, fec);
+  if (!fec && fs::exists(st)) {
+    if (!fs::is_socket(st)) {
+      throw_error(ErrorCode::kAlreadyExists,
+                  fmt::format("{} exists and is not a socket; refusing to replace it", path));
+    }
+    local::socket probe(impl_->ioc);
+    error_code ec;
+    probe.connect(local::endpoint(path), ec);
+    if (!ec) {
+      throw_error(ErrorCode::kAlreadyExists,
+                  fmt::format("another server is already listening on {}", path));
+    }
+    fs::remove(path, fec);  // stale: nobody accepts on it
+  }
+  auto acceptor = std::make_unique<local::acceptor>(impl_->ioc);
+  error_code ec;
+  acceptor->open(local(), ec);
+  if (!ec) acceptor->bind(local::endpoint(path), ec);
+  if (!ec) acceptor->listen(asio::socket_base::max_listen_connections, ec);
+  if (ec) {
+    throw_error(ErrorCode::kIo, fmt::format("cannot listen on {}: {}", path, ec.message()));
+  }
+  if (mode && ::chmod(path.c_str(), static_cast<mode_t>(*mode)) != 0) {
+    throw_error(ErrorCode::kIo, fmt::format("cannot set the mode of {}", path));
+  }
+  impl_->unix_paths.push_back(path);
+  impl_->unix_acceptors.push_back(std::move(acceptor));
+  impl_->accept<local>(*impl_->unix_acceptors.back());
+}
+
+void Server::start() {
+  std::lock_guard lock(impl_->mutex);
+  if (impl_->started || impl_->shutting_down) return;
+  impl_->started = true;
+  for (int i = 0; i < std::max(1, impl_->options.threads); ++i) {
+    impl_->threads.emplace_back([this] { impl_->ioc.run(); });
+  }
+}
+
+void Server::shutdown() {
+  Impl& s = *impl_;
+  {
+    std::unique_lock lock(s.mutex);
+    if (s.shutting_down) {
+      s.cv.wait(lock, [&] { return s.stopped; });
+      return;
+    }
+    s.shutting_down = true;
+  }
+  s.stopping_flag.store(true, std::memory_order_release);
+  // Stop accepting (on an I/O thread, where the acceptors live).
+  auto close_acceptors = [&s] {
+    error_code ignored;
+    for (auto& a : s.tcp_acceptors) a->close(ignored);
+    for (auto& a : s.unix_acceptors) a->close(ignored);
+  };
+  const bool running = !s.threads.empty();
+  if (running) {
+    std::promise<void> closed;
+    asio::post(s.ioc, [&] {
+      close_acceptors();
+      closed.set_value();
+    });
+    closed.get_future().wait();
+  } else {
+    close_acceptors();
+  }
+  for (auto& session : s.live_sessions()) session->post_shutdown();
+  if (running) {
+    std::unique_lock lock(s.mutex);
+    const bool drained =
+        s.cv.wait_for(lock, s.options.drain_timeout, [&] { return s.sessions.empty(); });
+    const std::size_t busy = s.sessions.size();
+    lock.unlock();
+    if (!drained) {
+      log::warn("http: {} connection(s) still busy after {:g} s; closing them", busy,
+                s.options.drain_timeout.count());
+    }
+  }
+  for (auto& session : s.live_sessions()) session->post_force_close();
+  s.work.reset();
+  if (running) {
+    std::unique_lock lock(s.mutex);
+    s.cv.wait_for(lock, std::chrono::seconds(2), [&] { return s.sessions.empty(); });
+  }
+  s.ioc.stop();
+  for (auto& t : s.threads) t.join();
+  s.threads.clear();
+  {
+    std::lock_guard g(s.gate->mutex);
+    s.gate->open = false;
+  }
+  for (const auto& p : s.unix_paths) ::unlink(p.c_str());
+  {
+    std::lock_guard lock(s.mutex);
+    s.stopped = true;
+  }
+  s.cv.notify_all();
+}
+
+void Server::wait() {
+  std::unique_lock lock(impl_->mutex);
+  impl_->cv.wait(lock, [&] { return impl_->stopped; });
+}
+
+std::size_t Server::connections() const {
+  std::lock_guard lock(impl_->mutex);
+  return impl_->sessions.size();
+}
+
+}  // namespace zeus::http
