@@ -69,12 +69,12 @@ class ZeusPolicy final : public SimPolicy {
     return d;
   }
   void observe(const Decision& d, double cost, bool reached) override {
-    policy_.report(d.ticket, cost, reached);
+    policy_.report(d.ticket, Joules(cost), reached);
   }
 
  private:
-  static bs::PruningGtsOptions make_options(const WorkloadTrace& trace, const SimOptions& o) {
-    bs::PruningGtsOptions p;
+  static bs::BatchSizeSearchOptions make_options(const WorkloadTrace& trace, const SimOptions& o) {
+    bs::BatchSizeSearchOptions p;
     p.batch_sizes = trace.batch_size_list();
     p.default_batch_size = trace.default_batch_size;
     p.num_pruning_rounds = o.num_pruning_rounds;
@@ -84,7 +84,7 @@ class ZeusPolicy final : public SimPolicy {
   }
   const WorkloadTrace& trace_;
   double eta_;
-  bs::PruningGtsPolicy policy_;
+  bs::BatchSizeSearch policy_;
   std::map<int, Milliwatts> jit_;
 };
 
@@ -165,13 +165,13 @@ struct RunOutcome {
 };
 
 // One run (_run_job): sample a path, cap the epochs, account the profiling epoch.
-RunOutcome run_job(const WorkloadTrace& t, int recurrence, const Decision& d, double cost_ub,
+RunOutcome run_job(const WorkloadTrace& t, int recurrence, const Decision& d, Joules cost_ub,
                    double eta, bs::Rng& rng) {
   const auto& b = t.batch(d.batch_size);
   const auto& runs = t.runs(b, recurrence);
   const double target = runs[rng.uniform_int(runs.size())];
   const auto& p = b.at(d.power_limit);
-  const double per_epoch =
+  const Joules per_epoch =
       bs::epoch_cost(eta, Watts(p.average_power), Seconds(p.time_per_epoch), t.max_power);
   const double max_epochs = bs::epochs_within_bound(cost_ub, per_epoch, t.spec.max_epochs);
   if (max_epochs == 0) return {};
@@ -220,7 +220,7 @@ SimResult simulate_sequential(const WorkloadTrace& t, SimPolicy& policy, double 
     bool done = false;
     for (int attempt = 0; attempt < kMaxTries && !done; ++attempt) {
       const Decision d = policy.decide();
-      const double ub = bs::cost_upper_bound(beta, min_cost);
+      const Joules ub = bs::cost_upper_bound(beta, Joules(min_cost));
       const RunOutcome out = run_job(t, i, d, ub, o.eta, rng);
       RunRecord run{i,           d.batch_size, d.power_limit, out.energy, out.time, 0.0,
                     out.reached, d.profile,    false,         d.kind,     0.0,      0};
@@ -292,7 +292,7 @@ SimResult simulate_overlapping(const WorkloadTrace& t, SimPolicy& policy, double
     if (e.order == 1) {
       const Decision d = policy.decide();
       const RunOutcome out =
-          run_job(t, e.recurrence, d, bs::cost_upper_bound(beta, min_cost), o.eta, rng);
+          run_job(t, e.recurrence, d, bs::cost_upper_bound(beta, Joules(min_cost)), o.eta, rng);
       RunRecord run{e.recurrence, d.batch_size, d.power_limit, out.energy, out.time, 0.0,
                     out.reached,  d.profile,    false,         d.kind,     e.time,   in_flight};
       run.could_not_run = out.energy == 0 && out.time == 0 && !out.reached;
@@ -388,7 +388,8 @@ Reference compute_reference(const WorkloadTrace& t, double eta, bool after_drift
     const double epochs = mean(runs);
     for (const auto& p : b.limits) {  // descending: ties keep the higher limit
       const double c = epochs * bs::epoch_cost(eta, Watts(p.average_power),
-                                               Seconds(p.time_per_epoch), t.max_power);
+                                               Seconds(p.time_per_epoch), t.max_power)
+                                    .value();
       if (c < r.opt_cost) {
         r.opt_cost = c;
         r.opt_batch_size = b.batch_size;
