@@ -138,4 +138,18 @@ std::string PostgresCluster::url(const std::string& name) {
   return fmt::format("postgresql:///{}?host={}&user=zeus", name, dir_);
 }
 
+std::string PostgresCluster::query(const std::string& name, const std::string& sql) {
+  std::string cmd = run_as_.empty() ? "" : "runuser -u " + run_as_ + " -- ";
+  cmd += "'" + bin_dir_ + "/psql' -h '" + dir_ + "' -U zeus -d '" + name + "' -At -c \"" + sql +
+         "\" 2>&1";
+  FILE* p = popen(cmd.c_str(), "r");
+  if (p == nullptr) throw std::runtime_error("popen failed");
+  std::string out;
+  char buf[4096];
+  while (const std::size_t n = fread(buf, 1, sizeof buf, p)) out.append(buf, n);
+  pclose(p);
+  while (!out.empty() && out.back() == '\n') out.pop_back();
+  return out;
+}
+
 }  // namespace zeus::bso::testing

@@ -61,6 +61,8 @@ class PostgresCluster {
   ~PostgresCluster();
   // A libpq URI for a fresh database `name` (created on first use).
   std::string url(const std::string& name);
+  // Runs one SQL statement with psql on database `name`; its rows, '|'-separated.
+  std::string query(const std::string& name, const std::string& sql);
 
  private:
   PostgresCluster() = default;
