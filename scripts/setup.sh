@@ -1,16 +1,15 @@
 #!/usr/bin/env bash
-# Installs the Debian packages the project needs. Idempotent and quiet when
-# everything is already present. Runs as root (or through sudo when available).
+# Installs the Debian packages the project needs: every scripts/packages/*.txt
+# (one file per part, whitespace-separated names, # comments). Idempotent and
+# quiet when everything is already present. Runs as root (or through sudo).
 set -euo pipefail
+cd "$(dirname "$0")"
 
-PACKAGES=(
-  build-essential cmake ninja-build ccache pkg-config
-  libgtest-dev libgmock-dev libbenchmark-dev
-  libcli11-dev nlohmann-json3-dev libfmt-dev
-  libopenmpi-dev openmpi-bin
-  gnuplot-nox clang-format
-  libboost-dev libsqlite3-dev libpqxx-dev postgresql
-)
+PACKAGES=()
+for list in packages/*.txt; do
+  read -r -a names <<<"$(sed 's/#.*//' "$list" | tr '\n' ' ')"
+  PACKAGES+=("${names[@]}")
+done
 
 missing=()
 for p in "${PACKAGES[@]}"; do

@@ -23,7 +23,7 @@ void add_sim_gpus(const DiscoveryOptions& options, DeviceInventory& inv) {
   if (options.sim_gpus) {
     count = *options.sim_gpus;
   } else if (const char* env = std::getenv("ZEUS_SIM_GPUS"); env != nullptr && *env != '\0') {
-    count = static_cast<int>(parse_int(env, "ZEUS_SIM_GPUS"));
+    count = static_cast<int>(parse_int(env, "ZEUS_SIM_GPUS", 0, 1024));
   }
   if (count < 0 || count > 1024) {
     throw_error(ErrorCode::kInvalidArgument,

@@ -4,12 +4,13 @@
 
 #include <cerrno>
 #include <charconv>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 
 #include "zeus/util/error.h"
+#include "zeus/util/files.h"
+#include "zeus/util/text.h"
 
 namespace zeus {
 namespace {
@@ -64,6 +65,8 @@ bool is_blank(const std::vector<std::string>& cells) {
 }  // namespace
 
 CsvTable CsvTable::parse(std::string_view text, std::string source) {
+  // Spreadsheet programs start UTF-8 files with a byte-order mark.
+  if (text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);
   CsvTable table;
   table.source_ = std::move(source);
   std::size_t pos = 0;
@@ -95,15 +98,7 @@ CsvTable CsvTable::parse(std::string_view text, std::string source) {
   return table;
 }
 
-CsvTable CsvTable::read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    throw_error(ErrorCode::kIo, fmt::format("cannot open '{}': {}", path, std::strerror(errno)));
-  }
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  return parse(buffer.str(), path);
-}
+CsvTable CsvTable::read_file(const std::string& path) { return parse(zeus::read_file(path), path); }
 
 bool CsvTable::has_column(std::string_view name) const {
   for (const auto& c : columns_) {
@@ -116,8 +111,9 @@ std::size_t CsvTable::column(std::string_view name) const {
   for (std::size_t i = 0; i < columns_.size(); ++i) {
     if (columns_[i] == name) return i;
   }
-  throw_error(ErrorCode::kParse, fmt::format("{}: missing column '{}' (columns are: {})", source_,
-                                             name, fmt::join(columns_, ", ")));
+  throw_error(ErrorCode::kParse,
+              fmt::format("{}: missing column '{}' (columns are: {})", source_, name,
+                          printable(fmt::format("{}", fmt::join(columns_, ", ")), 200)));
 }
 
 void CsvTable::require_columns(const std::vector<std::string>& names) const {
@@ -126,9 +122,10 @@ void CsvTable::require_columns(const std::vector<std::string>& names) const {
     if (!has_column(n)) missing.push_back(n);
   }
   if (!missing.empty()) {
-    throw_error(ErrorCode::kParse,
-                fmt::format("{}: missing column(s) {} (columns are: {})", source_,
-                            fmt::join(missing, ", "), fmt::join(columns_, ", ")));
+    throw_error(
+        ErrorCode::kParse,
+        fmt::format("{}: missing column(s) {} (columns are: {})", source_, fmt::join(missing, ", "),
+                    printable(fmt::format("{}", fmt::join(columns_, ", ")), 200)));
   }
 }
 
@@ -138,8 +135,22 @@ double CsvTable::as_double(std::size_t row, std::size_t col) const {
   errno = 0;
   const double v = std::strtod(s.c_str(), &end);
   if (s.empty() || end != s.c_str() + s.size() || errno == ERANGE) {
-    throw_error(ErrorCode::kParse, fmt::format("{}:{}: column '{}': '{}' is not a number", source_,
-                                               line_of(row), columns_[col], s));
+    throw_error(ErrorCode::kParse,
+                fmt::format("{}:{}: column '{}': '{}' is not a number", source_, line_of(row),
+                            printable(columns_[col]), printable(s)));
+  }
+  return v;
+}
+
+double CsvTable::as_finite_double(std::size_t row, std::size_t col, double min, double max) const {
+  const double v = as_double(row, col);
+  if (!std::isfinite(v) || v < min || v > max) {
+    throw_error(
+        ErrorCode::kParse,
+        fmt::format("{}:{}: column '{}': '{}' is out of range (must be finite, between {:g} "
+                    "and {:g})",
+                    source_, line_of(row), printable(columns_[col]), printable(cell(row, col)), min,
+                    max));
   }
   return v;
 }
@@ -149,8 +160,9 @@ long long CsvTable::as_int(std::size_t row, std::size_t col) const {
   long long v = 0;
   const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
   if (s.empty() || ec != std::errc() || ptr != s.data() + s.size()) {
-    throw_error(ErrorCode::kParse, fmt::format("{}:{}: column '{}': '{}' is not an integer",
-                                               source_, line_of(row), columns_[col], s));
+    throw_error(ErrorCode::kParse,
+                fmt::format("{}:{}: column '{}': '{}' is not an integer", source_, line_of(row),
+                            printable(columns_[col]), printable(s)));
   }
   return v;
 }

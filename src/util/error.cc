@@ -1,5 +1,7 @@
 #include "zeus/util/error.h"
 
+#include <string.h>
+
 namespace zeus {
 
 std::string_view error_code_name(ErrorCode code) {
@@ -34,6 +36,12 @@ std::string_view error_code_name(ErrorCode code) {
       return "unknown";
   }
   return "unknown";
+}
+
+std::string errno_text(int errnum) {
+  char buf[256];
+  // GNU strerror_r returns the message, which may or may not live in buf.
+  return ::strerror_r(errnum, buf, sizeof buf);
 }
 
 int exit_code_for(ErrorCode code) {

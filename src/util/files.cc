@@ -6,25 +6,111 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
+#include <climits>
 #include <cstdint>
-#include <cstring>
 #include <filesystem>
+#include <random>
 
 #include "zeus/util/error.h"
 
 namespace zeus {
+namespace fs = std::filesystem;
 namespace {
 
-[[noreturn]] void throw_io(const std::string& what, const std::string& path) {
-  throw_error(ErrorCode::kIo, fmt::format("{} '{}': {}", what, path, std::strerror(errno)));
+[[noreturn]] void throw_io(const std::string& what, const std::string& path, int err = errno) {
+  throw_error(ErrorCode::kIo, fmt::format("{} '{}': {}", what, path, errno_text(err)));
+}
+
+// Writes all of `contents` to `fd`; false with errno set on failure.
+bool write_all(int fd, std::string_view contents) {
+  std::size_t written = 0;
+  while (written < contents.size()) {
+    const ssize_t n = ::write(fd, contents.data() + written, contents.size() - written);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      if (errno == EAGAIN) {  // a pipe reader that is slow: wait, bounded by the reader
+        ::usleep(1000);
+        continue;
+      }
+      return false;
+    }
+    written += static_cast<std::size_t>(n);
+  }
+  return true;
+}
+
+// The path a (possibly dangling) chain of symbolic links ends at, so the
+// file behind the link is written instead of the link being replaced.
+fs::path follow_links(const fs::path& path) {
+  fs::path current = path;
+  for (int hops = 0; hops < 40; ++hops) {
+    struct stat st {};
+    if (::lstat(current.c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) return current;
+    char buf[PATH_MAX];
+    const ssize_t n = ::readlink(current.c_str(), buf, sizeof(buf) - 1);
+    if (n < 0) throw_io("cannot read the link", current.string());
+    const fs::path next(std::string(buf, static_cast<std::size_t>(n)));
+    current = next.is_absolute() ? next : current.parent_path() / next;
+  }
+  throw_error(ErrorCode::kInvalidArgument,
+              fmt::format("'{}': too many levels of symbolic links", path.string()));
+}
+
+// Character devices (/dev/null, a terminal) and pipes are written in place:
+// there is nothing to replace atomically, and replacing them would be wrong.
+void write_in_place(const std::string& path, std::string_view contents, bool is_fifo) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC | (is_fifo ? O_NONBLOCK : 0));
+  if (fd < 0) {
+    if (errno == ENXIO) {
+      throw_error(ErrorCode::kIo, fmt::format("cannot write '{}': nobody reads that pipe", path));
+    }
+    throw_io("cannot open", path);
+  }
+  if (!write_all(fd, contents)) {
+    const int saved = errno;
+    ::close(fd);
+    throw_io("cannot write", path, saved);
+  }
+  if (::close(fd) != 0) throw_io("cannot write", path);
+}
+
+std::string temporary_name(const fs::path& target) {
+  static std::atomic<unsigned> counter{0};
+  thread_local std::mt19937 rng{std::random_device{}()};
+  return fmt::format(".{}.tmp{}-{}-{:08x}", target.filename().string(), ::getpid(),
+                     counter.fetch_add(1), rng());
 }
 
 }  // namespace
 
 void write_file_atomically(const std::string& path, std::string_view contents) {
-  namespace fs = std::filesystem;
-  const fs::path target(path);
+  if (path.empty()) throw_error(ErrorCode::kInvalidArgument, "empty output path");
+  struct stat st {};
+  const bool exists = ::stat(path.c_str(), &st) == 0;  // follows links, magic ones too
+  if (exists) {
+    if (S_ISDIR(st.st_mode)) {
+      throw_error(ErrorCode::kInvalidArgument,
+                  fmt::format("'{}' is a directory; give a file path", path));
+    }
+    if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode)) {
+      write_in_place(path, contents, S_ISFIFO(st.st_mode));
+      return;
+    }
+    if (!S_ISREG(st.st_mode)) {
+      throw_error(ErrorCode::kInvalidArgument,
+                  fmt::format("'{}' is not a regular file (a block device or socket); refusing to "
+                              "write it",
+                              path));
+    }
+  }
+  // The file behind any symbolic links; the new file takes its place.
+  fs::path target = follow_links(fs::path(path));
+  if (exists) {
+    char resolved[PATH_MAX];
+    if (::realpath(path.c_str(), resolved) != nullptr) target = resolved;
+  }
   fs::path dir = target.parent_path();
   if (dir.empty()) dir = ".";
   std::error_code ec;
@@ -33,36 +119,39 @@ void write_file_atomically(const std::string& path, std::string_view contents) {
     throw_error(ErrorCode::kIo,
                 fmt::format("cannot create directory '{}': {}", dir.string(), ec.message()));
   }
-  std::string tmp = (dir / ("." + target.filename().string() + ".tmpXXXXXX")).string();
-  const int fd = ::mkstemp(tmp.data());
+  std::string tmp;
+  int fd = -1;
+  for (int attempt = 0; fd < 0 && attempt < 16; ++attempt) {
+    tmp = (dir / temporary_name(target)).string();
+    // 0666 and the process umask, like any newly created file.
+    fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (fd < 0 && errno != EEXIST) throw_io("cannot create a temporary file next to", path);
+  }
   if (fd < 0) throw_io("cannot create a temporary file next to", path);
-  std::size_t written = 0;
-  while (written < contents.size()) {
-    const ssize_t n = ::write(fd, contents.data() + written, contents.size() - written);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      const int saved = errno;
-      ::close(fd);
-      ::unlink(tmp.c_str());
-      errno = saved;
-      throw_io("cannot write", tmp);
-    }
-    written += static_cast<std::size_t>(n);
+  const auto fail = [&](const char* what) {
+    const int saved = errno;
+    ::close(fd);
+    ::unlink(tmp.c_str());
+    throw_io(what, path, saved);
+  };
+  if (exists) {
+    // Keep the replaced file's permissions and (when allowed) its owner.
+    if (::fchmod(fd, st.st_mode & 07777) != 0) fail("cannot set the mode of the new");
+    if (::fchown(fd, st.st_uid, st.st_gid) != 0 && errno != EPERM) fail("cannot set the owner of");
   }
-  ::fchmod(fd, 0644);  // mkstemp makes 0600; the result should read like any file
-  if (::fsync(fd) != 0 || ::close(fd) != 0) {
+  if (!write_all(fd, contents)) fail("cannot write");
+  if (::fsync(fd) != 0) fail("cannot flush");
+  if (::close(fd) != 0) {
     const int saved = errno;
     ::unlink(tmp.c_str());
-    errno = saved;
-    throw_io("cannot flush", tmp);
+    throw_io("cannot write", path, saved);
   }
-  if (::rename(tmp.c_str(), path.c_str()) != 0) {
+  if (::rename(tmp.c_str(), target.c_str()) != 0) {
     const int saved = errno;
     ::unlink(tmp.c_str());
-    errno = saved;
-    throw_io("cannot move the new file into place at", path);
+    throw_io("cannot move the new file into place at", path, saved);
   }
-  const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY);
+  const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (dfd >= 0) {
     ::fsync(dfd);
     ::close(dfd);
@@ -83,8 +172,7 @@ std::string read_file(const std::string& path, std::size_t max_bytes) {
   if (::fstat(fd, &st) != 0) {
     const int saved = errno;
     ::close(fd);
-    errno = saved;
-    throw_io("cannot stat", path);
+    throw_io("cannot stat", path, saved);
   }
   if (S_ISDIR(st.st_mode)) {
     ::close(fd);
@@ -116,8 +204,7 @@ std::string read_file(const std::string& path, std::size_t max_bytes) {
       if (errno == EINTR) continue;
       const int saved = errno;
       ::close(fd);
-      errno = saved;
-      throw_io("cannot read", path);
+      throw_io("cannot read", path, saved);
     }
     if (n == 0) break;
     got += static_cast<std::size_t>(n);

@@ -54,6 +54,10 @@ std::string range_text(std::int64_t min, std::int64_t max) {
 json parse_json(std::string_view text, std::string_view source) {
   try {
     return json::parse(text.begin(), text.end());
+  } catch (const json::out_of_range&) {
+    // nlohmann reports a number too large for a double (1e999) this way.
+    throw FieldError(ErrorCode::kParse, "",
+                     fmt::format("{}: a number is too large to represent", source));
   } catch (const json::parse_error& e) {
     // Line and column from the byte offset; nlohmann's own text is not for users.
     std::size_t line = 1, column = 1;

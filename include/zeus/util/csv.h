@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <limits>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -15,7 +16,9 @@ class CsvTable {
   // supported; blank lines are skipped; every row must have the header's width.
   // `source` names the input in error messages (usually the path).
   static CsvTable parse(std::string_view text, std::string source);
-  // Reads and parses a file; a missing or unreadable file is ErrorCode::kIo.
+  // Reads (see zeus::read_file: bounded, regular files only) and parses a
+  // file; a missing or unreadable file is ErrorCode::kIo. A UTF-8 byte-order
+  // mark at the start is skipped.
   static CsvTable read_file(const std::string& path);
 
   const std::vector<std::string>& columns() const { return columns_; }
@@ -32,7 +35,12 @@ class CsvTable {
   // Line number in the source (1-based) of a row, for messages.
   std::size_t line_of(std::size_t row) const { return rows_[row].line; }
   // Typed access; a malformed number is kParse naming file, line and column.
+  // as_double accepts "nan" and "inf" (traces use nan for "never reached").
   double as_double(std::size_t row, std::size_t col) const;
+  // A finite number in [min, max], else kParse naming file, line and column.
+  double as_finite_double(std::size_t row, std::size_t col,
+                          double min = std::numeric_limits<double>::lowest(),
+                          double max = std::numeric_limits<double>::max()) const;
   long long as_int(std::size_t row, std::size_t col) const;
 
  private:

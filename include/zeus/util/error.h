@@ -50,6 +50,9 @@ class Error : public std::runtime_error {
   ErrorCode code_;
 };
 
+// The text of an errno value (thread-safe, unlike std::strerror).
+std::string errno_text(int errnum);
+
 [[noreturn]] inline void throw_error(ErrorCode code, const std::string& message) {
   throw Error(code, message);
 }

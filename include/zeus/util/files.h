@@ -7,10 +7,16 @@
 
 namespace zeus {
 
-// Writes `contents` to `path` so that a crash at any point leaves either the old
-// file or the complete new one: write a temporary file in the same directory,
-// fsync it, rename it over `path`, fsync the directory. Creates missing parent
-// directories. ErrorCode::kIo on failure (the old file is untouched).
+// The one way the project writes a whole output file (profiles, plans,
+// reports). For a regular file (or a new one) a crash at any point leaves
+// either the old file or the complete new one: write a temporary file in the
+// same directory, fsync it, rename it over the target, fsync the directory.
+// A symbolic link is followed: the file it points to is replaced, the link
+// stays. An existing file keeps its mode (and owner, when allowed); a new one
+// gets 0666 minus the umask. Character devices and pipes (/dev/stdout,
+// /dev/null) are written in place; directories, block devices and sockets are
+// refused (kInvalidArgument). Creates missing parent directories. kIo on any
+// failed write (e.g. a full disk); the old file is untouched.
 void write_file_atomically(const std::string& path, std::string_view contents);
 
 // Largest input file the project reads by default (traces, profiles, models).

@@ -105,10 +105,10 @@ std::unique_ptr<PowerLimitSelector> make_power_limit_selector(const std::string&
   if (kind == "zeus-cost" && !arg.empty()) {
     const auto second = arg.find(':');
     const double eta = parse_double(arg.substr(0, second), "zeus-cost eta");
-    const int world =
-        second == std::string::npos
-            ? 1
-            : static_cast<int>(parse_int(arg.substr(second + 1), "zeus-cost world size"));
+    const int world = second == std::string::npos
+                          ? 1
+                          : static_cast<int>(parse_int(arg.substr(second + 1),
+                                                       "zeus-cost world size", 1, 1 << 20));
     return std::make_unique<ZeusCostSelector>(eta, world);
   }
   if (kind == "max-slowdown" && !arg.empty()) {

@@ -1,7 +1,7 @@
-// Property tests for every parser of user files: mutated and random inputs
-// must either parse or throw zeus::Error, never crash, hang or throw anything
-// else. A short run is part of the normal suite; ZEUS_FUZZ_ITERATIONS raises
-// the count for a soak (e.g. ZEUS_FUZZ_ITERATIONS=200000 build/bin/test_fuzz).
+// Property tests for the Perseus file parsers: mutated inputs must either
+// parse or throw zeus::Error, never crash, hang or throw anything else. The
+// other parsers are coverage-guided fuzz targets in tests/fuzz/ (README.md
+// there); these move there too. ZEUS_FUZZ_ITERATIONS raises the count.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -16,7 +16,6 @@
 #include "zeus/optimizer/power_limit_optimizer.h"
 #include "zeus/perseus/planner.h"
 #include "zeus/perseus/profile.h"
-#include "zeus/util/csv.h"
 #include "zeus/util/error.h"
 #include "zeus/util/files.h"
 
@@ -69,6 +68,8 @@ std::string mutate(const std::string& seed, Rng& rng) {
 void fuzz(const std::string& seed, std::uint64_t rng_seed,
           const std::function<void(const std::string&)>& parse) {
   Rng rng(rng_seed);
+  // The seed is valid: a parser that rejects it (or everything) fails here.
+  ASSERT_NO_THROW(parse(seed));
   int accepted = 0;
   for (int i = 0; i < iterations(); ++i) {
     const std::string input = mutate(seed, rng);
@@ -80,20 +81,7 @@ void fuzz(const std::string& seed, std::uint64_t rng_seed,
     }
   }
   ::testing::Test::RecordProperty("accepted", accepted);
-}
-
-TEST(ParserFuzz, CsvTable) {
-  fuzz("a,b,\"c,d\"\n1,2,\"x \"\"y\"\"\"\n3,4,5\n", 1, [](const std::string& text) {
-    const auto t = CsvTable::parse(text, "fuzz.csv");
-    for (std::size_t r = 0; r < t.num_rows(); ++r) {
-      for (std::size_t c = 0; c < t.columns().size(); ++c) {
-        try {
-          (void)t.as_double(r, c);
-        } catch (const Error&) {
-        }
-      }
-    }
-  });
+  EXPECT_GT(accepted, 0) << "no mutant was accepted";
 }
 
 TEST(ParserFuzz, SimGpuModelJson) {

@@ -33,6 +33,11 @@ TEST(Json, ParseErrorNamesSourceLineAndColumnNotLibraryText) {
   EXPECT_NE(std::string(empty.what()).find("y.json: empty"), std::string::npos);
 }
 
+TEST(Json, NumbersBeyondDoubleAreAParseErrorNotALibraryException) {
+  EXPECT_THROW(parse_json(R"({"x": 18e308})", "big.json"), FieldError);
+  EXPECT_THROW(parse_json("-1e999", "big.json"), FieldError);
+}
+
 TEST(Json, FieldsAreCheckedForTypeAndRangeWithTheirPath) {
   const json d = json::parse(
       R"({"m":[{"w":300,"e":1.5},{"w":"x","e":2}],"n":-3,"f":2.5,"s":"abc","b":true,"u":18446744073709551615,"i":4.0})");

@@ -1,0 +1,73 @@
+#include "zeus/util/text.h"
+
+#include <fmt/format.h>
+
+namespace zeus {
+namespace {
+
+// Length of the valid UTF-8 sequence starting at s[i] (0 if invalid).
+std::size_t utf8_length(std::string_view s, std::size_t i) {
+  const auto b = static_cast<unsigned char>(s[i]);
+  std::size_t n = 0;
+  unsigned min = 0;
+  if (b >= 0xC2 && b <= 0xDF) {
+    n = 2;
+    min = 0x80;
+  } else if (b >= 0xE0 && b <= 0xEF) {
+    n = 3;
+    min = 0x800;
+  } else if (b >= 0xF0 && b <= 0xF4) {
+    n = 4;
+    min = 0x10000;
+  } else {
+    return 0;
+  }
+  if (i + n > s.size()) return 0;
+  unsigned cp = b & (0xFFu >> (n + 1));
+  for (std::size_t k = 1; k < n; ++k) {
+    const auto c = static_cast<unsigned char>(s[i + k]);
+    if ((c & 0xC0) != 0x80) return 0;
+    cp = (cp << 6) | (c & 0x3F);
+  }
+  if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;
+  // C1 controls (U+0080..U+009F) are terminal escapes too.
+  if (cp >= 0x80 && cp <= 0x9F) return 0;
+  return n;
+}
+
+}  // namespace
+
+std::string printable(std::string_view text, std::size_t max_length) {
+  std::string out;
+  out.reserve(std::min(text.size(), max_length) + 8);
+  std::size_t i = 0;
+  while (i < text.size()) {
+    if (out.size() >= max_length) {
+      out += "...";
+      break;
+    }
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c >= 0x20 && c < 0x7F) {
+      out += static_cast<char>(c);
+      ++i;
+    } else if (c == '\n') {
+      out += "\\n";
+      ++i;
+    } else if (c == '\t') {
+      out += "\\t";
+      ++i;
+    } else if (c == '\r') {
+      out += "\\r";
+      ++i;
+    } else if (const std::size_t n = c >= 0x80 ? utf8_length(text, i) : 0; n > 0) {
+      out.append(text.substr(i, n));
+      i += n;
+    } else {
+      out += fmt::format("\\x{:02x}", c);
+      ++i;
+    }
+  }
+  return out;
+}
+
+}  // namespace zeus
