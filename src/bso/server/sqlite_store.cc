@@ -114,13 +114,31 @@ struct Change {
   TrialRecord trial;  // kPutTrial
 };
 
-// A job as cached in memory. `mutex` guards everything else.
+// Finished trials kept in memory per job (for late reports and retried
+// requests); older ones are read from the file when asked for.
+constexpr std::size_t kCachedFinishedTrials = 32;
+
+// A job as cached in memory: the job, its dispatched trials and its most
+// recent finished ones. `mutex` guards everything else.
 struct CachedJob {
   std::mutex mutex;
   std::uint64_t generation = 0;  // 0: not loaded (or invalidated by a failed commit)
   std::optional<JobRecord> job;
   std::map<std::int64_t, TrialRecord> trials;
   std::unordered_map<std::string, std::int64_t> keys;
+  // Finished trials whose final state is committed, oldest first: only these
+  // leave the cache, so the file is current for every trial not cached.
+  std::deque<std::int64_t> committed_finished;
+  // False from a deletion until it is committed: the file still has the old trials.
+  bool file_current = true;
+};
+
+// Reads trials that are no longer cached.
+class StoredTrials {
+ public:
+  virtual ~StoredTrials() = default;
+  virtual std::optional<TrialRecord> by_number(const std::string& job_id, std::int64_t n) = 0;
+  virtual std::optional<TrialRecord> by_key(const std::string& job_id, std::string_view key) = 0;
 };
 
 class SqliteStore;
@@ -128,7 +146,8 @@ class SqliteStore;
 // The unit of work's view: reads the cache, stages every change.
 class SqliteTransaction final : public JobTransaction {
  public:
-  SqliteTransaction(const std::string& id, CachedJob& cached) : id_(id), cached_(cached) {}
+  SqliteTransaction(const std::string& id, CachedJob& cached, StoredTrials& stored)
+      : id_(id), cached_(cached), stored_(stored) {}
 
   JobRecord* job() override {
     if (deleted_) return nullptr;
@@ -155,7 +174,8 @@ class SqliteTransaction final : public JobTransaction {
     if (const auto it = cached_.trials.find(number); it != cached_.trials.end()) {
       return it->second;
     }
-    return std::nullopt;
+    if (!cached_.job || !cached_.file_current) return std::nullopt;
+    return stored_.by_number(id_, number);
   }
   std::optional<TrialRecord> trial_by_key(std::string_view key) override {
     for (const auto& [n, t] : staged_trials_) {
@@ -163,8 +183,9 @@ class SqliteTransaction final : public JobTransaction {
     }
     if (deleted_) return std::nullopt;
     const auto it = cached_.keys.find(std::string(key));
-    if (it == cached_.keys.end()) return std::nullopt;
-    return trial(it->second);
+    if (it != cached_.keys.end()) return trial(it->second);
+    if (!cached_.job || !cached_.file_current) return std::nullopt;
+    return stored_.by_key(id_, key);
   }
   void put_trial(const TrialRecord& t) override { staged_trials_[t.number] = t; }
   void answer_after_commit() override { barrier_ = true; }
@@ -172,10 +193,12 @@ class SqliteTransaction final : public JobTransaction {
   // Applies the staged changes to the cache and lists them for the writer.
   std::vector<Change> commit_to_cache() {
     std::vector<Change> out;
-    if (deleted_ && !created_) {
+    if (deleted_) {
       cached_.job.reset();
       cached_.trials.clear();
       cached_.keys.clear();
+      cached_.committed_finished.clear();
+      cached_.file_current = false;
       out.push_back({Change::Kind::kDeleteJob, id_, {}, {}, {}});
     }
     if (copy_ && (created_ || state_changed_)) {
@@ -200,6 +223,7 @@ class SqliteTransaction final : public JobTransaction {
  private:
   const std::string& id_;
   CachedJob& cached_;
+  StoredTrials& stored_;
   std::optional<JobRecord> copy_;
   std::map<std::int64_t, TrialRecord> staged_trials_;
   bool created_ = false;
@@ -208,7 +232,7 @@ class SqliteTransaction final : public JobTransaction {
   bool barrier_ = false;
 };
 
-class SqliteStore final : public Store {
+class SqliteStore final : public Store, private StoredTrials {
  public:
   SqliteStore(std::string path, const StoreOptions& options)
       : path_(std::move(path)), max_batch_(std::max(1, options.max_batch)) {
@@ -227,6 +251,10 @@ class SqliteStore final : public Store {
       exec(db_, "PRAGMA locking_mode=EXCLUSIVE");
       exec(db_, "PRAGMA journal_mode=WAL");
       exec(db_, "PRAGMA synchronous=FULL");
+      // Checkpoint every ~40 MB of WAL rather than every 4 MB: job rows are
+      // rewritten constantly, and a larger WAL copies each page once per
+      // checkpoint instead of many times (fewer fsyncs of the database file).
+      exec(db_, "PRAGMA wal_autocheckpoint=10000");
       exec(db_, "PRAGMA foreign_keys=ON");
       migrate();
       prepare();
@@ -260,14 +288,14 @@ class SqliteStore final : public Store {
         if (closing_) throw_error(ErrorCode::kFailedPrecondition, "the store is closed");
       }
       if (cached->generation != generation_.load()) load(job_id, *cached);
-      SqliteTransaction txn(job_id, *cached);
+      SqliteTransaction txn(job_id, *cached, *this);
       work(txn);
       std::vector<Change> changes = txn.commit_to_cache();
       if (changes.empty() && !txn.barrier()) {
         answer_now = true;
       } else {
         // Queued under the job's mutex, so one job's changes commit in order.
-        enqueue({std::move(changes), std::move(done), cached->generation});
+        enqueue({std::move(changes), std::move(done), cached->generation, cached});
       }
     } catch (...) {
       done(std::current_exception());
@@ -293,6 +321,7 @@ class SqliteStore final : public Store {
     std::vector<Change> changes;
     Done done;
     std::uint64_t generation;
+    std::shared_ptr<CachedJob> cached;
   };
 
   std::shared_ptr<CachedJob> entry(const std::string& job_id) {
@@ -317,6 +346,8 @@ class SqliteStore final : public Store {
     c.job.reset();
     c.trials.clear();
     c.keys.clear();
+    c.committed_finished.clear();
+    c.file_current = true;
     Statement& sj = *statements_.at("select_job");
     sj.bind(1, job_id);
     if (sj.step()) {
@@ -331,6 +362,7 @@ class SqliteStore final : public Store {
             trial_from_row(st.integer(0), static_cast<int>(st.integer(1)), st.text(2), st.text(3),
                            st.text(4), *st.real(5), st.real(6), st.real(7), st.real(8), st.real(9));
         if (!t.idempotency_key.empty()) c.keys[t.idempotency_key] = t.number;
+        if (t.status != TrialStatus::kDispatched) c.committed_finished.push_back(t.number);
         c.trials[t.number] = std::move(t);
       }
       st.reset();
@@ -369,7 +401,15 @@ class SqliteStore final : public Store {
     add("select_job", "SELECT spec, state FROM jobs WHERE job_id = ?1");
     add("select_trials",
         "SELECT trial_number, batch_size, kind, status, idempotency_key, start_time, end_time, "
-        "time, energy, converged FROM trials WHERE job_id = ?1 ORDER BY trial_number");
+        "time, energy, converged FROM trials WHERE job_id = ?1 AND (status = 'Dispatched' OR "
+        "trial_number > (SELECT max(trial_number) FROM trials WHERE job_id = ?1) - 32) ORDER BY "
+        "trial_number");
+    add("select_trial",
+        "SELECT trial_number, batch_size, kind, status, idempotency_key, start_time, end_time, "
+        "time, energy, converged FROM trials WHERE job_id = ?1 AND trial_number = ?2");
+    add("select_trial_by_key",
+        "SELECT trial_number, batch_size, kind, status, idempotency_key, start_time, end_time, "
+        "time, energy, converged FROM trials WHERE job_id = ?1 AND idempotency_key = ?2");
     add("insert_job", "INSERT INTO jobs (job_id, spec, state) VALUES (?1, ?2, ?3)");
     add("update_state", "UPDATE jobs SET state = ?2 WHERE job_id = ?1");
     add("delete_trials", "DELETE FROM trials WHERE job_id = ?1");
@@ -461,6 +501,11 @@ class SqliteStore final : public Store {
         generation_.fetch_add(1);
       }
     }
+    if (!error) {
+      for (auto& item : batch) {
+        if (item.generation == generation && item.cached) note_committed(item);
+      }
+    }
     for (auto& item : batch) {
       if (!item.done) continue;
       if (error) {
@@ -472,6 +517,49 @@ class SqliteStore final : public Store {
         item.done(nullptr);
       }
     }
+  }
+
+  // After a commit: a deletion makes the file current again; finished trials
+  // become evictable, and the oldest beyond kCachedFinishedTrials leave the cache.
+  void note_committed(const Item& item) {
+    CachedJob& c = *item.cached;
+    std::lock_guard lock(c.mutex);
+    if (c.generation != item.generation) return;
+    for (const auto& ch : item.changes) {
+      if (ch.kind == Change::Kind::kDeleteJob) {
+        c.file_current = true;
+        c.committed_finished.clear();
+      } else if (ch.kind == Change::Kind::kPutTrial &&
+                 ch.trial.status != TrialStatus::kDispatched) {
+        c.committed_finished.push_back(ch.trial.number);
+      }
+    }
+    while (c.committed_finished.size() > kCachedFinishedTrials) {
+      const auto it = c.trials.find(c.committed_finished.front());
+      c.committed_finished.pop_front();
+      if (it == c.trials.end() || it->second.status == TrialStatus::kDispatched) continue;
+      if (!it->second.idempotency_key.empty()) c.keys.erase(it->second.idempotency_key);
+      c.trials.erase(it);
+    }
+  }
+
+  std::optional<TrialRecord> read_trial(Statement& s) {
+    std::optional<TrialRecord> t;
+    if (s.step()) {
+      t = trial_from_row(s.integer(0), static_cast<int>(s.integer(1)), s.text(2), s.text(3),
+                         s.text(4), *s.real(5), s.real(6), s.real(7), s.real(8), s.real(9));
+    }
+    s.reset();
+    return t;
+  }
+  std::optional<TrialRecord> by_number(const std::string& job_id, std::int64_t n) override {
+    std::lock_guard lock(db_mutex_);
+    return read_trial(statements_.at("select_trial")->bind(1, job_id).bind(2, n));
+  }
+  std::optional<TrialRecord> by_key(const std::string& job_id, std::string_view key) override {
+    std::lock_guard lock(db_mutex_);
+    return read_trial(
+        statements_.at("select_trial_by_key")->bind(1, job_id).bind(2, std::string(key)));
   }
 
   std::string path_;
