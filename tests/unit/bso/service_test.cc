@@ -240,6 +240,50 @@ TEST(BsoService, RestartContinuesWhereItStopped) {
   EXPECT_EQ(straight, restarted);
 }
 
+// Only recent finished trials stay in memory; older ones come from the file,
+// before and after a restart.
+TEST(BsoService, OldTrialsAreAnsweredFromTheFile) {
+  TempDir d;
+  auto s = std::make_unique<ServedBso>(sqlite_url(d));
+  auto c = s->client();
+  int status = 0;
+  call(c, Method::kPost, "/jobs", workload_spec(8), &status);
+  json first;
+  for (int i = 0; i < 45; ++i) {
+    http::Headers h;
+    h.set("Idempotency-Key", "key-" + std::to_string(i));
+    const auto t = call(c, Method::kGet, "/jobs/batch_size?job_id=w1-008", nullptr, &status, h);
+    if (i == 0) first = t;
+    call(c, Method::kPost, "/report", report_body(t, 100, 100, 0.9, 20), &status);
+  }
+  for (int round = 0; round < 2; ++round) {
+    auto cc = s->client();
+    const auto r = call(cc, Method::kPost, "/report", report_body(first, 5, 5, 0.1, 1), &status);
+    EXPECT_EQ(status, 200);
+    EXPECT_THAT(r["message"].get<std::string>(), HasSubstr("already reported"));
+    EXPECT_EQ(r["converged"], true);
+    http::Headers h;
+    h.set("Idempotency-Key", "key-0");
+    EXPECT_EQ(call(cc, Method::kGet, "/jobs/batch_size?job_id=w1-008", nullptr, &status, h), first);
+    json unknown = report_body(first, 5, 5, 0.1, 1);
+    unknown["trial_number"] = 1000;
+    call(cc, Method::kPost, "/report", unknown, &status);
+    EXPECT_EQ(status, 400);
+    s.reset();
+    s = std::make_unique<ServedBso>(sqlite_url(d));  // the same from a fresh cache
+  }
+  // A deleted job's old trials do not come back with a new registration.
+  auto c2 = s->client();
+  call(c2, Method::kDelete, "/jobs?job_id=w1-008", nullptr, &status);
+  EXPECT_EQ(status, 200);
+  call(c2, Method::kPost, "/jobs", workload_spec(8), &status);
+  EXPECT_EQ(status, 201);
+  call(c2, Method::kPost, "/report", report_body(first, 5, 5, 0.1, 1), &status);
+  EXPECT_EQ(status, 400);
+  const auto t = call(c2, Method::kGet, "/jobs/batch_size?job_id=w1-008", nullptr, &status);
+  EXPECT_EQ(t["trial_number"], 1);
+}
+
 TEST(BsoService, OneServerPerSqliteFileAndNewerSchemasAreRefused) {
   TempDir d;
   {
