@@ -251,10 +251,6 @@ class SqliteStore final : public Store, private StoredTrials {
       exec(db_, "PRAGMA locking_mode=EXCLUSIVE");
       exec(db_, "PRAGMA journal_mode=WAL");
       exec(db_, "PRAGMA synchronous=FULL");
-      // Checkpoint every ~40 MB of WAL rather than every 4 MB: job rows are
-      // rewritten constantly, and a larger WAL copies each page once per
-      // checkpoint instead of many times (fewer fsyncs of the database file).
-      exec(db_, "PRAGMA wal_autocheckpoint=10000");
       exec(db_, "PRAGMA foreign_keys=ON");
       migrate();
       prepare();
