@@ -9,7 +9,7 @@ JOBS       ?= 2
 CMAKE_ARGS ?=
 LAUNCHER   := $(shell command -v ccache >/dev/null 2>&1 && echo -DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
 
-.PHONY: all setup build run test test-asan test-tsan fuzz bench format clean
+.PHONY: all setup build run test test-asan test-tsan fuzz bench bench-bso format clean
 
 all: build
 
@@ -62,6 +62,10 @@ fuzz: setup
 
 bench: build
 	@bash scripts/run_benchmarks.sh $(BUILD)
+
+# The batch-size optimizer service under the bso-w1 load (about 7 minutes).
+bench-bso: build
+	@bash scripts/run_bso_load.sh $(BUILD)
 
 format:
 	@git ls-files '*.cc' '*.h' | xargs clang-format -i

@@ -32,3 +32,17 @@ else
   echo "== zeus power-limit (simulated GPU, simulated time)"
   "$BIN/zeus" power-limit
 fi
+
+if [ -x "$BIN/example_bso_recurring_jobs" ]; then
+  echo
+  echo "== zeus bso serve + example_bso_recurring_jobs (the batch-size optimizer service, simulated GPUs)"
+  bso_dir=$(mktemp -d)
+  "$BIN/zeus" bso serve --port 0 --port-file "$bso_dir/port" \
+    --database-url "sqlite:///$bso_dir/bso.db" --log-level warning &
+  bso_pid=$!
+  for _ in $(seq 100); do [ -s "$bso_dir/port" ] && break; sleep 0.1; done
+  "$BIN/example_bso_recurring_jobs" --url "http://127.0.0.1:$(cat "$bso_dir/port")" --jobs 3 --recurrences 30
+  kill -TERM "$bso_pid"
+  wait "$bso_pid" && echo "zeus bso serve stopped cleanly (exit 0)"
+  rm -rf "$bso_dir"
+fi
