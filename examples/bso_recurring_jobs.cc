@@ -12,7 +12,7 @@
 #include <cmath>
 #include <map>
 
-#include "zeus/bso/client.h"
+#include "zeus/bso/client/client.h"
 #include "zeus/device/devices.h"
 #include "zeus/device/sim_gpu.h"
 #include "zeus/util/clock.h"

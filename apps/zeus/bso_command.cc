@@ -9,9 +9,9 @@
 #include <fstream>
 
 #include "command_registry.h"
-#include "zeus/bso/http_api.h"
-#include "zeus/bso/service.h"
-#include "zeus/bso/store.h"
+#include "zeus/bso/server/http_api.h"
+#include "zeus/bso/server/service.h"
+#include "zeus/bso/server/store.h"
 #include "zeus/http/server.h"
 #include "zeus/util/error.h"
 #include "zeus/util/log.h"

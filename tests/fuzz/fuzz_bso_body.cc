@@ -1,11 +1,11 @@
-// Request bodies of the batch-size optimizer service (zeus/bso/api.h): a job
+// Request bodies of the batch-size optimizer service (zeus/bso/api/api.h): a job
 // spec, an epoch report or a trial id. Accepted bodies must satisfy the
 // documented invariants and survive a round trip unchanged.
 #include <algorithm>
 #include <cmath>
 
 #include "fuzz_support.h"
-#include "zeus/bso/api.h"
+#include "zeus/bso/api/api.h"
 #include "zeus/util/error.h"
 #include "zeus/util/json.h"
 

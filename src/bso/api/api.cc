@@ -1,4 +1,4 @@
-#include "zeus/bso/api.h"
+#include "zeus/bso/api/api.h"
 
 #include <fmt/format.h>
 

@@ -1,4 +1,4 @@
-#include "zeus/bso/client.h"
+#include "zeus/bso/client/client.h"
 
 #include <fmt/format.h>
 

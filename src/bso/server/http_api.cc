@@ -1,4 +1,4 @@
-#include "zeus/bso/http_api.h"
+#include "zeus/bso/server/http_api.h"
 
 #include <fmt/format.h>
 

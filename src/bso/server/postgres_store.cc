@@ -12,7 +12,7 @@
 #include <thread>
 
 #include "store_rows.h"
-#include "zeus/bso/store.h"
+#include "zeus/bso/server/store.h"
 #include "zeus/optimizer/batch_size/state_json.h"
 #include "zeus/util/error.h"
 #include "zeus/util/json.h"

@@ -1,4 +1,4 @@
-#include "zeus/bso/service.h"
+#include "zeus/bso/server/service.h"
 
 #include <fmt/format.h>
 

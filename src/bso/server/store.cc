@@ -1,4 +1,4 @@
-#include "zeus/bso/store.h"
+#include "zeus/bso/server/store.h"
 
 #include <fmt/format.h>
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "zeus/bso/store.h"
+#include "zeus/bso/server/store.h"
 
 namespace zeus::bso {
 

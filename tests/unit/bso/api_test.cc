@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "bso_test_helpers.h"
-#include "zeus/bso/api.h"
+#include "zeus/bso/api/api.h"
 #include "zeus/util/json.h"
 
 namespace zeus::bso {

@@ -9,7 +9,7 @@
 #include <filesystem>
 #include <stdexcept>
 
-#include "zeus/bso/http_api.h"
+#include "zeus/bso/server/http_api.h"
 
 namespace zeus::bso::testing {
 

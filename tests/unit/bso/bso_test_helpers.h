@@ -7,8 +7,8 @@
 #include <optional>
 #include <string>
 
-#include "zeus/bso/service.h"
-#include "zeus/bso/store.h"
+#include "zeus/bso/server/service.h"
+#include "zeus/bso/server/store.h"
 #include "zeus/http/client.h"
 #include "zeus/http/server.h"
 

@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "bso_test_helpers.h"
-#include "zeus/bso/client.h"
+#include "zeus/bso/client/client.h"
 #include "zeus/device/devices.h"
 #include "zeus/util/clock.h"
 #include "zeus/util/error.h"

@@ -10,7 +10,7 @@
 #include <future>
 
 #include "bso_test_helpers.h"
-#include "zeus/bso/http_api.h"
+#include "zeus/bso/server/http_api.h"
 #include "zeus/optimizer/batch_size/rng.h"
 
 namespace zeus::bso {

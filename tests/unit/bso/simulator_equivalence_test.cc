@@ -30,7 +30,7 @@ TEST(BsoService, SameBatchSizesAsTheSimulatorOnAPaperTrace) {
     // upstream rule); the paper simulator on its recurrences' costs. Without
     // early stopping both see identical outcomes.
     o.beta = std::numeric_limits<double>::infinity();
-    const auto sim = sim::simulate(trace, sim::PolicyKind::kZeus, o);
+    const auto sim = sim::simulate(trace, sim::Strategy::kZeus, o);
 
     testing::TempDir d;
     testing::ServedBso server("sqlite:///" + d.path() + "/bso.db");
@@ -63,8 +63,8 @@ TEST(BsoService, SameBatchSizesAsTheSimulatorOnAPaperTrace) {
                           {{"job_id", "trace-1"},
                            {"batch_size", t["batch_size"]},
                            {"trial_number", t["trial_number"]},
-                           {"time", run.time},
-                           {"energy", run.energy},
+                           {"time", run.time.count()},
+                           {"energy", run.energy.value()},
                            {"metric", run.reached ? 1.0 : 0.0},
                            {"current_epoch", 100}},
                           &status);

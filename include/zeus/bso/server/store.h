@@ -13,7 +13,7 @@
 #include <string>
 #include <string_view>
 
-#include "zeus/bso/api.h"
+#include "zeus/bso/api/api.h"
 #include "zeus/optimizer/batch_size/batch_size_search.h"
 
 namespace zeus::bso {

@@ -19,7 +19,7 @@
 #include <optional>
 #include <string>
 
-#include "zeus/bso/api.h"
+#include "zeus/bso/api/api.h"
 #include "zeus/http/client.h"
 #include "zeus/monitor/energy_monitor.h"
 

@@ -13,7 +13,7 @@
 // {"message"} with zeus::http_status_for().
 #pragma once
 
-#include "zeus/bso/service.h"
+#include "zeus/bso/server/service.h"
 #include "zeus/http/router.h"
 
 namespace zeus::bso {

@@ -14,8 +14,8 @@
 #include <optional>
 #include <string>
 
-#include "zeus/bso/api.h"
-#include "zeus/bso/store.h"
+#include "zeus/bso/api/api.h"
+#include "zeus/bso/server/store.h"
 
 namespace zeus::bso {
 
