@@ -56,6 +56,7 @@ test-tsan: setup
 fuzz: setup
 	@cmake -S . -B $(FUZZ_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DZEUS_LIBFUZZER=ON \
 	  -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ -DZEUS_BUILD_BENCHMARKS=OFF \
+	  -DZEUS_WERROR=OFF \
 	  $(LAUNCHER) $(CMAKE_ARGS) >/dev/null
 	@cmake --build $(FUZZ_BUILD) -j $(JOBS) --target fuzz_all
 	@bash scripts/run_fuzz.sh $(FUZZ_BUILD) $(FUZZ_SECONDS)
