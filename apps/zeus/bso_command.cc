@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
-#include <fstream>
 
 #include "command_registry.h"
 #include "zeus/bso/server/http_api.h"
@@ -14,6 +13,7 @@
 #include "zeus/bso/server/store.h"
 #include "zeus/http/server.h"
 #include "zeus/util/error.h"
+#include "zeus/util/files.h"
 #include "zeus/util/log.h"
 
 namespace {
@@ -87,7 +87,7 @@ void serve(const ServeOptions& o) {
     if (!where.empty()) where += " and ";
     where += fmt::format("http://{}:{}", o.host, port);
     if (!o.port_file.empty()) {
-      std::ofstream(o.port_file) << port << "\n";
+      zeus::write_file_atomically(o.port_file, fmt::format("{}\n", port));
     }
   }
   server.start();
