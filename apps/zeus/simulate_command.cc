@@ -14,6 +14,8 @@
 
 #include "command_registry.h"
 #include "output_checks.h"
+#include "zeus/sim/paper.h"
+#include "zeus/sim/paper_report.h"
 #include "zeus/sim/report.h"
 #include "zeus/sim/sweep.h"
 #include "zeus/util/error.h"
@@ -161,6 +163,115 @@ void run(const Flags& f, const Given& given) {
   }
 }
 
+struct PaperFlags {
+  std::string out;
+  std::string figures = "all";
+  std::string seeds = "1-10";
+  std::string traces;
+  int threads = 0;
+  bool no_plots = false;
+};
+
+// Progress on a terminal: one line per stage, rewritten in place.
+zeus::sim::PaperProgress terminal_progress() {
+  if (isatty(STDERR_FILENO) == 0) return {};
+  return [](std::string_view stage, std::size_t done, std::size_t total) {
+    if (done % 64 == 0 || done == total || stage == "plots") {
+      std::fprintf(stderr, "\rzeus simulate paper: %.*s %zu/%zu%s", static_cast<int>(stage.size()),
+                   stage.data(), done, total, done == total ? "\n" : "");
+    }
+  };
+}
+
+void run_paper(const PaperFlags& f, const std::vector<std::string>& argv) {
+  using namespace zeus;
+  using namespace zeus::sim;
+  PaperOptions options;
+  options.figures = parse_paper_figures(f.figures);
+  options.seeds.clear();
+  for (int s : parse_int_list(f.seeds, "--seeds", 0, std::numeric_limits<int>::max(), 10000)) {
+    options.seeds.push_back(static_cast<std::uint64_t>(s));
+  }
+  if (f.threads < 0 || f.threads > 1024) {
+    throw_error(
+        ErrorCode::kInvalidArgument,
+        fmt::format("--threads must be in [0, 1024] (0 = one per core), got {}", f.threads));
+  }
+  options.threads = f.threads;
+  validate(options);
+  // Everything that can be refused is refused before the work: the output
+  // directory, then the traces (missing files, columns or workloads).
+  cli::check_output_dir(f.out, "--out", {"report.md"});
+  for (const auto& e : paper_report_entries()) {
+    std::error_code ec;
+    const auto p = std::filesystem::path(f.out) / e;
+    if (e != "report.md" && std::filesystem::exists(p, ec) &&
+        !std::filesystem::is_directory(p, ec)) {
+      throw_error(ErrorCode::kInvalidArgument,
+                  fmt::format("--out {}: {} exists and is not a directory", printable(f.out), e));
+    }
+  }
+  const std::string dir = f.traces.empty() ? default_traces() : f.traces;
+  const TraceSet traces = TraceSet::load(dir, trace_gpus());
+  const auto progress = terminal_progress();
+  const PaperData data = compute_paper(traces, options, progress);
+  PaperReportOptions ro;
+  std::string cmd = "zeus simulate paper";
+  for (const auto& a : argv) cmd += " " + a;
+  ro.command_line = cmd;
+  ro.traces_note = f.traces.empty() ? "the project's `data/zeus-traces`, from ml-energy/zeus"
+                                    : fmt::format("`{}`", printable(f.traces));
+  PaperFiles files = format_paper_report(data, ro);
+  if (f.no_plots) files.scripts.clear();
+  const auto written = write_paper_report(f.out, files, f.threads, progress);
+  std::fprintf(stderr, "zeus simulate paper: wrote %s/report.md (%zu files, %zu replays)\n",
+               f.out.c_str(), written.size(), data.simulations);
+}
+
+void setup_paper(CLI::App& simulate, const Given& parent) {
+  auto flags = std::make_shared<PaperFlags>();
+  auto* cmd = simulate.add_subcommand(
+      "paper",
+      "Reproduce the paper's trace-driven evaluation (Figures 1/15, 2/16, 5/17/18, 6/7/8/19, "
+      "10, 11, 12, 13, 14/23, 22) into DIR: report.md with the paper's numbers beside ours, "
+      "the CSV behind every figure (DIR/csv) and a PNG and SVG per figure (DIR/figures, "
+      "gnuplot). Figure 9 needs the unavailable Alibaba trace and is left out");
+  cmd->add_option("--out", flags->out, "Report directory (created; checked before any work)")
+      ->required();
+  cmd->add_option("--figures", flags->figures,
+                  "Paper figure numbers, comma list (e.g. 11,12; 15 selects Figure 1/15), or all")
+      ->default_val("all");
+  cmd->add_option("--seeds", flags->seeds,
+                  "Seeds of every replayed figure: list or range; mean and sd are over them")
+      ->default_val("1-10");
+  cmd->add_option("--traces", flags->traces,
+                  "Trace directory (summary_train.csv, summary_power_<gpu>.csv for v100, a40, "
+                  "p100, rtx6000); default: the project's data/zeus-traces");
+  cmd->add_option("--threads", flags->threads, "Worker threads (0 = one per core)")
+      ->default_val(0)
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_flag("--no-plots", flags->no_plots,
+                "Write report.md and the CSVs and gnuplot scripts, but do not run gnuplot");
+  cmd->callback([flags, cmd, parent] {
+    for (const auto* o : {parent.traces, parent.gpu, parent.workload, parent.beta, parent.window}) {
+      if (o->count() > 0) {
+        zeus::throw_error(zeus::ErrorCode::kInvalidArgument,
+                          fmt::format("{} belongs to `zeus simulate`, not to `zeus simulate "
+                                      "paper` (give paper's own flags after `paper`)",
+                                      o->get_name()));
+      }
+    }
+    std::vector<std::string> argv;
+    for (const auto* o : cmd->get_options()) {
+      if (o->count() == 0 || o->get_name() == "--help") continue;
+      argv.push_back(o->get_name());
+      if (o->get_type_size_min() == 0) continue;  // a flag
+      for (const auto& r : o->results()) argv.push_back(r);
+    }
+    run_paper(*flags, argv);
+  });
+}
+
 void setup(CLI::App& root) {
   auto flags = std::make_shared<Flags>();
   auto given = std::make_shared<Given>();
@@ -189,7 +300,8 @@ void setup(CLI::App& root) {
       ->default_val("1");
   sub->add_option("--strategy,--policy", flags->strategies,
                   "Strategies compared: zeus, default, grid (grid search with pruning), "
-                  "grid-noes (without early stopping); --policy is the old name")
+                  "grid-noes (without early stopping), grid-dir (directional grid search from "
+                  "b0), grid-dir-noes; --policy is the old name")
       ->default_val("zeus,default,grid");
   given->window = sub->add_option("--window-size", flags->window_size,
                                   "Zeus: observations kept per batch size (0 = all, at most 1e6)")
@@ -211,7 +323,11 @@ void setup(CLI::App& root) {
   sub->add_option("--threads", flags->threads, "Worker threads (0 = one per core)")
       ->default_val(0)
       ->check(CLI::NonNegativeNumber);
-  sub->callback([flags, given] { run(*flags, *given); });
+  setup_paper(*sub, *given);
+  sub->callback([flags, given, sub] {
+    if (sub->got_subcommand("paper")) return;  // the paper subcommand did the work
+    run(*flags, *given);
+  });
 }
 
 const bool registered = zeus::cli::register_command(40, &setup);

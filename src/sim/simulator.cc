@@ -25,7 +25,6 @@ namespace bs = zeus::batch_size;
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
-constexpr int kMaxTries = 20;
 // Distinct RNG stream for path sampling; the strategy uses stream 0 of the seed.
 constexpr std::uint64_t kPathStream = 0x7061746873ULL;  // "paths"
 
@@ -46,30 +45,43 @@ class SimStrategy {
   virtual void observe(const Decision& d, Joules cost, bool reached) = 0;
 };
 
-// Zeus: the shared batch-size policy plus the just-in-time power-limit choice.
+// Zeus: the shared batch-size policy plus the power-limit choice (just in
+// time, or one limit per recurrence in the ablation).
 class ZeusStrategy final : public SimStrategy {
  public:
   ZeusStrategy(const WorkloadTrace& trace, const SimOptions& o)
-      : trace_(trace), eta_(o.eta), policy_(make_options(trace, o)) {}
+      : trace_(trace),
+        eta_(o.eta),
+        search_(o.power_limit_search),
+        policy_(make_options(trace, o)) {}
 
   Decision decide() override {
     const auto t = policy_.next_trial();
     Decision d{t.id, t.batch_size, Milliwatts(0), false, t.kind};
-    auto it = jit_.find(t.batch_size);
-    if (it == jit_.end()) {
-      // First use of this batch size: profile every limit during its first epoch.
-      const auto& b = trace_.batch(t.batch_size);
-      std::vector<bs::PowerLimitEpoch> epochs;
-      for (const auto& p : b.limits) {
-        epochs.push_back({p.power_limit, p.time_per_epoch, p.average_power});
-      }
-      it = jit_.emplace(t.batch_size, bs::choose_power_limit(eta_, epochs)).first;
-      d.profile = true;
+    auto it = chosen_.find(t.batch_size);
+    if (it != chosen_.end()) {
+      d.power_limit = it->second;
+      return d;
     }
-    d.power_limit = it->second;
+    const auto& b = trace_.batch(t.batch_size);
+    if (search_ == PowerLimitSearch::kJustInTime) {
+      // First use of this batch size: profile every limit during its first epoch.
+      d.power_limit = chosen_.emplace(t.batch_size, choose(b)).first->second;
+      d.profile = true;
+      return d;
+    }
+    // One untried limit per run, highest first (limits are stored descending).
+    d.power_limit = b.limits[static_cast<std::size_t>(tried_[t.batch_size])].power_limit;
     return d;
   }
   void observe(const Decision& d, Joules cost, bool reached) override {
+    if (search_ == PowerLimitSearch::kOnePerRecurrence && !chosen_.count(d.batch_size)) {
+      // The run measured its limit; once every limit is measured, choose.
+      const auto& b = trace_.batch(d.batch_size);
+      if (++tried_[d.batch_size] == static_cast<int>(b.limits.size())) {
+        chosen_.emplace(d.batch_size, choose(b));
+      }
+    }
     policy_.report(d.ticket, cost, reached);
   }
 
@@ -83,10 +95,19 @@ class ZeusStrategy final : public SimStrategy {
     p.seed = o.seed;
     return p;
   }
+  Milliwatts choose(const BatchSizeTrace& b) const {
+    std::vector<bs::PowerLimitEpoch> epochs;
+    for (const auto& p : b.limits) {
+      epochs.push_back({p.power_limit, p.time_per_epoch, p.average_power});
+    }
+    return bs::choose_power_limit(eta_, epochs);
+  }
   const WorkloadTrace& trace_;
   double eta_;
+  PowerLimitSearch search_;
   bs::BatchSizeSearch policy_;
-  std::map<int, Milliwatts> jit_;
+  std::map<int, Milliwatts> chosen_;  // batch size -> its power limit, once known
+  std::map<int, int> tried_;          // one-per-recurrence: limits measured so far
 };
 
 // Default: always b0 at the largest power limit.
@@ -103,36 +124,56 @@ class DefaultStrategy final : public SimStrategy {
   Milliwatts pl_;
 };
 
-// Grid search with pruning: (b0, max PL), then batch sizes ascending x power
-// limits descending, one run each, no JIT profiling; a batch size whose run
-// fails is dropped; afterwards the cheapest observed configuration forever.
+// Grid search with pruning, one run per (batch size, power limit), no JIT
+// profiling; afterwards the cheapest observed configuration forever.
+//  * plain ("gs"): (b0, max PL), then batch sizes ascending x power limits
+//    descending; a batch size whose run fails is dropped (its other limits skipped);
+//  * directional ("gsdir"): b0's limits, then smaller batch sizes descending,
+//    then larger ones ascending, each over its limits descending; a failure
+//    also drops every batch size further out in that direction (a failure of
+//    b0 drops only b0).
 class GridSearchStrategy final : public SimStrategy {
  public:
-  explicit GridSearchStrategy(const WorkloadTrace& trace) {
+  GridSearchStrategy(const WorkloadTrace& trace, bool directional) {
     const auto& b0 = trace.batch(trace.default_batch_size);
-    schedule_.emplace_back(b0.batch_size, b0.limits.front().power_limit);
-    for (const auto& b : trace.batch_sizes) {
+    const Milliwatts max_pl = b0.limits.front().power_limit;
+    auto add_all = [&](const BatchSizeTrace& b, int direction) {
       for (const auto& p : b.limits) {
-        if (b.batch_size == b0.batch_size && p.power_limit == b0.limits.front().power_limit) {
-          continue;
-        }
-        schedule_.emplace_back(b.batch_size, p.power_limit);
+        if (b.batch_size == b0.batch_size && p.power_limit == max_pl) continue;
+        schedule_.push_back({b.batch_size, p.power_limit, direction});
+      }
+    };
+    schedule_.push_back({b0.batch_size, max_pl, 0});
+    if (!directional) {
+      for (const auto& b : trace.batch_sizes) add_all(b, 0);
+    } else {
+      add_all(b0, 0);
+      for (auto it = trace.batch_sizes.rbegin(); it != trace.batch_sizes.rend(); ++it) {
+        if (it->batch_size < b0.batch_size) add_all(*it, -1);
+      }
+      for (const auto& b : trace.batch_sizes) {
+        if (b.batch_size > b0.batch_size) add_all(b, +1);
       }
     }
-    best_ = schedule_.front();
+    best_ = {b0.batch_size, max_pl};
   }
   Decision decide() override {
-    while (next_ < schedule_.size() && pruned_.count(schedule_[next_].first)) ++next_;
+    while (next_ < schedule_.size() && pruned(schedule_[next_].batch_size)) ++next_;
     if (next_ < schedule_.size()) {
-      const auto& [b, p] = schedule_[next_++];
-      return {1, b, p, false, bs::TrialKind::kExploration};
+      const auto& e = schedule_[next_];
+      // The ticket names the schedule entry, so late reports find their direction.
+      return {static_cast<std::int64_t>(++next_), e.batch_size, e.power_limit, false,
+              bs::TrialKind::kExploration};
     }
     return {0, best_.first, best_.second, false, bs::TrialKind::kSampling};
   }
   void observe(const Decision& d, Joules cost, bool reached) override {
     if (d.ticket == 0) return;  // exploiting
+    const int direction = schedule_[static_cast<std::size_t>(d.ticket - 1)].direction;
     if (!reached) {
       pruned_.insert(d.batch_size);
+      if (direction < 0) below_ = std::max(below_, d.batch_size);
+      if (direction > 0) above_ = std::min(above_, d.batch_size);
     } else if (cost < best_cost_) {
       best_cost_ = cost;
       best_ = {d.batch_size, d.power_limit};
@@ -140,9 +181,17 @@ class GridSearchStrategy final : public SimStrategy {
   }
 
  private:
-  std::vector<std::pair<int, Milliwatts>> schedule_;
+  struct Entry {
+    int batch_size;
+    Milliwatts power_limit;
+    int direction;  // -1 below b0, +1 above, 0 b0 or plain order
+  };
+  bool pruned(int b) const { return pruned_.count(b) || b <= below_ || b >= above_; }
+  std::vector<Entry> schedule_;
   std::size_t next_ = 0;
   std::set<int> pruned_;
+  int below_ = 0;                                // directional: sizes <= this are dropped
+  int above_ = std::numeric_limits<int>::max();  // and sizes >= this
   std::pair<int, Milliwatts> best_;
   Joules best_cost_{kInf};
 };
@@ -156,7 +205,10 @@ std::unique_ptr<SimStrategy> make_strategy(const WorkloadTrace& t, Strategy k,
       return std::make_unique<DefaultStrategy>(t);
     case Strategy::kGrid:
     case Strategy::kGridNoEarlyStop:
-      return std::make_unique<GridSearchStrategy>(t);
+      return std::make_unique<GridSearchStrategy>(t, false);
+    case Strategy::kGridDirectional:
+    case Strategy::kGridDirectionalNoEarlyStop:
+      return std::make_unique<GridSearchStrategy>(t, true);
   }
   throw_error(ErrorCode::kInternal, "unknown strategy");
 }
@@ -174,8 +226,7 @@ RunOutcome run_job(const WorkloadTrace& t, int recurrence, const Decision& d, Jo
   const auto& runs = t.runs(b, recurrence);
   const double target = runs[rng.uniform_int(runs.size())];
   const auto& p = b.at(d.power_limit);
-  const Joules per_epoch =
-      bs::epoch_cost(eta, p.average_power, p.time_per_epoch, t.max_power);
+  const Joules per_epoch = bs::epoch_cost(eta, p.average_power, p.time_per_epoch, t.max_power);
   const double max_epochs = bs::epochs_within_bound(cost_ub, per_epoch, t.spec.max_epochs);
   if (max_epochs == 0) return {};
   RunOutcome r;
@@ -210,6 +261,20 @@ void validate(const SimOptions& o) {
     throw_error(ErrorCode::kInvalidArgument,
                 fmt::format("overlap must be in [0, {:g}], got {:g}", kMaxOverlap, o.overlap));
   }
+  if (o.max_tries < 1 || o.max_tries > kMaxTriesLimit) {
+    throw_error(ErrorCode::kInvalidArgument,
+                fmt::format("tries per recurrence must be in [1, {}], got {}", kMaxTriesLimit,
+                            o.max_tries));
+  }
+  if (o.stop_when_stuck && o.overlap > 0) {
+    throw_error(ErrorCode::kInvalidArgument,
+                "stopping a stuck replay is supported only without overlap");
+  }
+  if (o.num_pruning_rounds < 0 || o.num_pruning_rounds > kMaxPruningRounds) {
+    throw_error(ErrorCode::kInvalidArgument,
+                fmt::format("pruning rounds must be in [0, {}], got {}", kMaxPruningRounds,
+                            o.num_pruning_rounds));
+  }
 }
 
 // A trace that cannot be replayed is bad input (exit 2), not a crash.
@@ -234,7 +299,7 @@ SimResult simulate_sequential(const WorkloadTrace& t, SimStrategy& strategy, dou
   for (int i = 0; i < t.num_recurrence; ++i) {
     RecurrenceRecord rec;
     bool done = false;
-    for (int attempt = 0; attempt < kMaxTries && !done; ++attempt) {
+    for (int attempt = 0; attempt < o.max_tries && !done; ++attempt) {
       const Decision d = strategy.decide();
       const Joules ub = bs::cost_upper_bound(beta, min_cost);
       const RunOutcome out = run_job(t, i, d, ub, o.eta, rng);
@@ -258,7 +323,9 @@ SimResult simulate_sequential(const WorkloadTrace& t, SimStrategy& strategy, dou
         rec.batch_size = d.batch_size;
         rec.power_limit = d.power_limit;
         done = true;
-      } else if (i == 0) {
+      } else if (i == 0 && d.batch_size == t.default_batch_size) {
+        // The reference requires b0 to converge first (every strategy but the
+        // no-pruning ablation starts there); without it there is no baseline.
         unreplayable(
             fmt::format("{} on {}: the default batch size {} did not reach the target "
                         "in the first recurrence (seed {})",
@@ -266,8 +333,12 @@ SimResult simulate_sequential(const WorkloadTrace& t, SimStrategy& strategy, dou
       }
     }
     if (!done) {
+      if (o.stop_when_stuck) {
+        res.stuck_at = i;
+        return res;
+      }
       unreplayable(fmt::format("{} on {}: recurrence {} failed {} tries in a row (seed {})",
-                               t.name(), t.gpu, i + 1, kMaxTries, o.seed));
+                               t.name(), t.gpu, i + 1, o.max_tries, o.seed));
     }
     res.recurrences.push_back(rec);
   }
@@ -332,9 +403,9 @@ SimResult simulate_overlapping(const WorkloadTrace& t, SimStrategy& strategy, do
       min_cost = std::min(min_cost, rec.cost);
       rec.batch_size = run.batch_size;
       rec.power_limit = run.power_limit;
-    } else if (rec.runs >= kMaxTries) {
+    } else if (rec.runs >= o.max_tries) {
       unreplayable(fmt::format("{} on {}: recurrence {} failed {} tries in a row (seed {})",
-                               t.name(), t.gpu, e.recurrence + 1, kMaxTries, o.seed));
+                               t.name(), t.gpu, e.recurrence + 1, o.max_tries, o.seed));
     } else {
       events.push({e.time, 1, seq++, e.recurrence, 0, {}});
     }
@@ -343,6 +414,16 @@ SimResult simulate_overlapping(const WorkloadTrace& t, SimStrategy& strategy, do
 }
 
 }  // namespace
+
+const std::vector<Strategy>& all_strategies() {
+  static const std::vector<Strategy> all = {Strategy::kZeus,
+                                            Strategy::kDefault,
+                                            Strategy::kGrid,
+                                            Strategy::kGridNoEarlyStop,
+                                            Strategy::kGridDirectional,
+                                            Strategy::kGridDirectionalNoEarlyStop};
+  return all;
+}
 
 std::string_view strategy_name(Strategy strategy) {
   switch (strategy) {
@@ -354,22 +435,27 @@ std::string_view strategy_name(Strategy strategy) {
       return "grid";
     case Strategy::kGridNoEarlyStop:
       return "grid-noes";
+    case Strategy::kGridDirectional:
+      return "grid-dir";
+    case Strategy::kGridDirectionalNoEarlyStop:
+      return "grid-dir-noes";
   }
   return "unknown";
 }
 
 Strategy parse_strategy(std::string_view name) {
-  for (auto k :
-       {Strategy::kZeus, Strategy::kDefault, Strategy::kGrid, Strategy::kGridNoEarlyStop}) {
+  for (auto k : all_strategies()) {
     if (strategy_name(k) == name) return k;
   }
   throw_error(ErrorCode::kInvalidArgument,
-              fmt::format("unknown strategy '{}'; expected zeus, default, grid or grid-noes",
+              fmt::format("unknown strategy '{}'; expected zeus, default, grid, grid-noes, "
+                          "grid-dir or grid-dir-noes",
                           printable(name)));
 }
 
 bool uses_early_stopping(Strategy strategy) {
-  return strategy == Strategy::kZeus || strategy == Strategy::kGrid;
+  return strategy == Strategy::kZeus || strategy == Strategy::kGrid ||
+         strategy == Strategy::kGridDirectional;
 }
 
 SimResult simulate(const WorkloadTrace& trace, Strategy strategy, const SimOptions& options) {
@@ -431,6 +517,9 @@ Metrics compute_metrics(const WorkloadTrace& t, const SimResult& res, double eta
   m.tta_norm = tm / static_cast<double>(k) / last.default_tta;
   for (std::size_t i = 0; i < n; ++i) {
     const bool drifted = t.drift_at && static_cast<int>(i) >= *t.drift_at;
+    m.cum_energy += recs[i].energy;
+    m.cum_time += recs[i].time;
+    m.cum_cost += recs[i].cost;
     m.cum_regret += recs[i].cost - (drifted ? after.opt_cost : before.opt_cost);
   }
   m.cum_regret_rel = m.cum_regret / last.opt_cost;

@@ -47,6 +47,9 @@ void validate(const SweepSpec& spec) {
   if (!(spec.overlap >= 0.0) || !(spec.overlap <= kMaxOverlap)) {
     fail(fmt::format("overlap must be in [0, {:g}]", kMaxOverlap));
   }
+  if (spec.num_pruning_rounds < 0 || spec.num_pruning_rounds > kMaxPruningRounds) {
+    fail(fmt::format("pruning rounds must be in [0, {}]", kMaxPruningRounds));
+  }
   // A repeat would run (and average) the same rows twice.
   if (auto r = repeated(spec.etas, [](double e) { return fmt::format("{}", e); })) {
     fail(fmt::format("eta: {} is given twice", *r));
@@ -85,25 +88,9 @@ std::vector<WorkloadTrace> sweep_traces(const TraceSet* traces, const SweepSpec&
   return out;
 }
 
-std::vector<SweepRow> run_sweep(const std::vector<WorkloadTrace>& traces, const SweepSpec& spec,
-                                int threads,
-                                const std::function<void(std::size_t, std::size_t)>& progress) {
-  struct Task {
-    const WorkloadTrace* trace;
-    double eta;
-    std::uint64_t seed;
-    Strategy strategy;
-  };
-  validate(spec);
-  std::vector<Task> tasks;
-  for (const auto& t : traces) {
-    for (double eta : spec.etas) {
-      for (auto seed : spec.seeds) {
-        for (auto p : spec.strategies) tasks.push_back({&t, eta, seed, p});
-      }
-    }
-  }
-  std::vector<SweepRow> rows(tasks.size());
+void run_simulations(const std::vector<SimJob>& jobs, int threads,
+                     const std::function<void(std::size_t, SimResult&&)>& consume,
+                     const ProgressFn& progress) {
   std::atomic<std::size_t> next{0};
   std::atomic<std::size_t> done{0};
   std::mutex mu;  // guards `error` and serializes progress callbacks
@@ -111,51 +98,76 @@ std::vector<SweepRow> run_sweep(const std::vector<WorkloadTrace>& traces, const 
   auto worker = [&] {
     for (;;) {
       const std::size_t i = next.fetch_add(1);
-      if (i >= tasks.size()) return;
-      const Task& k = tasks[i];
+      if (i >= jobs.size()) return;
       try {
-        SimOptions o;
-        o.eta = k.eta;
-        o.beta = spec.beta;
-        o.seed = k.seed;
-        o.window_size = spec.window_size;
-        o.overlap = spec.overlap;
-        auto res = std::make_shared<SimResult>(simulate(*k.trace, k.strategy, o));
-        SweepRow& r = rows[i];
-        r.gpu = k.trace->gpu;
-        r.workload = k.trace->name();
-        r.eta = k.eta;
-        r.beta = spec.beta;
-        r.seed = k.seed;
-        r.strategy = k.strategy;
-        r.default_batch_size = k.trace->default_batch_size;
-        r.num_recurrence = k.trace->num_recurrence;
-        r.reference = compute_reference(*k.trace, k.eta, k.trace->drift_at.has_value());
-        r.initial_opt_cost = compute_reference(*k.trace, k.eta, false).opt_cost;
-        r.drift_at = k.trace->drift_at.value_or(-1);
-        r.metrics = compute_metrics(*k.trace, *res, k.eta);
-        if (spec.keep_trajectories) r.result = std::move(res);
+        const SimJob& job = jobs[i];
+        if (job.trace == nullptr) throw_error(ErrorCode::kInternal, "simulation without a trace");
+        consume(i, simulate(*job.trace, job.strategy, job.options));
       } catch (...) {
         std::lock_guard lock(mu);
         if (!error) error = std::current_exception();
-        next = tasks.size();
+        next = jobs.size();
         return;
       }
       const std::size_t d = done.fetch_add(1) + 1;
       if (progress) {
         std::lock_guard lock(mu);
-        progress(d, tasks.size());
+        progress(d, jobs.size());
       }
     }
   };
   if (threads <= 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   threads = static_cast<int>(std::min<std::size_t>(static_cast<std::size_t>(threads),
-                                                   std::max<std::size_t>(1, tasks.size())));
+                                                   std::max<std::size_t>(1, jobs.size())));
   std::vector<std::thread> pool;
   for (int i = 1; i < threads; ++i) pool.emplace_back(worker);
   worker();
   for (auto& th : pool) th.join();
   if (error) std::rethrow_exception(error);
+}
+
+std::vector<SweepRow> run_sweep(const std::vector<WorkloadTrace>& traces, const SweepSpec& spec,
+                                int threads, const ProgressFn& progress) {
+  validate(spec);
+  std::vector<SimJob> jobs;
+  for (const auto& t : traces) {
+    for (double eta : spec.etas) {
+      for (auto seed : spec.seeds) {
+        for (auto k : spec.strategies) {
+          SimJob job{&t, k, {}};
+          job.options.eta = eta;
+          job.options.beta = spec.beta;
+          job.options.seed = seed;
+          job.options.window_size = spec.window_size;
+          job.options.num_pruning_rounds = spec.num_pruning_rounds;
+          job.options.power_limit_search = spec.power_limit_search;
+          job.options.overlap = spec.overlap;
+          jobs.push_back(job);
+        }
+      }
+    }
+  }
+  std::vector<SweepRow> rows(jobs.size());
+  run_simulations(
+      jobs, threads,
+      [&](std::size_t i, SimResult&& res) {
+        const SimJob& k = jobs[i];
+        SweepRow& r = rows[i];
+        r.gpu = k.trace->gpu;
+        r.workload = k.trace->name();
+        r.eta = k.options.eta;
+        r.beta = spec.beta;
+        r.seed = k.options.seed;
+        r.strategy = k.strategy;
+        r.default_batch_size = k.trace->default_batch_size;
+        r.num_recurrence = k.trace->num_recurrence;
+        r.reference = compute_reference(*k.trace, k.options.eta, k.trace->drift_at.has_value());
+        r.initial_opt_cost = compute_reference(*k.trace, k.options.eta, false).opt_cost;
+        r.drift_at = k.trace->drift_at.value_or(-1);
+        r.metrics = compute_metrics(*k.trace, res, k.options.eta);
+        if (spec.keep_trajectories) r.result = std::make_shared<SimResult>(std::move(res));
+      },
+      progress);
   return rows;
 }
 

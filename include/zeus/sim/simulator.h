@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -20,12 +21,17 @@ namespace zeus::sim {
 // simulator compares. Called strategies here: "policy" elsewhere in the
 // project names the batch-size search and the power-limit selectors.
 enum class Strategy {
-  kZeus,             // pruning + Gaussian Thompson sampling + JIT power limit, beta
-  kDefault,          // (b0, max power limit), no early stopping
-  kGrid,             // grid search with pruning ("gs"), beta
-  kGridNoEarlyStop,  // the same without early stopping ("gsnoes")
+  kZeus,                        // pruning + Gaussian Thompson sampling + JIT power limit, beta
+  kDefault,                     // (b0, max power limit), no early stopping
+  kGrid,                        // grid search with pruning ("gs"), beta
+  kGridNoEarlyStop,             // the same without early stopping ("gsnoes")
+  kGridDirectional,             // directional grid search from b0 ("gsdir"), beta
+  kGridDirectionalNoEarlyStop,  // the same without early stopping ("gsdirnoes")
 };
-std::string_view strategy_name(Strategy strategy);  // zeus, default, grid, grid-noes
+// Every strategy, in the order above.
+const std::vector<Strategy>& all_strategies();
+// zeus, default, grid, grid-noes, grid-dir, grid-dir-noes
+std::string_view strategy_name(Strategy strategy);
 // kInvalidArgument listing the accepted names.
 Strategy parse_strategy(std::string_view name);
 // Whether the strategy runs with the early-stopping cap (Default and grid-noes do not).
@@ -35,13 +41,34 @@ bool uses_early_stopping(Strategy strategy);
 inline constexpr double kMaxBeta = 1e6;  // beyond this, give inf (no early stopping)
 inline constexpr int kMaxWindowSize = 1'000'000;
 inline constexpr double kMaxOverlap = 1e6;
+inline constexpr int kMaxPruningRounds = 100;
+inline constexpr int kMaxTriesLimit = 100'000;
+
+// How Zeus finds the power limit of a batch size it runs for the first time.
+enum class PowerLimitSearch {
+  // The first epoch of that run is spread over every limit (the paper's
+  // just-in-time profiling), then the cheapest limit is used.
+  kJustInTime,
+  // Ablation (Figure 13): no profiling; each of the batch size's next runs
+  // uses one untried limit (highest first), a whole recurrence per limit,
+  // until all are tried; then the same choice rule picks the limit.
+  kOnePerRecurrence,
+};
 
 struct SimOptions {
   double eta = 0.5;            // energy/time trade-off, [0, 1]
   double beta = 2.0;           // early-stopping factor in (0, kMaxBeta]; +inf disables
   std::uint64_t seed = 1;      // path sampling and the strategy's draws
   int window_size = 0;         // Zeus: observations kept per arm (0 = all)
-  int num_pruning_rounds = 2;  // Zeus
+  int num_pruning_rounds = 2;  // Zeus; 0 = no pruning (every batch size is an arm), ablation
+  // Runs a recurrence may take before the replay gives up (the reference's 20).
+  int max_tries = 20;
+  // When a recurrence uses up max_tries: false raises (the reference's
+  // RuntimeError); true ends the replay there and sets SimResult::stuck_at
+  // (sequential replays only, not with overlap), so an ablation that gets
+  // stuck can be reported as such.
+  bool stop_when_stuck = false;
+  PowerLimitSearch power_limit_search = PowerLimitSearch::kJustInTime;  // Zeus
   // Overlapping arrivals: 0 replays recurrences one after another (the
   // paper's run_single). x > 0 submits recurrence i at i * TTA_default / x,
   // so about x jobs are in flight; each run's outcome is reported when it ends.
@@ -75,8 +102,9 @@ struct RecurrenceRecord {
 };
 
 struct SimResult {
-  std::vector<RecurrenceRecord> recurrences;
+  std::vector<RecurrenceRecord> recurrences;  // only the completed ones when stuck
   std::vector<RunRecord> runs;
+  std::optional<int> stuck_at;  // with stop_when_stuck: the recurrence that never finished
 };
 
 // Replays trace.num_recurrence recurrences. kInvalidArgument for eta outside
@@ -98,8 +126,11 @@ struct Reference {
 Reference compute_reference(const WorkloadTrace& trace, double eta, bool after_drift = false);
 
 struct Metrics {
-  double eta_norm = 0;        // mean energy of the last 5 recurrences / expected Default ETA
-  double tta_norm = 0;        // the same for time
+  double eta_norm = 0;     // mean energy of the last 5 recurrences / expected Default ETA
+  double tta_norm = 0;     // the same for time
+  Joules cum_energy{0.0};  // sum over all recurrences (every run, failed ones included)
+  Seconds cum_time{0.0};
+  Joules cum_cost{0.0};
   Joules cum_regret{0.0};     // sum over recurrences of (cost - C*)
   double cum_regret_rel = 0;  // cum_regret / C*
   int final_batch_size = 0;

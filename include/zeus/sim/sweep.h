@@ -21,6 +21,8 @@ struct SweepSpec {
   std::vector<std::uint64_t> seeds = {1};
   std::vector<Strategy> strategies = {Strategy::kZeus, Strategy::kDefault, Strategy::kGrid};
   int window_size = 0;
+  int num_pruning_rounds = 2;  // zeus; 0 = no pruning (ablation)
+  PowerLimitSearch power_limit_search = PowerLimitSearch::kJustInTime;  // zeus
   double overlap = 0.0;
   bool drift = false;              // replay the synthetic drifting workload instead
   bool keep_trajectories = false;  // keep every SimResult (for files and plots)
@@ -49,10 +51,26 @@ void validate(const SweepSpec& spec);
 // The replayable traces a spec needs, in row order (gpu-major).
 std::vector<WorkloadTrace> sweep_traces(const TraceSet* traces, const SweepSpec& spec);
 
+// One replay of a batch: the trace must outlive the batch.
+struct SimJob {
+  const WorkloadTrace* trace = nullptr;
+  Strategy strategy = Strategy::kZeus;
+  SimOptions options;
+};
+using ProgressFn = std::function<void(std::size_t done, std::size_t total)>;
+// Replays every job on `threads` workers (<= 0: one per core) and hands each
+// result to consume(i, result) on the worker that ran job i (the result may
+// be moved from), so consumers
+// that write only slot i of pre-sized storage need no lock; results are
+// then independent of the number of threads. `progress` is called
+// serialized. The first error stops the batch and is rethrown.
+void run_simulations(const std::vector<SimJob>& jobs, int threads,
+                     const std::function<void(std::size_t, SimResult&&)>& consume,
+                     const ProgressFn& progress = {});
+
 // `progress(done, total)` is called from worker threads, serialized. threads
 // <= 0 uses the hardware concurrency. Errors from any row are rethrown.
 std::vector<SweepRow> run_sweep(const std::vector<WorkloadTrace>& traces, const SweepSpec& spec,
-                                int threads = 0,
-                                const std::function<void(std::size_t, std::size_t)>& progress = {});
+                                int threads = 0, const ProgressFn& progress = {});
 
 }  // namespace zeus::sim

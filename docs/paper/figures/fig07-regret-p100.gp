@@ -1,0 +1,54 @@
+# Draws figures/fig07-regret-p100.png and figures/fig07-regret-p100.svg from the CSVs in csv/.
+# Run from the report directory: gnuplot figures/fig07-regret-p100.gp
+set encoding utf8
+set terminal pngcairo noenhanced size 1350,760 font 'sans,10'
+set output 'figures/fig07-regret-p100.png'
+reset
+set datafile separator comma
+set datafile missing 'nan'
+set grid lc rgb '#dddddd'
+set border lc rgb '#444444'
+set multiplot layout 2,3 title 'Figure 7: cumulative regret over recurrences, P100 (Pascal) (in optimal recurrences; mean over seeds, band = ±1 sd)'
+set xlabel 'recurrence'
+set ylabel 'regret / C*'
+set key top left font ',8'
+set title 'cifar100/shufflenetv2'
+plot 'csv/fig07-regret-p100.csv' skip 1 every ::0::107 using 3:($4-$5):($4+$5) with filledcurves fs transparent solid 0.2 noborder lc rgb '#2b8cbe' notitle, '' skip 1 every ::0::107 using 3:($6-$7):($6+$7) with filledcurves fs transparent solid 0.2 noborder lc rgb '#e6550d' notitle, '' skip 1 every ::0::107 using 3:4 with lines lw 2 lc rgb '#2b8cbe' title 'Zeus', '' skip 1 every ::0::107 using 3:6 with lines lw 2 lc rgb '#e6550d' title 'Grid Search', '' skip 1 every ::0::107 using 3:8 with lines lw 1.5 dt 2 lc rgb '#fdae6b' title 'Grid, no early stop', '' skip 1 every ::0::107 using 3:10 with lines lw 2 lc rgb '#31a354' title 'Directional Grid', '' skip 1 every ::0::107 using 3:12 with lines lw 1.5 dt 2 lc rgb '#a1d99b' title 'Directional, no early stop'
+set title 'imagenet/resnet50'
+plot 'csv/fig07-regret-p100.csv' skip 1 every ::108::131 using 3:($4-$5):($4+$5) with filledcurves fs transparent solid 0.2 noborder lc rgb '#2b8cbe' notitle, '' skip 1 every ::108::131 using 3:($6-$7):($6+$7) with filledcurves fs transparent solid 0.2 noborder lc rgb '#e6550d' notitle, '' skip 1 every ::108::131 using 3:4 with lines lw 2 lc rgb '#2b8cbe' title 'Zeus', '' skip 1 every ::108::131 using 3:6 with lines lw 2 lc rgb '#e6550d' title 'Grid Search', '' skip 1 every ::108::131 using 3:8 with lines lw 1.5 dt 2 lc rgb '#fdae6b' title 'Grid, no early stop', '' skip 1 every ::108::131 using 3:10 with lines lw 2 lc rgb '#31a354' title 'Directional Grid', '' skip 1 every ::108::131 using 3:12 with lines lw 1.5 dt 2 lc rgb '#a1d99b' title 'Directional, no early stop'
+set title 'squad/bert_base_uncased'
+plot 'csv/fig07-regret-p100.csv' skip 1 every ::132::191 using 3:($4-$5):($4+$5) with filledcurves fs transparent solid 0.2 noborder lc rgb '#2b8cbe' notitle, '' skip 1 every ::132::191 using 3:($6-$7):($6+$7) with filledcurves fs transparent solid 0.2 noborder lc rgb '#e6550d' notitle, '' skip 1 every ::132::191 using 3:4 with lines lw 2 lc rgb '#2b8cbe' title 'Zeus', '' skip 1 every ::132::191 using 3:6 with lines lw 2 lc rgb '#e6550d' title 'Grid Search', '' skip 1 every ::132::191 using 3:8 with lines lw 1.5 dt 2 lc rgb '#fdae6b' title 'Grid, no early stop', '' skip 1 every ::132::191 using 3:10 with lines lw 2 lc rgb '#31a354' title 'Directional Grid', '' skip 1 every ::132::191 using 3:12 with lines lw 1.5 dt 2 lc rgb '#a1d99b' title 'Directional, no early stop'
+set title 'librispeech/deepspeech2'
+plot 'csv/fig07-regret-p100.csv' skip 1 every ::192::299 using 3:($4-$5):($4+$5) with filledcurves fs transparent solid 0.2 noborder lc rgb '#2b8cbe' notitle, '' skip 1 every ::192::299 using 3:($6-$7):($6+$7) with filledcurves fs transparent solid 0.2 noborder lc rgb '#e6550d' notitle, '' skip 1 every ::192::299 using 3:4 with lines lw 2 lc rgb '#2b8cbe' title 'Zeus', '' skip 1 every ::192::299 using 3:6 with lines lw 2 lc rgb '#e6550d' title 'Grid Search', '' skip 1 every ::192::299 using 3:8 with lines lw 1.5 dt 2 lc rgb '#fdae6b' title 'Grid, no early stop', '' skip 1 every ::192::299 using 3:10 with lines lw 2 lc rgb '#31a354' title 'Directional Grid', '' skip 1 every ::192::299 using 3:12 with lines lw 1.5 dt 2 lc rgb '#a1d99b' title 'Directional, no early stop'
+set title 'movielens-1m/ncf'
+plot 'csv/fig07-regret-p100.csv' skip 1 every ::300::455 using 3:($4-$5):($4+$5) with filledcurves fs transparent solid 0.2 noborder lc rgb '#2b8cbe' notitle, '' skip 1 every ::300::455 using 3:($6-$7):($6+$7) with filledcurves fs transparent solid 0.2 noborder lc rgb '#e6550d' notitle, '' skip 1 every ::300::455 using 3:4 with lines lw 2 lc rgb '#2b8cbe' title 'Zeus', '' skip 1 every ::300::455 using 3:6 with lines lw 2 lc rgb '#e6550d' title 'Grid Search', '' skip 1 every ::300::455 using 3:8 with lines lw 1.5 dt 2 lc rgb '#fdae6b' title 'Grid, no early stop', '' skip 1 every ::300::455 using 3:10 with lines lw 2 lc rgb '#31a354' title 'Directional Grid', '' skip 1 every ::300::455 using 3:12 with lines lw 1.5 dt 2 lc rgb '#a1d99b' title 'Directional, no early stop'
+set title 'sentiment140/bert_base_uncased'
+plot 'csv/fig07-regret-p100.csv' skip 1 every ::456::503 using 3:($4-$5):($4+$5) with filledcurves fs transparent solid 0.2 noborder lc rgb '#2b8cbe' notitle, '' skip 1 every ::456::503 using 3:($6-$7):($6+$7) with filledcurves fs transparent solid 0.2 noborder lc rgb '#e6550d' notitle, '' skip 1 every ::456::503 using 3:4 with lines lw 2 lc rgb '#2b8cbe' title 'Zeus', '' skip 1 every ::456::503 using 3:6 with lines lw 2 lc rgb '#e6550d' title 'Grid Search', '' skip 1 every ::456::503 using 3:8 with lines lw 1.5 dt 2 lc rgb '#fdae6b' title 'Grid, no early stop', '' skip 1 every ::456::503 using 3:10 with lines lw 2 lc rgb '#31a354' title 'Directional Grid', '' skip 1 every ::456::503 using 3:12 with lines lw 1.5 dt 2 lc rgb '#a1d99b' title 'Directional, no early stop'
+
+unset multiplot
+set terminal svg noenhanced size 1350,760 font 'sans,10' background '#ffffff'
+set output 'figures/fig07-regret-p100.svg'
+reset
+set datafile separator comma
+set datafile missing 'nan'
+set grid lc rgb '#dddddd'
+set border lc rgb '#444444'
+set multiplot layout 2,3 title 'Figure 7: cumulative regret over recurrences, P100 (Pascal) (in optimal recurrences; mean over seeds, band = ±1 sd)'
+set xlabel 'recurrence'
+set ylabel 'regret / C*'
+set key top left font ',8'
+set title 'cifar100/shufflenetv2'
+plot 'csv/fig07-regret-p100.csv' skip 1 every ::0::107 using 3:($4-$5):($4+$5) with filledcurves fs transparent solid 0.2 noborder lc rgb '#2b8cbe' notitle, '' skip 1 every ::0::107 using 3:($6-$7):($6+$7) with filledcurves fs transparent solid 0.2 noborder lc rgb '#e6550d' notitle, '' skip 1 every ::0::107 using 3:4 with lines lw 2 lc rgb '#2b8cbe' title 'Zeus', '' skip 1 every ::0::107 using 3:6 with lines lw 2 lc rgb '#e6550d' title 'Grid Search', '' skip 1 every ::0::107 using 3:8 with lines lw 1.5 dt 2 lc rgb '#fdae6b' title 'Grid, no early stop', '' skip 1 every ::0::107 using 3:10 with lines lw 2 lc rgb '#31a354' title 'Directional Grid', '' skip 1 every ::0::107 using 3:12 with lines lw 1.5 dt 2 lc rgb '#a1d99b' title 'Directional, no early stop'
+set title 'imagenet/resnet50'
+plot 'csv/fig07-regret-p100.csv' skip 1 every ::108::131 using 3:($4-$5):($4+$5) with filledcurves fs transparent solid 0.2 noborder lc rgb '#2b8cbe' notitle, '' skip 1 every ::108::131 using 3:($6-$7):($6+$7) with filledcurves fs transparent solid 0.2 noborder lc rgb '#e6550d' notitle, '' skip 1 every ::108::131 using 3:4 with lines lw 2 lc rgb '#2b8cbe' title 'Zeus', '' skip 1 every ::108::131 using 3:6 with lines lw 2 lc rgb '#e6550d' title 'Grid Search', '' skip 1 every ::108::131 using 3:8 with lines lw 1.5 dt 2 lc rgb '#fdae6b' title 'Grid, no early stop', '' skip 1 every ::108::131 using 3:10 with lines lw 2 lc rgb '#31a354' title 'Directional Grid', '' skip 1 every ::108::131 using 3:12 with lines lw 1.5 dt 2 lc rgb '#a1d99b' title 'Directional, no early stop'
+set title 'squad/bert_base_uncased'
+plot 'csv/fig07-regret-p100.csv' skip 1 every ::132::191 using 3:($4-$5):($4+$5) with filledcurves fs transparent solid 0.2 noborder lc rgb '#2b8cbe' notitle, '' skip 1 every ::132::191 using 3:($6-$7):($6+$7) with filledcurves fs transparent solid 0.2 noborder lc rgb '#e6550d' notitle, '' skip 1 every ::132::191 using 3:4 with lines lw 2 lc rgb '#2b8cbe' title 'Zeus', '' skip 1 every ::132::191 using 3:6 with lines lw 2 lc rgb '#e6550d' title 'Grid Search', '' skip 1 every ::132::191 using 3:8 with lines lw 1.5 dt 2 lc rgb '#fdae6b' title 'Grid, no early stop', '' skip 1 every ::132::191 using 3:10 with lines lw 2 lc rgb '#31a354' title 'Directional Grid', '' skip 1 every ::132::191 using 3:12 with lines lw 1.5 dt 2 lc rgb '#a1d99b' title 'Directional, no early stop'
+set title 'librispeech/deepspeech2'
+plot 'csv/fig07-regret-p100.csv' skip 1 every ::192::299 using 3:($4-$5):($4+$5) with filledcurves fs transparent solid 0.2 noborder lc rgb '#2b8cbe' notitle, '' skip 1 every ::192::299 using 3:($6-$7):($6+$7) with filledcurves fs transparent solid 0.2 noborder lc rgb '#e6550d' notitle, '' skip 1 every ::192::299 using 3:4 with lines lw 2 lc rgb '#2b8cbe' title 'Zeus', '' skip 1 every ::192::299 using 3:6 with lines lw 2 lc rgb '#e6550d' title 'Grid Search', '' skip 1 every ::192::299 using 3:8 with lines lw 1.5 dt 2 lc rgb '#fdae6b' title 'Grid, no early stop', '' skip 1 every ::192::299 using 3:10 with lines lw 2 lc rgb '#31a354' title 'Directional Grid', '' skip 1 every ::192::299 using 3:12 with lines lw 1.5 dt 2 lc rgb '#a1d99b' title 'Directional, no early stop'
+set title 'movielens-1m/ncf'
+plot 'csv/fig07-regret-p100.csv' skip 1 every ::300::455 using 3:($4-$5):($4+$5) with filledcurves fs transparent solid 0.2 noborder lc rgb '#2b8cbe' notitle, '' skip 1 every ::300::455 using 3:($6-$7):($6+$7) with filledcurves fs transparent solid 0.2 noborder lc rgb '#e6550d' notitle, '' skip 1 every ::300::455 using 3:4 with lines lw 2 lc rgb '#2b8cbe' title 'Zeus', '' skip 1 every ::300::455 using 3:6 with lines lw 2 lc rgb '#e6550d' title 'Grid Search', '' skip 1 every ::300::455 using 3:8 with lines lw 1.5 dt 2 lc rgb '#fdae6b' title 'Grid, no early stop', '' skip 1 every ::300::455 using 3:10 with lines lw 2 lc rgb '#31a354' title 'Directional Grid', '' skip 1 every ::300::455 using 3:12 with lines lw 1.5 dt 2 lc rgb '#a1d99b' title 'Directional, no early stop'
+set title 'sentiment140/bert_base_uncased'
+plot 'csv/fig07-regret-p100.csv' skip 1 every ::456::503 using 3:($4-$5):($4+$5) with filledcurves fs transparent solid 0.2 noborder lc rgb '#2b8cbe' notitle, '' skip 1 every ::456::503 using 3:($6-$7):($6+$7) with filledcurves fs transparent solid 0.2 noborder lc rgb '#e6550d' notitle, '' skip 1 every ::456::503 using 3:4 with lines lw 2 lc rgb '#2b8cbe' title 'Zeus', '' skip 1 every ::456::503 using 3:6 with lines lw 2 lc rgb '#e6550d' title 'Grid Search', '' skip 1 every ::456::503 using 3:8 with lines lw 1.5 dt 2 lc rgb '#fdae6b' title 'Grid, no early stop', '' skip 1 every ::456::503 using 3:10 with lines lw 2 lc rgb '#31a354' title 'Directional Grid', '' skip 1 every ::456::503 using 3:12 with lines lw 1.5 dt 2 lc rgb '#a1d99b' title 'Directional, no early stop'
+
+unset multiplot
+set output
