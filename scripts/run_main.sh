@@ -23,13 +23,12 @@ echo
 echo "== zeus monitor energy -- example_workload --seconds 2"
 "$BIN/zeus" monitor energy -- "$BIN/example_workload" --seconds 2
 
-if [ -x "$BIN/example_power_limit" ]; then
-  echo
-  if [ "$real_gpus" = 1 ]; then
-    echo "== example_power_limit --dry-run (real GPU present: settings are never changed)"
-    "$BIN/example_power_limit" --gpu-backend nvml --dry-run
-  else
-    echo "== example_power_limit (simulated GPU, simulated time)"
-    "$BIN/example_power_limit"
-  fi
+echo
+if [ "$real_gpus" = 1 ]; then
+  echo "== zeus power-limit --gpu-backend nvml (real GPU present: dry run, settings never change)"
+  "$BIN/zeus" power-limit --gpu-backend nvml --warmup-steps 1 --profile-steps 2 --pl-step 50 \
+    -- "$BIN/example_workload" --seconds 0.5
+else
+  echo "== zeus power-limit (simulated GPU, simulated time)"
+  "$BIN/zeus" power-limit
 fi

@@ -5,7 +5,7 @@
 #include <limits>
 #include <vector>
 
-#include "zeus/optimizer/power_limit_selector.h"
+#include "zeus/optimizer/power_limit_selection/power_limit_selector.h"
 #include "zeus/util/metric.h"
 
 namespace zeus::batch_size {
