@@ -1,5 +1,8 @@
 // `zeus perseus serve`: the pipeline-frequency server (a thin adapter: flags
 // and ZEUS_PFO_* -> scheduler, job manager, HTTP server; SIGTERM drains).
+#include <signal.h>
+
+#include <cmath>
 #include <cstdlib>
 #include <memory>
 #include <string>
@@ -11,10 +14,11 @@
 #include "zeus/pipeline_frequency/server/http_api.h"
 #include "zeus/pipeline_frequency/server/job_manager.h"
 #include "zeus/pipeline_frequency/server/server_settings.h"
+#include "zeus/util/clock.h"
 #include "zeus/util/error.h"
 #include "zeus/util/files.h"
 #include "zeus/util/log.h"
-#include "zeus/util/process.h"
+#include "zeus/util/signals.h"
 #include "zeus/util/text.h"
 
 namespace {
@@ -60,8 +64,13 @@ void serve(ServeFlags& f) {
   zeus::log::set_level(*level);
   const auto setup = pf::make_scheduler(s);
 
-  // SIGINT/SIGTERM go to catcher.wait() below, not to the server's threads.
-  zeus::SignalCatcher catcher;
+  // SIGINT/SIGTERM stop the wait below (the project's one signal mechanism).
+  std::stop_source stop;
+  int received = 0;
+  zeus::SignalSubscription on_signal(zeus::SignalSubscription::Kind::kHandle, [&](int sig) {
+    received = sig;
+    stop.request_stop();
+  });
   pf::JobManagerOptions jo;
   jo.dump_data = s.dump_data;
   jo.dump_dir = s.dump_dir;
@@ -97,14 +106,9 @@ void serve(ServeFlags& f) {
   server.start();
   fmt::print(stderr, "zeus perseus serve: listening on {}\n  serving {}\n  dumps: {}\n", where,
              setup.description, s.dump_data ? zeus::printable(s.dump_dir, 4096) : "off");
-  for (;;) {
-    const int sig = catcher.wait();
-    if (sig == SIGINT || sig == SIGTERM) {
-      zeus::log::info("perseus server: {} received; stopping",
-                      sig == SIGINT ? "SIGINT" : "SIGTERM");
-      break;
-    }
-  }
+  zeus::SteadyClock::instance().wait_until(zeus::Seconds(INFINITY), stop.get_token());
+  zeus::log::info("perseus server: {} received; stopping",
+                  received == SIGINT ? "SIGINT" : "SIGTERM");
   manager.shutdown();  // waiting ranks get an answer instead of a dropped connection
   server.shutdown();
   fmt::print(stderr, "zeus perseus serve: stopped\n");

@@ -5,6 +5,8 @@
 #include <filesystem>
 #include <stdexcept>
 
+#include <fmt/format.h>
+
 #include "zeus/perseus/plans_json.h"
 #include "zeus/pipeline_frequency/server/http_api.h"
 
@@ -59,6 +61,88 @@ std::vector<Megahertz> a100_clocks() {
 
 std::string fixture(const std::string& relative) {
   return std::string(ZEUS_SOURCE_DIR) + "/data/perseus-sosp24-emulation/" + relative;
+}
+
+std::vector<Megahertz> RecordingGpu::locks() {
+  std::lock_guard lock(mutex_);
+  return locks_;
+}
+int RecordingGpu::resets() {
+  std::lock_guard lock(mutex_);
+  return resets_;
+}
+int RecordingGpu::memory_resets() {
+  std::lock_guard lock(mutex_);
+  return memory_resets_;
+}
+std::optional<Megahertz> RecordingGpu::memory_lock() {
+  std::lock_guard lock(mutex_);
+  return memory_lock_;
+}
+void RecordingGpu::hold() {
+  std::lock_guard lock(mutex_);
+  held_ = true;
+}
+void RecordingGpu::release() {
+  {
+    std::lock_guard lock(mutex_);
+    held_ = false;
+  }
+  changed_.notify_all();
+}
+int RecordingGpu::blocked_calls() {
+  std::lock_guard lock(mutex_);
+  return blocked_;
+}
+void RecordingGpu::wait_for_blocked_call() {
+  std::unique_lock lock(mutex_);
+  changed_.wait(lock, [this] { return blocked_ > 0; });
+}
+void RecordingGpu::fail_at(Megahertz f, ErrorCode code) {
+  std::lock_guard lock(mutex_);
+  fail_ = {f, code};
+}
+
+void RecordingGpu::set_gpu_locked_clocks(Megahertz min, Megahertz max) {
+  {
+    std::unique_lock lock(mutex_);
+    if (fail_ && fail_->first == max) {
+      throw Error(fail_->second, fmt::format("injected failure at {} MHz", max.value()));
+    }
+    if (held_) {
+      ++blocked_;
+      changed_.notify_all();
+      changed_.wait(lock, [this] { return !held_; });
+    }
+  }
+  inner_->set_gpu_locked_clocks(min, max);
+  std::lock_guard lock(mutex_);
+  locks_.push_back(max);
+}
+
+void RecordingGpu::reset_gpu_locked_clocks() {
+  inner_->reset_gpu_locked_clocks();
+  std::lock_guard lock(mutex_);
+  ++resets_;
+}
+
+void RecordingGpu::set_memory_locked_clocks(Megahertz min, Megahertz max) {
+  inner_->set_memory_locked_clocks(min, max);
+  std::lock_guard lock(mutex_);
+  memory_lock_ = max;
+}
+
+void RecordingGpu::reset_memory_locked_clocks() {
+  inner_->reset_memory_locked_clocks();
+  std::lock_guard lock(mutex_);
+  ++memory_resets_;
+  memory_lock_.reset();
+}
+
+JobManagerOptions no_dumps() {
+  JobManagerOptions o;
+  o.dump_data = false;
+  return o;
 }
 
 RunningServer::RunningServer(std::shared_ptr<const SchedulerFactory> factory,
