@@ -9,7 +9,7 @@ JOBS       ?= 2
 CMAKE_ARGS ?=
 LAUNCHER   := $(shell command -v ccache >/dev/null 2>&1 && echo -DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
 
-.PHONY: all setup build run test test-asan test-tsan fuzz bench format clean
+.PHONY: all setup build run test test-asan test-tsan fuzz bench bench-bso format clean
 
 all: build
 
@@ -56,12 +56,17 @@ test-tsan: setup
 fuzz: setup
 	@cmake -S . -B $(FUZZ_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DZEUS_LIBFUZZER=ON \
 	  -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ -DZEUS_BUILD_BENCHMARKS=OFF \
+	  -DZEUS_WERROR=OFF \
 	  $(LAUNCHER) $(CMAKE_ARGS) >/dev/null
 	@cmake --build $(FUZZ_BUILD) -j $(JOBS) --target fuzz_all
 	@bash scripts/run_fuzz.sh $(FUZZ_BUILD) $(FUZZ_SECONDS)
 
 bench: build
 	@bash scripts/run_benchmarks.sh $(BUILD)
+
+# The batch-size optimizer service under the bso-w1 load (about 7 minutes).
+bench-bso: build
+	@bash scripts/run_bso_load.sh $(BUILD)
 
 format:
 	@git ls-files '*.cc' '*.h' | xargs clang-format -i

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The main job (`make run`): report the environment, then measure a bundled
-# workload, then run the power-limit optimizer example. Never changes the
+# workload, then run the power-limit optimizer example, the batch-size service
+# and the Perseus closed loop (run from the repository root). Never changes the
 # settings of a real GPU: with real GPUs the optimizer runs in dry-run mode.
 set -euo pipefail
 BUILD=${1:-build}
@@ -32,3 +33,22 @@ else
   echo "== zeus power-limit (simulated GPU, simulated time)"
   "$BIN/zeus" power-limit
 fi
+
+if [ -x "$BIN/example_bso_recurring_jobs" ]; then
+  echo
+  echo "== zeus bso serve + example_bso_recurring_jobs (the batch-size optimizer service, simulated GPUs)"
+  bso_dir=$(mktemp -d)
+  "$BIN/zeus" bso serve --port 0 --port-file "$bso_dir/port" \
+    --database-url "sqlite:///$bso_dir/bso.db" --log-level warning &
+  bso_pid=$!
+  for _ in $(seq 100); do [ -s "$bso_dir/port" ] && break; sleep 0.1; done
+  "$BIN/example_bso_recurring_jobs" --url "http://127.0.0.1:$(cat "$bso_dir/port")" --jobs 3 --recurrences 30
+  kill -TERM "$bso_pid"
+  wait "$bso_pid" && echo "zeus bso serve stopped cleanly (exit 0)"
+  rm -rf "$bso_dir"
+fi
+
+echo
+echo "== zeus perseus emulate (Perseus closed loop: 8 stage processes on emulated A100s, plans served over loopback)"
+ZEUS_LOG_LEVEL=warning "$BIN/zeus" perseus emulate \
+  --profile data/perseus-sosp24-emulation/stage_profile/gpt3-175b+a100_sxm_bf16.csv --microbatches 12

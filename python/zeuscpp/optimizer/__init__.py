@@ -1,2 +1,2 @@
-"""Energy optimizers (upstream ``zeus.optimizer``): ``zeuscpp.optimizer.power_limit`` and
-``zeuscpp.optimizer.pipeline_frequency`` (Perseus)."""
+"""Energy optimizers (upstream ``zeus.optimizer``): ``zeuscpp.optimizer.power_limit``,
+``zeuscpp.optimizer.batch_size`` and ``zeuscpp.optimizer.pipeline_frequency`` (Perseus)."""

@@ -1,4 +1,4 @@
-// Policy core of the batch-size optimizer with scripted costs: RNG, cost model,
+// The batch-size search (core of the batch-size optimizer) with scripted costs: RNG, cost model,
 // pruning walk, Gaussian Thompson sampling, concurrency and state round-trips.
 #include <gtest/gtest.h>
 
@@ -8,17 +8,20 @@
 #include <set>
 #include <vector>
 
+#include "zeus/optimizer/batch_size/batch_size_search.h"
 #include "zeus/optimizer/batch_size/cost.h"
 #include "zeus/optimizer/batch_size/gaussian_ts.h"
 #include "zeus/optimizer/batch_size/pruning_explorer.h"
-#include "zeus/optimizer/batch_size/pruning_gts_policy.h"
 #include "zeus/optimizer/batch_size/rng.h"
+#include "zeus/optimizer/batch_size/state_json.h"
 #include "zeus/util/error.h"
 
 namespace zeus::batch_size {
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr Joules kInfJ{kInf};
+using namespace zeus::literals;
 
 TEST(Rng, SameSeedSameStreamDifferentStreamDiffers) {
   Rng a(7), b(7), c(7, 1), d(8);
@@ -33,14 +36,14 @@ TEST(Rng, KnownFirstOutputPinsTheAlgorithm) {
   // persisted service state and simulation result; this pins both.
   Rng a(1);
   EXPECT_EQ(a.next_u64(), 0xc84411480fd2be99ULL);
-  EXPECT_EQ(a.to_json()["algorithm"], "xoshiro256**");
+  EXPECT_EQ(rng_to_json(a)["algorithm"], "xoshiro256**");
 }
 
 TEST(Rng, JsonRoundTripContinuesTheSameStream) {
   Rng a(42);
   for (int i = 0; i < 17; ++i) a.normal();
-  const auto text = a.to_json().dump();
-  Rng b = Rng::from_json(nlohmann::json::parse(text));
+  const auto text = rng_to_json(a).dump();
+  Rng b = rng_from_json(nlohmann::json::parse(text));
   EXPECT_EQ(a, b);
   for (int i = 0; i < 100; ++i) {
     ASSERT_EQ(a.next_u64(), b.next_u64());
@@ -49,14 +52,14 @@ TEST(Rng, JsonRoundTripContinuesTheSameStream) {
 }
 
 TEST(Rng, FromJsonRejectsMalformedState) {
-  EXPECT_THROW(Rng::from_json(nlohmann::json::parse(R"({"algorithm":"pcg64"})")), Error);
-  EXPECT_THROW(Rng::from_json(nlohmann::json::parse(
+  EXPECT_THROW(rng_from_json(nlohmann::json::parse(R"({"algorithm":"pcg64"})")), Error);
+  EXPECT_THROW(rng_from_json(nlohmann::json::parse(
                    R"({"algorithm":"xoshiro256**","state":["0x1","0x2","0x3"]})")),
                Error);
-  EXPECT_THROW(Rng::from_json(nlohmann::json::parse(
+  EXPECT_THROW(rng_from_json(nlohmann::json::parse(
                    R"({"algorithm":"xoshiro256**","state":["0x0","0x0","0x0","0x0"]})")),
                Error);
-  EXPECT_THROW(Rng::from_json(nlohmann::json::parse(
+  EXPECT_THROW(rng_from_json(nlohmann::json::parse(
                    R"({"algorithm":"xoshiro256**","state":["0xzz","0x2","0x3","0x4"]})")),
                Error);
 }
@@ -94,22 +97,22 @@ TEST(Cost, PythonFloorDivisionMatchesCPython) {
 }
 
 TEST(Cost, EpochsWithinBoundCapsAtMaxEpochsAndFloors) {
-  EXPECT_EQ(epochs_within_bound(kInf, 10.0, 16), 16.0);
-  EXPECT_EQ(epochs_within_bound(95.0, 10.0, 16), 9.0);
-  EXPECT_EQ(epochs_within_bound(1000.0, 10.0, 16), 16.0);
-  EXPECT_EQ(epochs_within_bound(5.0, 10.0, 16), 0.0);
+  EXPECT_EQ(epochs_within_bound(kInfJ, 10_J, 16), 16.0);
+  EXPECT_EQ(epochs_within_bound(95_J, 10_J, 16), 9.0);
+  EXPECT_EQ(epochs_within_bound(1000_J, 10_J, 16), 16.0);
+  EXPECT_EQ(epochs_within_bound(5_J, 10_J, 16), 0.0);
 }
 
 TEST(Cost, UpperBoundIsInfiniteWithoutAMinimumOrBeta) {
-  EXPECT_EQ(cost_upper_bound(2.0, kInf), kInf);
-  EXPECT_EQ(cost_upper_bound(kInf, 3.0), kInf);
-  EXPECT_EQ(cost_upper_bound(2.0, 3.0), 6.0);
-  EXPECT_TRUE(exceeds_cost_bound(6.5, 6.0));
-  EXPECT_FALSE(exceeds_cost_bound(6.0, 6.0));
+  EXPECT_EQ(cost_upper_bound(2.0, kInfJ), kInfJ);
+  EXPECT_EQ(cost_upper_bound(kInf, 3_J), kInfJ);
+  EXPECT_EQ(cost_upper_bound(2.0, 3_J), 6_J);
+  EXPECT_TRUE(exceeds_cost_bound(6.5_J, 6_J));
+  EXPECT_FALSE(exceeds_cost_bound(6_J, 6_J));
 }
 
 TEST(Cost, EpochCostIsEtaAvgPowerPlusMaxPowerTimesTime) {
-  EXPECT_DOUBLE_EQ(epoch_cost(0.5, Watts(100), Seconds(10), Watts(250)),
+  EXPECT_DOUBLE_EQ(epoch_cost(0.5, Watts(100), Seconds(10), Watts(250)).value(),
                    (0.5 * 100 + 0.5 * 250) * 10);
 }
 
@@ -136,7 +139,7 @@ std::vector<int> walk(PruningExplorer& p, const std::map<int, std::pair<double, 
     order.push_back(s.batch_size);
     p.dispatched(id, s.batch_size);
     const auto& [cost, ok] = outcome.at(s.batch_size);
-    p.finished(id++, cost, ok);
+    p.finished(id++, Joules(cost), ok);
   }
   return order;
 }
@@ -169,7 +172,7 @@ TEST(Pruning, SecondRoundDropsSurvivorsThatFailAgain) {
     const int n = ++seen[s.batch_size];
     // 64 converges in round 1 but not in round 2.
     const bool ok = !(s.batch_size == 64 && n == 2);
-    p.finished(id++, s.batch_size == 16 ? 1.0 : 2.0, ok);
+    p.finished(id++, Joules(s.batch_size == 16 ? 1.0 : 2.0), ok);
   }
   EXPECT_EQ(p.survivors(), (std::vector<int>{16, 32}));
 }
@@ -187,7 +190,7 @@ TEST(Pruning, RejectsADefaultOutsideTheList) {
 
 TEST(GaussianTs, FitUsesPopulationVarianceAndFlatPrior) {
   GaussianThompsonSampling ts({32, 64}, {});
-  const std::vector<double> costs = {10.0, 14.0};
+  const std::vector<Joules> costs = {10_J, 14_J};
   ts.fit(32, costs);
   const auto& a = ts.arms()[0];
   EXPECT_DOUBLE_EQ(a.mean, -12.0);
@@ -197,7 +200,7 @@ TEST(GaussianTs, FitUsesPopulationVarianceAndFlatPrior) {
 
 TEST(GaussianTs, ZeroVarianceGivesInfinitePrecisionAndDeterministicDraws) {
   GaussianThompsonSampling ts({32, 64}, {});
-  const std::vector<double> same = {5.0, 5.0}, worse = {6.0, 6.0};
+  const std::vector<Joules> same = {5_J, 5_J}, worse = {6_J, 6_J};
   ts.fit(32, same);
   ts.fit(64, worse);
   EXPECT_TRUE(std::isinf(ts.arms()[0].precision));
@@ -211,7 +214,7 @@ TEST(GaussianTs, PriorShrinksTheMean) {
   o.prior_mean = 0.0;
   o.prior_precision = 1.0;
   GaussianThompsonSampling ts({32}, o);
-  const std::vector<double> costs = {1.0, 3.0};  // rewards -1, -3: var 1, sum -4
+  const std::vector<Joules> costs = {1_J, 3_J};  // rewards -1, -3: var 1, sum -4
   ts.fit(32, costs);
   EXPECT_DOUBLE_EQ(ts.arms()[0].precision, 1.0 + 2.0);
   EXPECT_DOUBLE_EQ(ts.arms()[0].mean, -4.0 / 3.0);
@@ -221,16 +224,16 @@ TEST(GaussianTs, WindowKeepsOnlyTheMostRecentObservations) {
   GaussianTsOptions o;
   o.window_size = 3;
   GaussianThompsonSampling ts({32}, o);
-  for (double c : {100.0, 100.0, 1.0, 2.0, 3.0}) ts.observe(32, c);
+  for (double c : {100.0, 100.0, 1.0, 2.0, 3.0}) ts.observe(32, Joules(c));
   const auto& a = ts.arms()[0];
   ASSERT_EQ(a.rewards.size(), 3u);
-  EXPECT_EQ(a.rewards.front(), -1.0);
+  EXPECT_EQ(a.rewards.front(), -1_J);
   EXPECT_DOUBLE_EQ(a.mean, -2.0);
 }
 
 TEST(GaussianTs, ExploresUnderObservedArmsFirst) {
   GaussianThompsonSampling ts({32, 64, 128}, {});
-  const std::vector<double> two = {1.0, 2.0}, one = {50.0};
+  const std::vector<Joules> two = {1_J, 2_J}, one = {50_J};
   ts.fit(32, two);
   ts.fit(64, two);
   ts.fit(128, one);  // needs a second observation despite its high cost
@@ -240,7 +243,7 @@ TEST(GaussianTs, ExploresUnderObservedArmsFirst) {
 
 TEST(GaussianTs, PrefersTheCheaperArmWhenWellSeparated) {
   GaussianThompsonSampling ts({32, 64}, {});
-  const std::vector<double> cheap = {10, 11, 10, 11}, dear = {20, 21, 20, 21};
+  const std::vector<Joules> cheap = {10_J, 11_J, 10_J, 11_J}, dear = {20_J, 21_J, 20_J, 21_J};
   ts.fit(32, cheap);
   ts.fit(64, dear);
   Rng r(9);
@@ -249,8 +252,8 @@ TEST(GaussianTs, PrefersTheCheaperArmWhenWellSeparated) {
   EXPECT_EQ(n32, 200);
 }
 
-PruningGtsOptions small_options() {
-  PruningGtsOptions o;
+BatchSizeSearchOptions small_options() {
+  BatchSizeSearchOptions o;
   o.batch_sizes = {16, 32, 64, 128};
   o.default_batch_size = 64;
   o.seed = 77;
@@ -258,12 +261,12 @@ PruningGtsOptions small_options() {
 }
 
 // Cost with noise, cheapest at 32 but 64 close behind.
-double scripted_cost(int bs, Rng& noise) {
+Joules scripted_cost(int bs, Rng& noise) {
   const double base = bs == 16 ? 14 : bs == 32 ? 10 : bs == 64 ? 10.5 : 13;
-  return base + noise.normal();
+  return Joules(base + noise.normal());
 }
 
-void drive(PruningGtsPolicy& p, Rng& noise, int n, std::vector<int>* chosen = nullptr) {
+void drive(BatchSizeSearch& p, Rng& noise, int n, std::vector<int>* chosen = nullptr) {
   for (int i = 0; i < n; ++i) {
     const auto t = p.next_trial();
     if (chosen) chosen->push_back(t.batch_size);
@@ -271,50 +274,50 @@ void drive(PruningGtsPolicy& p, Rng& noise, int n, std::vector<int>* chosen = nu
   }
 }
 
-TEST(PruningGtsPolicy, PrunesThenSamplesAmongSurvivors) {
-  PruningGtsPolicy p(small_options());
+TEST(BatchSizeSearch, PrunesThenSamplesAmongSurvivors) {
+  BatchSizeSearch p(small_options());
   Rng noise(1);
   std::vector<int> chosen;
   drive(p, noise, 8, &chosen);  // two full rounds over four sizes
   EXPECT_EQ(std::vector<int>(chosen.begin(), chosen.begin() + 4),
             (std::vector<int>{64, 32, 16, 128}));
-  EXPECT_EQ(p.stage(), PolicyStage::kPruning);
+  EXPECT_EQ(p.stage(), SearchStage::kPruning);
   const auto t = p.next_trial();
-  EXPECT_EQ(p.stage(), PolicyStage::kSampling);
+  EXPECT_EQ(p.stage(), SearchStage::kSampling);
   EXPECT_EQ(t.kind, TrialKind::kSampling);
   EXPECT_EQ(p.bandit()->arms().size(), 4u);
   EXPECT_EQ(p.bandit()->arms()[1].rewards.size(), 2u);
 }
 
-TEST(PruningGtsPolicy, ConcurrentJobDuringPruningGetsTheBestKnownBatchSize) {
-  PruningGtsPolicy p(small_options());
+TEST(BatchSizeSearch, ConcurrentJobDuringPruningGetsTheBestKnownBatchSize) {
+  BatchSizeSearch p(small_options());
   const auto a = p.next_trial();  // exploring 64
   const auto b = p.next_trial();  // the walk waits on 64
   EXPECT_EQ(a.kind, TrialKind::kExploration);
   EXPECT_EQ(b.kind, TrialKind::kConcurrent);
   EXPECT_EQ(b.batch_size, 64);
-  p.report(a.id, 10.0, true);
+  p.report(a.id, 10_J, true);
   const auto c = p.next_trial();
   EXPECT_EQ(c.kind, TrialKind::kExploration);
   EXPECT_EQ(c.batch_size, 32);
-  p.report(c.id, 5.0, true);
+  p.report(c.id, 5_J, true);
   const auto d = p.next_trial();  // waits? no: 16 is next
   EXPECT_EQ(d.batch_size, 16);
   const auto e = p.next_trial();  // waits on 16: best known is now 32
   EXPECT_EQ(e.kind, TrialKind::kConcurrent);
   EXPECT_EQ(e.batch_size, 32);
-  p.report(b.id, 9.0, true);  // out-of-order report of the concurrent job is accepted
+  p.report(b.id, 9_J, true);  // out-of-order report of the concurrent job is accepted
 }
 
-TEST(PruningGtsPolicy, ConcurrentJobsInTheSamplingStageSpreadOverArms) {
-  PruningGtsPolicy p(small_options());
+TEST(BatchSizeSearch, ConcurrentJobsInTheSamplingStageSpreadOverArms) {
+  BatchSizeSearch p(small_options());
   // Two rounds of scripted costs: 32 and 64 tie on average, 16 and 128 are dear.
   std::map<int, std::vector<double>> costs = {
       {16, {20, 22}}, {32, {10, 13}}, {64, {11, 12}}, {128, {20, 22}}};
   std::map<int, std::size_t> used;
   for (int i = 0; i < 8; ++i) {
     const auto t = p.next_trial();
-    p.report(t.id, costs[t.batch_size][used[t.batch_size]++], true);
+    p.report(t.id, Joules(costs[t.batch_size][used[t.batch_size]++]), true);
   }
   std::set<int> dispatched;
   std::vector<Trial> open;
@@ -325,73 +328,132 @@ TEST(PruningGtsPolicy, ConcurrentJobsInTheSamplingStageSpreadOverArms) {
   EXPECT_EQ(open.front().kind, TrialKind::kSampling);
   EXPECT_GE(dispatched.size(), 2u);  // independent draws, not one repeated choice
   EXPECT_EQ(p.num_in_flight(), 12u);
-  for (const auto& t : open) p.report(t.id, 11.0, true);
+  for (const auto& t : open) p.report(t.id, 11_J, true);
 }
 
-TEST(PruningGtsPolicy, CancelledExplorationIsIssuedAgain) {
-  PruningGtsPolicy p(small_options());
+TEST(BatchSizeSearch, CancelledExplorationIsIssuedAgain) {
+  BatchSizeSearch p(small_options());
   const auto a = p.next_trial();
   p.cancel(a.id);
   const auto b = p.next_trial();
   EXPECT_EQ(b.kind, TrialKind::kExploration);
   EXPECT_EQ(b.batch_size, a.batch_size);
-  EXPECT_THROW(p.report(a.id, 1.0, true), Error);
-  p.report(b.id, 1.0, true);
-  EXPECT_THROW(p.report(b.id, 1.0, true), Error);  // twice
+  EXPECT_THROW(p.report(a.id, 1_J, true), Error);
+  p.report(b.id, 1_J, true);
+  EXPECT_THROW(p.report(b.id, 1_J, true), Error);  // twice
 }
 
-TEST(PruningGtsPolicy, StateRoundTripsBitExactlyAndContinuesIdentically) {
+TEST(BatchSizeSearch, StateRoundTripsBitExactlyAndContinuesIdentically) {
   for (int steps : {0, 3, 8, 30}) {
-    PruningGtsPolicy a(small_options());
+    BatchSizeSearch a(small_options());
     Rng noise(3);
     drive(a, noise, steps);
     const auto pending = a.next_trial();  // one in flight across the save
-    const std::string saved = a.to_json().dump();
-    PruningGtsPolicy b = PruningGtsPolicy::from_json(nlohmann::json::parse(saved));
-    EXPECT_EQ(b.to_json().dump(), saved) << "steps " << steps;
+    const std::string saved = search_to_json(a).dump();
+    BatchSizeSearch b = search_from_json(nlohmann::json::parse(saved));
+    EXPECT_EQ(search_to_json(b).dump(), saved) << "steps " << steps;
     Rng noise_a = noise, noise_b = noise;
-    a.report(pending.id, 12.0, true);
-    b.report(pending.id, 12.0, true);
+    a.report(pending.id, 12_J, true);
+    b.report(pending.id, 12_J, true);
     std::vector<int> ca, cb;
     drive(a, noise_a, 40, &ca);
     drive(b, noise_b, 40, &cb);
     EXPECT_EQ(ca, cb) << "steps " << steps;
-    EXPECT_EQ(a.to_json().dump(), b.to_json().dump());
+    EXPECT_EQ(search_to_json(a).dump(), search_to_json(b).dump());
   }
 }
 
-TEST(PruningGtsPolicy, StateWithInfinitePrecisionRoundTrips) {
+TEST(BatchSizeSearch, StateWithInfinitePrecisionRoundTrips) {
   auto o = small_options();
   o.num_pruning_rounds = 1;
-  PruningGtsPolicy a(o);
+  BatchSizeSearch a(o);
   for (int i = 0; i < 12; ++i) {
     const auto t = a.next_trial();
-    a.report(t.id, 7.0, true);  // identical costs: zero variance
+    a.report(t.id, 7_J, true);  // identical costs: zero variance
   }
-  ASSERT_EQ(a.stage(), PolicyStage::kSampling);
+  ASSERT_EQ(a.stage(), SearchStage::kSampling);
   EXPECT_TRUE(std::isinf(a.bandit()->arms()[0].precision));
-  const auto saved = a.to_json().dump();
+  const auto saved = search_to_json(a).dump();
   EXPECT_NE(saved.find("\"inf\""), std::string::npos);
-  EXPECT_EQ(PruningGtsPolicy::from_json(nlohmann::json::parse(saved)).to_json().dump(), saved);
+  EXPECT_EQ(search_to_json(search_from_json(nlohmann::json::parse(saved))).dump(), saved);
 }
 
-TEST(PruningGtsPolicy, FromJsonRejectsGarbage) {
-  EXPECT_THROW(PruningGtsPolicy::from_json(nlohmann::json::parse("{}")), Error);
-  auto j = PruningGtsPolicy(small_options()).to_json();
+TEST(BatchSizeSearch, FromJsonRejectsGarbage) {
+  EXPECT_THROW(search_from_json(nlohmann::json::parse("{}")), Error);
+  auto j = search_to_json(BatchSizeSearch(small_options()));
   j["stage"] = "bogus";
-  EXPECT_THROW(PruningGtsPolicy::from_json(j), Error);
-  j = PruningGtsPolicy(small_options()).to_json();
+  EXPECT_THROW(search_from_json(j), Error);
+  j = search_to_json(BatchSizeSearch(small_options()));
   j["options"]["seed"] = "x";
-  EXPECT_THROW(PruningGtsPolicy::from_json(j), Error);
+  EXPECT_THROW(search_from_json(j), Error);
 }
 
-TEST(PruningGtsPolicy, RejectsBadOptions) {
+TEST(BatchSizeSearch, RejectsBadOptions) {
   auto o = small_options();
   o.default_batch_size = 48;
-  EXPECT_THROW(PruningGtsPolicy{o}, Error);
+  EXPECT_THROW(BatchSizeSearch{o}, Error);
   o = small_options();
   o.mab.window_size = -1;
-  EXPECT_THROW(PruningGtsPolicy{o}, Error);
+  EXPECT_THROW(BatchSizeSearch{o}, Error);
+}
+
+TEST(BatchSizeSearch, MinCostCountsUnconvergedRunsAsTheServiceDoes) {
+  BatchSizeSearch p(small_options());
+  EXPECT_FALSE(p.min_cost().has_value());
+  EXPECT_EQ(p.min_cost_batch_size(), 64);
+  const auto a = p.next_trial();
+  p.report(a.id, 3_J, false);  // did not converge, yet sets the minimum (zeus-inventory §4.3)
+  EXPECT_EQ(p.min_cost(), 3_J);
+  const auto b = p.next_trial();
+  p.report(b.id, 5_J, true);
+  EXPECT_EQ(p.min_cost(), 3_J);
+  EXPECT_EQ(p.min_cost_batch_size(), a.batch_size);
+}
+
+TEST(BatchSizeSearch, RoundWithoutSurvivorFailsOnlyWhenAsked) {
+  for (bool fail : {false, true}) {
+    auto o = small_options();
+    o.fail_on_round_without_survivor = fail;
+    BatchSizeSearch p(o);
+    // 64 fails (down stops), 128 fails (up stops): round 1 has no survivor.
+    for (int i = 0; i < 2; ++i) {
+      const auto t = p.next_trial();
+      p.report(t.id, 10_J, false);
+    }
+    EXPECT_EQ(p.explorer().round_without_survivor(), 0);
+    if (fail) {
+      const auto before = search_to_json(p).dump();
+      try {
+        p.next_trial();
+        ADD_FAILURE();
+      } catch (const Error& e) {
+        EXPECT_EQ(e.code(), ErrorCode::kFailedPrecondition);
+        EXPECT_NE(std::string(e.what()).find("round 1"), std::string::npos);
+      }
+      EXPECT_EQ(search_to_json(p).dump(), before);  // unchanged
+    } else {
+      EXPECT_NO_THROW(p.next_trial());
+    }
+  }
+}
+
+TEST(StopRule, JudgesEpochsLikeTheService) {
+  StopRule r;
+  r.beta = 2.0;
+  r.max_epochs = 5;
+  r.target_metric = 0.5;
+  // No minimum yet: the bound is infinite.
+  auto v = judge_epoch(r, kInfJ, 1e9_J, 0.1, 1);
+  EXPECT_EQ(v.end, TrialEnd::kContinue);
+  EXPECT_EQ(judge_epoch(r, 10_J, 15_J, 0.6, 2).end, TrialEnd::kConverged);
+  EXPECT_EQ(judge_epoch(r, 10_J, 20_J, 0.1, 2).end, TrialEnd::kContinue);  // bound is inclusive
+  EXPECT_EQ(judge_epoch(r, 10_J, 21_J, 0.1, 2).end, TrialEnd::kOverCostBound);
+  EXPECT_EQ(judge_epoch(r, 10_J, 21_J, 0.9, 2).end, TrialEnd::kOverCostBound);  // reached, too dear
+  EXPECT_EQ(judge_epoch(r, 10_J, 15_J, 0.1, 5).end, TrialEnd::kMaxEpochs);
+  r.higher_is_better = false;
+  EXPECT_EQ(judge_epoch(r, 10_J, 15_J, 0.4, 1).end, TrialEnd::kConverged);
+  r.beta = kInf;
+  EXPECT_EQ(judge_epoch(r, 10_J, 1e9_J, 0.9, 1).end, TrialEnd::kContinue);
 }
 
 }  // namespace
