@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The main job (`make run`): report the environment, then measure a bundled
-# workload, then run the power-limit optimizer example. Never changes the
+# workload, then run the power-limit optimizer example, the batch-size service
+# and the Perseus closed loop (run from the repository root). Never changes the
 # settings of a real GPU: with real GPUs the optimizer runs in dry-run mode.
 set -euo pipefail
 BUILD=${1:-build}
@@ -46,3 +47,8 @@ if [ -x "$BIN/example_bso_recurring_jobs" ]; then
   wait "$bso_pid" && echo "zeus bso serve stopped cleanly (exit 0)"
   rm -rf "$bso_dir"
 fi
+
+echo
+echo "== zeus perseus emulate (Perseus closed loop: 8 stage processes on emulated A100s, plans served over loopback)"
+ZEUS_LOG_LEVEL=warning "$BIN/zeus" perseus emulate \
+  --profile data/perseus-sosp24-emulation/stage_profile/gpt3-175b+a100_sxm_bf16.csv --microbatches 12

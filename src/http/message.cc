@@ -104,6 +104,13 @@ std::optional<std::string_view> Request::query_param(std::string_view name) cons
   return std::nullopt;
 }
 
+std::string_view Request::path_param(std::string_view name) const {
+  for (const auto& [k, v] : path_params) {
+    if (k == name) return v;
+  }
+  return {};
+}
+
 Response Response::json(int status, const nlohmann::json& value) {
   Response r;
   r.status = status;

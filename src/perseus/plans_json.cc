@@ -252,8 +252,24 @@ StoredSolution read_solution(const std::string& dir) {
   return parse_plans_json(read_file(path), path);
 }
 
-std::string plan_json(const StoredSolution& solution, std::size_t i, std::string_view target) {
+std::vector<std::vector<std::pair<Instruction, Megahertz>>> stage_frequencies(
+    const StoredSolution& solution, std::size_t i) {
   const auto freq = solution.frequencies(i);
+  std::vector<std::vector<std::pair<Instruction, Megahertz>>> stages;
+  stages.reserve(solution.stage_order.size());
+  for (const auto& order : solution.stage_order) {
+    auto& list = stages.emplace_back();
+    list.reserve(order.size());
+    for (const int id : order) {
+      const auto k = static_cast<std::size_t>(id);
+      list.emplace_back(solution.ops[k].instruction, freq[k]);
+    }
+  }
+  return stages;
+}
+
+std::string plan_json(const StoredSolution& solution, std::size_t i, std::string_view target) {
+  const auto stages = stage_frequencies(solution, i);
   const auto& p = solution.points.at(i);
   nlohmann::json j;
   j["target"] = std::string(target);
@@ -269,16 +285,15 @@ std::string plan_json(const StoredSolution& solution, std::size_t i, std::string
   out.pop_back();  // the closing brace
   out.pop_back();  // and the newline before it
   out += ",\n \"stages\": [\n";
-  for (std::size_t s = 0; s < solution.stage_order.size(); ++s) {
+  for (std::size_t s = 0; s < stages.size(); ++s) {
     std::string list = "[";
-    for (std::size_t k = 0; k < solution.stage_order[s].size(); ++k) {
-      const auto id = static_cast<std::size_t>(solution.stage_order[s][k]);
+    for (std::size_t k = 0; k < stages[s].size(); ++k) {
       fmt::format_to(std::back_inserter(list), "{}[\"{}\",{}]", k ? "," : "",
-                     instruction_name(solution.ops[id].instruction), freq[id].value());
+                     instruction_name(stages[s][k].first), stages[s][k].second.value());
     }
     list += "]";
     out += fmt::format("  {{\"stage\": {}, \"frequencies\": {}}}{}\n", s, list,
-                       s + 1 < solution.stage_order.size() ? "," : "");
+                       s + 1 < stages.size() ? "," : "");
   }
   out += " ]\n}\n";
   return out;

@@ -35,12 +35,16 @@ struct Request {
   std::string target;  // as sent: "/jobs/batch_size?job_id=a%20b"
   std::string path;    // percent-decoded path without the query: "/jobs/batch_size"
   std::vector<std::pair<std::string, std::string>> query;  // decoded, in order
+  // Captured "{name}" segments of the route's path (see Router), decoded.
+  std::vector<std::pair<std::string, std::string>> path_params;
   Headers headers;
   std::string body;
   std::string remote;  // "127.0.0.1:53412", "unix" for a Unix-domain peer
 
   // The first query parameter named `name`.
   std::optional<std::string_view> query_param(std::string_view name) const;
+  // The captured path segment `name`; "" when the route has none by that name.
+  std::string_view path_param(std::string_view name) const;
 };
 
 struct Response {

@@ -48,6 +48,11 @@ StoredSolution parse_plans_json(std::string_view text, const std::string& source
 // DIR/plans.json; kNotFound (saying what DIR should be) when it is missing.
 StoredSolution read_solution(const std::string& dir);
 
+// Every stage's instructions in execution order with their frequency at
+// point i (what a rank of that stage runs in one iteration).
+std::vector<std::vector<std::pair<Instruction, Megahertz>>> stage_frequencies(
+    const StoredSolution& solution, std::size_t i);
+
 // The per-stage schedule JSON for point i: {"stages": [{"stage": s,
 // "frequencies": [["forward", 1410], ...]}, ...], ...}.
 std::string plan_json(const StoredSolution& solution, std::size_t i, std::string_view target);

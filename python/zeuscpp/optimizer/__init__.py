@@ -1,1 +1,2 @@
-"""Energy optimizers (upstream ``zeus.optimizer``): ``zeuscpp.optimizer.power_limit``, ``zeuscpp.optimizer.batch_size``."""
+"""Energy optimizers (upstream ``zeus.optimizer``): ``zeuscpp.optimizer.power_limit``,
+``zeuscpp.optimizer.batch_size`` and ``zeuscpp.optimizer.pipeline_frequency`` (Perseus)."""

@@ -526,6 +526,7 @@ int nvmlDeviceSetGpuLockedClocks(nvmlDevice_t device, unsigned min_mhz, unsigned
   device->gpu_locked = true;
   device->gpu_locked_min = min_mhz;
   device->gpu_locked_max = max_mhz;
+  journal("nvmlDeviceSetGpuLockedClocks", device->index, max_mhz);
   return NVML_SUCCESS;
 }
 
@@ -534,6 +535,7 @@ int nvmlDeviceResetGpuLockedClocks(nvmlDevice_t device) {
   if (device->arch < NVML_DEVICE_ARCH_VOLTA) return NVML_ERROR_NOT_SUPPORTED;
   if (s.permission_denied) return NVML_ERROR_NO_PERMISSION;
   device->gpu_locked = false;
+  journal("nvmlDeviceResetGpuLockedClocks", device->index, 0);
   return NVML_SUCCESS;
 }
 
@@ -546,6 +548,7 @@ int nvmlDeviceSetMemoryLockedClocks(nvmlDevice_t device, unsigned min_mhz, unsig
   device->mem_locked = true;
   device->mem_locked_min = min_mhz;
   device->mem_locked_max = max_mhz;
+  journal("nvmlDeviceSetMemoryLockedClocks", device->index, max_mhz);
   return NVML_SUCCESS;
 }
 
@@ -554,6 +557,7 @@ int nvmlDeviceResetMemoryLockedClocks(nvmlDevice_t device) {
   if (device->arch < NVML_DEVICE_ARCH_AMPERE) return NVML_ERROR_NOT_SUPPORTED;
   if (s.permission_denied) return NVML_ERROR_NO_PERMISSION;
   device->mem_locked = false;
+  journal("nvmlDeviceResetMemoryLockedClocks", device->index, 0);
   return NVML_SUCCESS;
 }
 #endif

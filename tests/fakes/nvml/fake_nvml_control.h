@@ -29,8 +29,9 @@
 // clocks {2619, 1593} MHz (328 graphics clocks at 2619), 45 °C, nvml not
 // initialized, driver "550.54.15", NVML "12.550.54.15".
 //
-// $ZEUS_FAKE_NVML_JOURNAL: when set, successful power-limit and persistence
-// setter calls are appended to that file, so a test can check what a process
+// $ZEUS_FAKE_NVML_JOURNAL: when set, successful power-limit, persistence and
+// locked-clock setter and reset calls (the value: the maximum MHz, 0 for a
+// reset) are appended to that file, so a test can check what a process
 // set (and restored) after it has exited or been killed.
 //
 // Thread-safety: the fake's functions are thread-safe; FakeNvml itself is

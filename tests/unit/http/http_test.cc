@@ -117,6 +117,34 @@ TEST(HttpServer, UnknownPathIs404AndWrongMethodIs405WithAllow) {
   EXPECT_TRUE(body_json(r).contains("message"));
 }
 
+TEST(HttpServer, PathSegmentsCaptureIntoPathParams) {
+  Router r;
+  r.route(Method::kPost, "/register_rank/{job_id}", [](const Request& q) {
+    return Response::json(200, {{"job", std::string(q.path_param("job_id"))},
+                                {"other", std::string(q.path_param("other"))}});
+  });
+  r.route(Method::kGet, "/a/{x}/b/{y}", [](const Request& q) {
+    return Response::json(200,
+                          std::string(q.path_param("x")) + "|" + std::string(q.path_param("y")));
+  });
+  r.route(Method::kGet, "/register_rank/fixed",
+          [](const Request&) { return Response::json(200, "exact"); });
+  Running s(std::move(r));
+  Client c(s.url());
+  auto res = c.post_json("/register_rank/2024-05-01-10-00-00+dp1+pp2%20x", "{}");
+  ASSERT_EQ(res.status, 200);
+  EXPECT_EQ(body_json(res)["job"], "2024-05-01-10-00-00+dp1+pp2 x");  // '+' stays, %20 decodes
+  EXPECT_EQ(body_json(res)["other"], "");
+  EXPECT_EQ(body_json(c.get("/a/1/b/two")), "1|two");
+  EXPECT_EQ(body_json(c.get("/register_rank/fixed")), "exact");  // exact routes win
+  EXPECT_EQ(c.get("/register_rank/").status, 404);               // an empty segment never matches
+  EXPECT_EQ(c.get("/register_rank/a/b").status, 404);            // one segment only
+  EXPECT_EQ(c.get("/a/1/c/2").status, 404);
+  res = c.get("/register_rank/job");  // a known pattern with another method
+  EXPECT_EQ(res.status, 405);
+  EXPECT_EQ(res.headers.get("Allow").value_or(""), "POST");
+}
+
 TEST(HttpServer, HandlerErrorsBecomeJsonErrors) {
   Running s(echo_router());
   Client c(s.url());
