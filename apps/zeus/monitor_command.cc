@@ -7,6 +7,8 @@
 #include <memory>
 
 #include "command_registry.h"
+#include "pricing_flags.h"
+#include "zeus/carbon/hourly_json.h"
 #include "zeus/device/devices.h"
 #include "zeus/monitor/energy_monitor.h"
 #include "zeus/monitor/measurement_json.h"
@@ -66,6 +68,7 @@ void print_measurement(const zeus::Measurement& m, const zeus::DeviceInventory& 
 
 struct EnergyFlags {
   DeviceFlags devices;
+  zeus::cli::PricingFlags pricing;
   bool json = false;
   std::string log;
   std::vector<std::string> command;
@@ -78,25 +81,42 @@ void run_energy(const EnergyFlags& f) {
   zeus::EnergyMonitorOptions options;
   options.gpu_indices = indices(f.devices.gpus, "--gpus");
   options.cpu_indices = indices(f.devices.cpus, "--cpus");
-  options.log_file = f.log;
-  zeus::EnergyMonitor monitor(devices, options);
+  // With carbon or price flags the window is split at UTC hours and priced
+  // (HourlyRateMonitor, which writes its own log with the priced columns).
+  const auto providers = zeus::cli::make_providers(f.pricing);
+  std::unique_ptr<zeus::HourlyRateMonitor> priced;
+  std::unique_ptr<zeus::EnergyMonitor> plain;
+  if (!providers.empty()) {
+    zeus::HourlyRateMonitorOptions priced_options;
+    priced_options.energy = options;
+    priced = std::make_unique<zeus::HourlyRateMonitor>(devices, providers, priced_options);
+  } else {
+    options.log_file = f.log;
+    plain = std::make_unique<zeus::EnergyMonitor>(devices, options);
+  }
   const std::string window = "zeus.monitor.energy";
+  const double start_wall = zeus::wall_time_seconds();
+  const auto begin = [&] { priced ? priced->begin_window(window) : plain->begin_window(window); };
   int exit_code = 0;
   std::optional<int> signal_seen;
   if (!f.command.empty()) {
-    monitor.begin_window(window);
+    begin();
     const pid_t child = zeus::spawn_process(f.command);
     exit_code = zeus::wait_forwarding_signals(child, signals);
   } else {
-    monitor.begin_window(window);
+    begin();
     fmt::print(stderr, "zeus: measuring until Ctrl-C (SIGINT) or SIGTERM\n");
     int sig = 0;
     while (sig != SIGINT && sig != SIGTERM) sig = signals.wait();
     signal_seen = sig;
   }
-  const auto m = monitor.end_window(window);
+  std::optional<zeus::HourlyMeasurement> hourly;
+  if (priced) hourly = priced->end_window(window);
+  const auto m = priced ? hourly->energy : plain->end_window(window);
+  if (hourly && !f.log.empty()) zeus::PricedLog(f.log).append(start_wall, window, *hourly);
   if (f.json) {
     auto j = zeus::to_json(m);
+    if (hourly) zeus::cli::add_rates_json(j, *hourly);
     j["gpu_backend"] = devices.gpu_backend;
     if (!f.command.empty()) {
       j["command"] = f.command;
@@ -105,6 +125,7 @@ void run_energy(const EnergyFlags& f) {
     std::cout << j.dump() << std::endl;
   } else {
     print_measurement(m, devices);
+    if (hourly) zeus::cli::print_rates(*hourly);
   }
   zeus::cli::set_exit_code(exit_code);
 }
@@ -227,11 +248,17 @@ void setup(CLI::App& root) {
       "energy", "Measure the time and energy of a command (or until Ctrl-C)");
   add_device_flags(energy, ef->devices);
   energy->add_flag("--json", ef->json, "Print one JSON object");
+  zeus::cli::add_pricing_flags(energy, ef->pricing);
   energy->add_option("--log", ef->log, "Also append the window to this CSV log file");
   energy->add_option("command", ef->command,
                      "Command to run and measure, after `--` (its exit code is passed on; "
                      "SIGINT/SIGTERM are forwarded to it)");
-  energy->footer("Example: zeus monitor energy --gpus 0 -- python train.py --epochs 1");
+  energy->footer(
+      "Example: zeus monitor energy --gpus 0 -- python train.py --epochs 1\n"
+      "Carbon and cost: --carbon-intensity 350 --price 0.15, or hourly rates from\n"
+      "--carbon-provider electricitymaps:37.87,-122.26 ($ELECTRICITYMAPS_API_TOKEN) and\n"
+      "--price-provider openei:37.87,-122.26,LABEL ($OPENEI_API_KEY); the window is split at\n"
+      "UTC hours and each hour's energy is priced at that hour's rate (docs/measuring.md).");
   energy->callback([ef] { run_energy(*ef); });
 
   auto pf = std::make_shared<PowerFlags>();
