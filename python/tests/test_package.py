@@ -30,6 +30,10 @@ PUBLIC_MODULES = [
     "zeuscpp.monitor.price",
     "zeuscpp.optimizer",
     "zeuscpp.optimizer.power_limit",
+    "zeuscpp.optimizer.batch_size",
+    "zeuscpp.optimizer.batch_size.client",
+    "zeuscpp.optimizer.batch_size.common",
+    "zeuscpp.optimizer.batch_size.exceptions",
     "zeuscpp.utils.framework",
 ]
 STUBBED = ["zeuscpp.monitor.energy", "zeuscpp.monitor.power", "zeuscpp.monitor.temperature",

@@ -5,6 +5,7 @@ __version__: str
 device: Any
 monitor: Any
 optimizer: Any
+batch_size: Any
 
 def _at_interpreter_exit() -> None: ...
 def _raise_library_error(code: str, message: str) -> None: ...

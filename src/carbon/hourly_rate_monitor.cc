@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 
 #include "zeus/util/clock.h"
@@ -82,6 +81,7 @@ HourlyRateMonitor::HourlyRateMonitor(const DeviceInventory& devices,
                 "hourly rate monitor: give a carbon intensity or price provider");
   }
   if (!wall_time_) wall_time_ = wall_time_seconds;
+  clock_ = options.energy.clock != nullptr ? options.energy.clock : &SteadyClock::instance();
   options.energy.log_file.clear();
   energy_ = std::make_unique<EnergyMonitor>(devices, std::move(options.energy));
   if (options.start_thread) thread_ = std::thread([this] { run(); });
@@ -90,24 +90,17 @@ HourlyRateMonitor::HourlyRateMonitor(const DeviceInventory& devices,
 HourlyRateMonitor::~HourlyRateMonitor() { stop(); }
 
 void HourlyRateMonitor::stop() {
-  {
-    std::lock_guard lock(stop_mutex_);
-    stopping_ = true;
-  }
-  stop_cv_.notify_all();
+  stop_.request_stop();
   if (thread_.joinable()) thread_.join();
 }
 
 void HourlyRateMonitor::run() {
   constexpr double kAfterBoundary = 0.05;  // wake just after the hour turns
-  std::unique_lock lock(stop_mutex_);
-  while (!stopping_) {
+  for (;;) {
     const double now = wall_time_();
     const double next = static_cast<double>(utc_hour_of(now) + kSecondsPerHour) + kAfterBoundary;
-    const auto wait = std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-        Seconds(std::clamp(next - now, 0.01, 3600.0)));
-    if (stop_cv_.wait_for(lock, wait, [this] { return stopping_; })) break;
-    lock.unlock();
+    const Seconds deadline = clock_->now() + Seconds(std::clamp(next - now, 0.01, 3600.0));
+    if (!clock_->wait_until(deadline, stop_.get_token())) return;
     try {
       tick();
     } catch (const Error& e) {
@@ -118,17 +111,15 @@ void HourlyRateMonitor::run() {
       std::lock_guard windows_lock(mutex_);
       any_window = !windows_.empty();
     }
-    if (any_window) {
-      for (const auto& p : providers_) {
-        try {
-          p->refresh(wall_time_());
-        } catch (const Error& e) {
-          log::warn("{}: refreshing hourly rates failed (retried in an hour): {}", p->description(),
-                    e.what());
-        }
+    if (!any_window) continue;
+    for (const auto& p : providers_) {
+      try {
+        p->refresh(wall_time_());
+      } catch (const Error& e) {
+        log::warn("{}: refreshing hourly rates failed (retried in an hour): {}", p->description(),
+                  e.what());
       }
     }
-    lock.lock();
   }
 }
 

@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <chrono>
 
 #include "zeus/util/error.h"
 #include "zeus/util/log.h"
@@ -37,26 +36,17 @@ TemperatureMonitor::TemperatureMonitor(std::vector<std::shared_ptr<Gpu>> gpus,
 TemperatureMonitor::~TemperatureMonitor() { stop(); }
 
 void TemperatureMonitor::stop() {
-  {
-    std::lock_guard lock(stop_mutex_);
-    stopping_ = true;
-  }
-  stop_cv_.notify_all();
+  stop_.request_stop();
   if (thread_.joinable()) thread_.join();
 }
 
 void TemperatureMonitor::run() {
-  auto next = std::chrono::steady_clock::now();
-  const auto period = std::chrono::duration_cast<std::chrono::steady_clock::duration>(interval_);
-  std::unique_lock lock(stop_mutex_);
-  while (!stopping_) {
-    lock.unlock();
+  // The constructor took the first sample.
+  Seconds next = clock_.now();
+  for (;;) {
+    next = std::max(next + interval_, clock_.now());  // fell behind: no burst to catch up
+    if (!clock_.wait_until(next, stop_.get_token())) return;
     sample_now();
-    lock.lock();
-    next += period;
-    const auto now = std::chrono::steady_clock::now();
-    if (next < now) next = now;  // fell behind: do not burst to catch up
-    stop_cv_.wait_until(lock, next, [this] { return stopping_; });
   }
 }
 

@@ -17,12 +17,12 @@
 // says why it has no emissions or cost.
 #pragma once
 
-#include <condition_variable>
 #include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <stop_token>
 #include <string>
 #include <thread>
 #include <vector>
@@ -65,8 +65,9 @@ struct HourlyMeasurement {
 };
 
 struct HourlyRateMonitorOptions {
-  // Devices, sync function and clock of the energy measurement. log_file is
-  // not used here (front ends log the priced result themselves).
+  // Devices, sync function and clock of the energy measurement (the thread
+  // also waits on that clock). log_file is not used here (front ends log the
+  // priced result themselves, see PricedLog).
   EnergyMonitorOptions energy;
   // Wall time in Unix seconds, which decides the UTC hours; nullptr: the
   // system clock. Tests pass the same manual clock as energy.clock.
@@ -122,9 +123,8 @@ class HourlyRateMonitor {
   std::map<std::string, Window> windows_;
   std::uint64_t next_slice_ = 0;
 
-  std::mutex stop_mutex_;
-  std::condition_variable stop_cv_;
-  bool stopping_ = false;
+  Clock* clock_;           // the thread's waits
+  std::stop_source stop_;  // wakes the thread's Clock::wait_until
   std::thread thread_;
 };
 

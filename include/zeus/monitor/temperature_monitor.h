@@ -3,12 +3,12 @@
 // hotspot sensor).
 #pragma once
 
-#include <condition_variable>
 #include <deque>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <stop_token>
 #include <thread>
 #include <vector>
 
@@ -31,13 +31,13 @@ struct TemperatureMonitorOptions {
   Clock* clock = nullptr;  // nullptr: the process's steady clock
 };
 
-// Thread-safe. One background thread calls sample_now() every interval; any
-// thread may query or call sample_now() itself. A mutex guards the timelines;
-// device reads happen outside it. Samples are deduplicated: a run of equal
-// readings is kept as its first and last sample, so the timeline shows when
-// the temperature changed without storing every repeat, and a nearest-sample
-// query inside a run still finds that run's value. A GPU that does not report
-// temperature (kNotSupported) is skipped with one warning; the others go on.
+// Thread-safe. One background thread calls sample_now() every interval of the
+// injected clock (waiting with Clock::wait_until, so stop() wakes it and a
+// ManualClock steps it); any thread may query or call sample_now() itself. A mutex guards the
+// timelines; device reads happen outside it. Samples are deduplicated: a run of equal readings is
+// kept as its first and last sample, so the timeline shows when the temperature changed without
+// storing every repeat, and a nearest-sample query inside a run still finds that run's value. A GPU
+// that does not report temperature (kNotSupported) is skipped with one warning; the others go on.
 class TemperatureMonitor {
  public:
   // `gpus[k]` is reported as GPU index gpu_indices[k]. kInvalidArgument for an
@@ -81,9 +81,7 @@ class TemperatureMonitor {
   std::map<int, Timeline> timelines_;
   std::vector<bool> unsupported_;  // parallel to gpus_: warned once, no longer read
 
-  std::mutex stop_mutex_;
-  std::condition_variable stop_cv_;
-  bool stopping_ = false;
+  std::stop_source stop_;  // wakes the thread's Clock::wait_until
   std::thread thread_;
 };
 

@@ -1,1 +1,1 @@
-"""Energy optimizers (upstream ``zeus.optimizer``): ``zeuscpp.optimizer.power_limit``."""
+"""Energy optimizers (upstream ``zeus.optimizer``): ``zeuscpp.optimizer.power_limit``, ``zeuscpp.optimizer.batch_size``."""

@@ -220,6 +220,27 @@ TEST_F(HourlyRateMonitorTest, ElectricityMapsWindowOverSeveralHours) {
   EXPECT_NEAR(down.gpu_energy.at(0).value(), 300.0 * 6000, 1e-6);
 }
 
+TEST_F(HourlyRateMonitorTest, TheThreadSplitsWindowsJustAfterEachHour) {
+  auto rates = std::make_shared<TableRates>(
+      std::map<UtcHour, double>{{kNoon, 100}, {kNoon + 3600, 200}}, kCarbonIntensityUnit);
+  auto o = options();
+  o.start_thread = true;
+  HourlyRateMonitor m(inventory_, {rates}, o);
+  ASSERT_TRUE(clock_.await_blocked(1)) << "the thread waits for 13:00:00.05";
+  for (auto& s : sims_) s->set_load(1.0);
+  m.begin_window("w");                   // 12:30 at 300 W
+  clock_.set(Seconds(kNoon + 3600.05));  // the thread wakes and splits here
+  ASSERT_TRUE(clock_.await_blocked(1)) << "and then waits for the next hour";
+  run_until(kNoon + 3600 + 1800, 0.0);  // 13:00:00.05-13:30 idle at 90 W
+  const HourlyMeasurement r = m.end_window("w");
+  ASSERT_EQ(r.hours.size(), 2U);
+  EXPECT_NEAR(r.hours[0].gpu_energy.at(0).value(), 300.0 * 1800, 1e-3);
+  // The split came 50 ms late: those 50 ms at 300 W go to 13:00 by time.
+  EXPECT_NEAR(r.hours[1].gpu_energy.at(0).value(), 300.0 * 0.05 + 90.0 * 1799.95, 1e-3);
+  m.stop();
+  m.stop();
+}
+
 TEST_F(HourlyRateMonitorTest, JsonAndCsvLogShapes) {
   auto carbon = std::make_shared<ConstantRate>(400, kCarbonIntensityUnit);
   auto price = std::make_shared<TableRates>(std::map<UtcHour, double>{}, kPriceUnit);

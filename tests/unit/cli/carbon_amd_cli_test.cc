@@ -103,6 +103,25 @@ TEST(MonitorTemperature, PrintsLinesAndJson) {
   EXPECT_EQ(r.exit_code, 2);
 }
 
+// The flags follow `zeus monitor power`: every bad number is a usage error
+// naming the flag, never a hang or a busy loop.
+TEST(MonitorTemperature, BadNumbersAreUsageErrorsNamingTheFlag) {
+  for (const char* flag : {"--interval", "--duration"}) {
+    for (const char* value : {"nan", "inf", "0", "-1", "1e308", "0.001", "x"}) {
+      const auto r = run_program({bin("zeus"), "monitor", "temperature", flag, value}, kSim);
+      EXPECT_EQ(r.exit_code, 2) << flag << " " << value << ": " << r.err;
+      EXPECT_NE(r.err.find(flag), std::string::npos) << r.err;
+    }
+  }
+  for (const char* value : {"0-99999999999", "-1", "0,0"}) {
+    const auto r = run_program({bin("zeus"), "monitor", "temperature", "--gpus", value}, kSim);
+    EXPECT_EQ(r.exit_code, 2) << value << ": " << r.err;
+    EXPECT_NE(r.err.find("--gpus"), std::string::npos) << r.err;
+  }
+  const auto r = run_program({bin("zeus"), "monitor", "temperature", "--json", "--csv"}, kSim);
+  EXPECT_EQ(r.exit_code, 2);
+}
+
 TEST(ShowEnvAmd, AmdGpusVersionAndCounterCheck) {
   const std::string fake = std::string(ZEUS_FAKE_AMDSMI_DIR) + "/abi25/libamd_smi.so.25";
   const auto r = run_program({bin("zeus"), "show-env", "--json"},

@@ -227,6 +227,9 @@ class CountingClock final : public Clock {
     // 15.3 uJ per count.
     fake_.advance_energy(0, static_cast<unsigned long long>(watts_ * dt * scale_ / 15.3e-6));
   }
+  bool wait_until(Seconds deadline, std::stop_token stop) override {
+    return inner_.wait_until(deadline, stop);  // the check only sleeps
+  }
 
  private:
   const FakeAmdSmi& fake_;

@@ -11,10 +11,9 @@
 #include <functional>
 #include <string>
 
-#include "zeus/device/sim_gpu.h"
 #include "zeus/optimizer/batch_size/rng.h"
-#include "zeus/optimizer/power_limit_optimizer.h"
 #include "zeus/perseus/planner.h"
+#include "zeus/perseus/plans_json.h"
 #include "zeus/perseus/profile.h"
 #include "zeus/util/error.h"
 #include "zeus/util/files.h"
@@ -84,25 +83,6 @@ void fuzz(const std::string& seed, std::uint64_t rng_seed,
   EXPECT_GT(accepted, 0) << "no mutant was accepted";
 }
 
-TEST(ParserFuzz, SimGpuModelJson) {
-  fuzz(
-      R"({"name": "x", "architecture": "pascal", "busy_power_w": 250, "memory_clocks_mhz": [877, 715], "load": 0.5})",
-      2, [](const std::string& text) {
-        const auto m = SimGpuModel::from_json_text(text, "fuzz.json");
-        (void)m.power_at(Milliwatts(200000));
-      });
-}
-
-TEST(ParserFuzz, PowerLimitProfileJson) {
-  const std::vector<Milliwatts> candidates = {Milliwatts(300000), Milliwatts(275000),
-                                              Milliwatts(250000)};
-  fuzz(
-      R"({"measurements": [{"power_limit": 300, "energy": 10.5, "time": 1.0}, {"power_limit": 250, "energy": 9.0, "time": 1.2}]})",
-      3, [&](const std::string& text) {
-        (void)GlobalPowerLimitOptimizer::parse_profile(text, "fuzz.json", candidates);
-      });
-}
-
 TEST(ParserFuzz, PerseusStageProfile) {
   fuzz(
       "stage,instruction,frequency,time,energy\n0,forward,1410,0.010,2.0\n0,forward,1200,0.012,"
@@ -122,7 +102,7 @@ TEST(ParserFuzz, PerseusPlansJson) {
       "tiny.csv");
   perseus::PlannerOptions options;
   options.microbatches = 2;
-  options.unit_time_s = 0.001;
+  options.unit_time = Seconds(0.001);
   options.p_blocking = Watts(50);
   options.cost_model = perseus::CostModelKind::kConvex;
   const auto dir =

@@ -6,9 +6,6 @@
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
-#include <chrono>
-#include <thread>
-
 #include "fakes/amdsmi/fake_amdsmi_control.h"
 #include "fakes/nvml/fake_nvml_control.h"
 #include "zeus/device/amdsmi.h"
@@ -116,20 +113,22 @@ TEST_F(TemperatureMonitorTest, TransientErrorsAreLoggedAndSamplingGoesOn) {
   EXPECT_EQ(m.temperature(0)->value(), 47.0);
 }
 
-TEST_F(TemperatureMonitorTest, BackgroundThreadSamples) {
+TEST_F(TemperatureMonitorTest, BackgroundThreadSamplesOnTheInjectedClock) {
+  fake_.set_temperature(0, 45);
   TemperatureMonitorOptions o;
-  o.interval = Seconds(0.005);
-  TemperatureMonitor m({gpus_[0]}, {0}, o);
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-  while (fake_.call_count("nvmlDeviceGetTemperatureV") < 5 &&
-         std::chrono::steady_clock::now() < deadline) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-  m.stop();
-  EXPECT_GE(fake_.call_count("nvmlDeviceGetTemperatureV"), 5U);
-  const unsigned after_stop = fake_.call_count("nvmlDeviceGetTemperatureV");
-  std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  EXPECT_EQ(fake_.call_count("nvmlDeviceGetTemperatureV"), after_stop) << "stop() stops";
+  o.interval = Seconds(1.0);
+  o.clock = &clock_;
+  TemperatureMonitor m({gpus_[0]}, {0}, o);  // samples at t=0, then waits for t=1
+  ASSERT_TRUE(clock_.await_blocked(1));
+  fake_.set_temperature(0, 60);
+  clock_.advance(Seconds(1.0));
+  ASSERT_TRUE(clock_.await_blocked(1)) << "sampled at t=1, waiting for t=2";
+  EXPECT_EQ(m.temperature(0)->value(), 60.0);
+  EXPECT_EQ(m.timeline(0).size(), 2U);
+  m.stop();  // wakes the wait at once
+  const unsigned calls = fake_.call_count("nvmlDeviceGetTemperatureV");
+  clock_.advance(Seconds(5.0));
+  EXPECT_EQ(fake_.call_count("nvmlDeviceGetTemperatureV"), calls) << "stop() stops";
 }
 
 TEST_F(TemperatureMonitorTest, RejectsBadArguments) {
