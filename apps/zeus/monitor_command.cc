@@ -8,6 +8,8 @@
 #include <stop_token>
 
 #include "command_registry.h"
+#include "pricing_flags.h"
+#include "zeus/carbon/hourly_json.h"
 #include "zeus/device/devices.h"
 #include "zeus/monitor/energy_monitor.h"
 #include "zeus/monitor/measurement_json.h"
@@ -87,6 +89,7 @@ void print_measurement(const zeus::Measurement& m, const zeus::DeviceInventory& 
 
 struct EnergyFlags {
   DeviceFlags devices;
+  zeus::cli::PricingFlags pricing;
   bool json = false;
   std::string log;
   std::vector<std::string> command;
@@ -98,11 +101,27 @@ void run_energy(const EnergyFlags& f) {
   zeus::EnergyMonitorOptions options;
   options.gpu_indices = indices(f.devices.gpus, "--gpus");
   options.cpu_indices = indices(f.devices.cpus, "--cpus");
-  options.log_file = f.log;
-  zeus::EnergyMonitor monitor(devices, options);
+  // With carbon or price flags the window is split at UTC hours and priced
+  // (HourlyRateMonitor, which writes its own log with the priced columns).
+  const auto providers = zeus::cli::make_providers(f.pricing);
+  std::unique_ptr<zeus::HourlyRateMonitor> priced;
+  std::unique_ptr<zeus::EnergyMonitor> plain;
+  if (!providers.empty()) {
+    zeus::HourlyRateMonitorOptions priced_options;
+    priced_options.energy = options;
+    priced = std::make_unique<zeus::HourlyRateMonitor>(devices, providers, priced_options);
+  } else {
+    options.log_file = f.log;
+    plain = std::make_unique<zeus::EnergyMonitor>(devices, options);
+  }
   const std::string window = "zeus.monitor.energy";
+  const double start_wall = zeus::wall_time_seconds();
   int exit_code = 0;
-  monitor.begin_window(window);
+  if (priced) {
+    priced->begin_window(window);
+  } else {
+    plain->begin_window(window);
+  }
   if (!f.command.empty()) {
     exit_code = zeus::run_forwarding_signals(f.command);
   } else {
@@ -115,14 +134,25 @@ void run_energy(const EnergyFlags& f) {
   // A failing log write must not hide the measurement: print it first.
   std::optional<zeus::Error> log_error;
   zeus::Measurement m;
+  std::optional<zeus::HourlyMeasurement> hourly;
   try {
-    m = monitor.end_window(window);
+    if (priced) {
+      hourly = priced->end_window(window);
+      m = hourly->energy;
+      if (!f.log.empty()) zeus::PricedLog(f.log).append(start_wall, window, *hourly);
+    } else {
+      m = plain->end_window(window);
+    }
   } catch (const zeus::Error& e) {
-    if (e.code() != zeus::ErrorCode::kIo || f.log.empty()) throw;
+    // The priced log refuses a file with other columns (kInvalidArgument).
+    const bool log_failed = e.code() == zeus::ErrorCode::kIo ||
+                            (hourly && e.code() == zeus::ErrorCode::kInvalidArgument);
+    if (!log_failed || f.log.empty() || (priced && !hourly)) throw;
     log_error = e;
   }
   if (f.json) {
     auto j = zeus::to_json(m);
+    if (hourly) zeus::cli::add_rates_json(j, *hourly);
     j["gpu_backend"] = devices.gpu_backend;
     if (!f.command.empty()) {
       j["command"] = f.command;
@@ -131,6 +161,7 @@ void run_energy(const EnergyFlags& f) {
     std::cout << j.dump() << std::endl;
   } else {
     print_measurement(m, devices);
+    if (hourly) zeus::cli::print_rates(*hourly);
   }
   if (log_error) {
     fmt::print(stderr, "zeus: error: {}\n", log_error->what());
@@ -281,6 +312,7 @@ void setup(CLI::App& root) {
       "energy", "Measure the time and energy of a command (or until Ctrl-C)");
   add_device_flags(energy, ef->devices);
   energy->add_flag("--json", ef->json, "Print one JSON object");
+  zeus::cli::add_pricing_flags(energy, ef->pricing);
   energy->add_option("--log", ef->log,
                      "Also append the window to this CSV log file (header written to a new or "
                      "empty file; a file with other columns is refused)");
@@ -290,7 +322,11 @@ void setup(CLI::App& root) {
   energy->footer(
       "A device that fails to read at the end is reported as not measured (with why); the "
       "others are still reported and the command's exit code is still passed on.\n"
-      "Example: zeus monitor energy --gpus 0 -- python train.py --epochs 1");
+      "Example: zeus monitor energy --gpus 0 -- python train.py --epochs 1\n"
+      "Carbon and cost: --carbon-intensity 350 --price 0.15, or hourly rates from\n"
+      "--carbon-provider electricitymaps:37.87,-122.26 ($ELECTRICITYMAPS_API_TOKEN) and\n"
+      "--price-provider openei:37.87,-122.26,LABEL ($OPENEI_API_KEY); the window is split at\n"
+      "UTC hours and each hour's energy is priced at that hour's rate (docs/measuring.md).");
   energy->callback([ef] { run_energy(*ef); });
 
   auto pf = std::make_shared<PowerFlags>();

@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "command_registry.h"
+#include "zeus/device/energy_counter_check.h"
 #include "zeus/device/environment_report_json.h"
 #include "zeus/util/text.h"
 
@@ -31,6 +32,9 @@ void print_text(const json& r) {
     fmt::print(" (driver {}, NVML {})", or_dash(r["driver_version"]), or_dash(r["nvml_version"]));
   }
   fmt::print("\n");
+  if (r.contains("amdsmi_version") && !r["amdsmi_version"].get<std::string>().empty()) {
+    fmt::print("  AMD SMI {}\n", or_dash(r["amdsmi_version"]));
+  }
   if (r["gpu_backend"] == "sim") {
     fmt::print("  These GPUs are SIMULATED: readings come from a model, not hardware.\n");
   }
@@ -45,6 +49,11 @@ void print_text(const json& r) {
     fmt::print("    power now: instant {} W, average {} W, memory {} W\n",
                or_dash(g["power_w"]["instant"]), or_dash(g["power_w"]["average"]),
                or_dash(g["power_w"]["memory"]));
+    if (g.contains("energy_counter_check")) {
+      const auto& c = g["energy_counter_check"];
+      fmt::print("    energy counter check: {} ({})\n", or_dash(c["verdict"]),
+                 zeus::printable(c["detail"].get<std::string>(), 400));
+    }
     if (g.contains("errors")) {
       for (const auto& [k, v] : g["errors"].items()) fmt::print("    {}: {}\n", k, or_dash(v));
     }
@@ -69,12 +78,26 @@ void setup(CLI::App& root) {
   auto* cmd = root.add_subcommand(
       "show-env", "Report versions, GPU and CPU backends, the GPU index mapping and RAPL zones");
   auto json_output = std::make_shared<bool>(false);
+  auto skip_check = std::make_shared<bool>(false);
   cmd->add_flag("--json", *json_output, "Print one JSON object instead of text");
+  cmd->add_flag("--no-counter-check", *skip_check,
+                "Skip the energy-counter check (counter vs 0.5 s of power, as upstream zeusd "
+                "does for AMD GPUs)");
   cmd->footer(
-      "Environment: ZEUS_GPU_BACKEND=auto|nvml|sim|none, ZEUS_SIM_GPUS=N, ZEUS_SIM_MODEL=FILE,\n"
-      "ZEUS_NVML_LIBRARY=PATH, ZEUS_POWERCAP_ROOT=DIR, CUDA_VISIBLE_DEVICES.");
-  cmd->callback([json_output] {
-    const auto report = zeus::environment_report(zeus::discover_devices());
+      "Environment: ZEUS_GPU_BACKEND=auto|nvml|amdsmi|sim|none, ZEUS_SIM_GPUS=N, "
+      "ZEUS_SIM_MODEL=FILE,\n"
+      "ZEUS_NVML_LIBRARY=PATH, ZEUS_POWERCAP_ROOT=DIR, CUDA_VISIBLE_DEVICES;\n"
+      "AMD: ZEUS_GPU_BACKEND=amdsmi, AMDSMI_LIB_DIR=DIR, ROCM_PATH=DIR, ZEUS_AMDSMI_LIBRARY=PATH,\n"
+      "HIP_VISIBLE_DEVICES, ROCR_VISIBLE_DEVICES.");
+  cmd->callback([json_output, skip_check] {
+    const auto devices = zeus::discover_devices();
+    auto report = zeus::environment_report(devices);
+    if (!*skip_check && !devices.gpus.empty()) {
+      const auto checks = zeus::check_energy_counters(devices.gpus, zeus::SteadyClock::instance());
+      for (std::size_t k = 0; k < checks.size(); ++k) {
+        report["gpus"][k]["energy_counter_check"] = zeus::to_json(checks[k]);
+      }
+    }
     if (*json_output) {
       std::cout << report.dump(2) << "\n";
     } else {

@@ -442,6 +442,7 @@ zeus::EnergyMonitor& energy_monitor_of(const py::handle& obj) {
 void stop_background_threads() {
   std::lock_guard lock(g_power_monitors_mutex);
   for (zeus::PowerMonitor* pm : g_power_monitors) pm->stop();
+  stop_temperature_monitors();
 }
 
 ZEUSCPP_BINDING(kOrderMonitor, bind_monitor);

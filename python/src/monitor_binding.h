@@ -33,6 +33,10 @@ MeasurementBinding to_python(const zeus::Measurement& m);
 zeus::PowerDomain parse_power_domain(const std::string& name);
 std::string power_domain_value(zeus::PowerDomain domain);
 
+// Stops the threads of every live TemperatureMonitor (temperature.cc); called
+// at interpreter exit with the power monitors'.
+void stop_temperature_monitors();
+
 // The library monitor inside a zeuscpp ZeusMonitor (TypeError for other objects).
 zeus::EnergyMonitor& energy_monitor_of(const py::handle& obj);
 

@@ -60,6 +60,9 @@ class FakeNvml:
     def persistence(self, i: int) -> bool:
         return self.lib.fakeNvmlGetPersistence(ctypes.c_uint(i)) == 1
 
+    def set_temperature(self, i: int, celsius: int) -> None:
+        self.lib.fakeNvmlSetTemperature(ctypes.c_uint(i), ctypes.c_int(celsius))
+
     def set_permission_denied(self, denied: bool) -> None:
         self.lib.fakeNvmlSetPermissionDenied(ctypes.c_int(1 if denied else 0))
 

@@ -25,6 +25,9 @@ PUBLIC_MODULES = [
     "zeuscpp.monitor",
     "zeuscpp.monitor.energy",
     "zeuscpp.monitor.power",
+    "zeuscpp.monitor.temperature",
+    "zeuscpp.monitor.carbon",
+    "zeuscpp.monitor.price",
     "zeuscpp.optimizer",
     "zeuscpp.optimizer.power_limit",
     "zeuscpp.optimizer.batch_size",
@@ -33,7 +36,8 @@ PUBLIC_MODULES = [
     "zeuscpp.optimizer.batch_size.exceptions",
     "zeuscpp.utils.framework",
 ]
-STUBBED = ["zeuscpp.monitor.energy", "zeuscpp.monitor.power", "zeuscpp.optimizer.power_limit",
+STUBBED = ["zeuscpp.monitor.energy", "zeuscpp.monitor.power", "zeuscpp.monitor.temperature",
+           "zeuscpp.optimizer.power_limit",
            "zeuscpp.device.gpu", "zeuscpp.device.cpu"]
 
 

@@ -6,6 +6,7 @@
 #include <cstdlib>
 
 #include "device/nvml/cuda_visible_devices.h"
+#include "zeus/device/amdsmi.h"
 #include "zeus/device/nvml.h"
 #include "zeus/device/sim_gpu.h"
 #include "zeus/device/sim_gpu_model_json.h"
@@ -72,6 +73,65 @@ void add_nvml_gpus(const DiscoveryOptions& options, DeviceInventory& inv) {
   inv.gpu_backend = "nvml";
 }
 
+void add_amdsmi_gpus(const DiscoveryOptions& options, DeviceInventory& inv) {
+  AmdSmiOptions amd;
+  amd.library_path = options.amdsmi_library;
+  AmdSmiGpuSet set = open_amdsmi_gpus(amd);
+  for (auto& gpu : set.gpus) inv.gpus.push_back(std::move(gpu));
+  inv.gpu_physical_indices = set.hip_indices;
+  inv.amdsmi_version = fmt::format("{} (ABI {}, {}{})", set.library_version, set.abi,
+                                   set.library_path, set.serialized ? ", calls serialized" : "");
+  inv.notes.insert(inv.notes.end(), set.notes.begin(), set.notes.end());
+  inv.gpu_backend = "amdsmi";
+}
+
+// NVIDIA first, as upstream; AMD when there is no NVIDIA GPU. A missing
+// vendor library is a note only when neither vendor is there.
+void add_auto_gpus(const DiscoveryOptions& options, DeviceInventory& inv) {
+  DeviceInventory nvml;
+  DeviceInventory amd;
+  std::vector<std::string> missing;
+  bool nvml_loaded = false;
+  try {
+    add_nvml_gpus(options, nvml);
+    nvml_loaded = true;
+  } catch (const Error& e) {
+    if (e.code() != ErrorCode::kDriverNotLoaded) throw;
+    missing.push_back(e.what());
+  }
+  try {
+    add_amdsmi_gpus(options, amd);
+  } catch (const Error& e) {
+    if (e.code() == ErrorCode::kDriverNotLoaded) {
+      missing.push_back(e.what());
+    } else if (!nvml.gpus.empty()) {
+      // E.g. CUDA_VISIBLE_DEVICES holds NVIDIA UUIDs, which AMD cannot parse.
+      nvml.notes.push_back(fmt::format("AMD GPUs were not looked at: {}", e.what()));
+    } else {
+      throw;
+    }
+  }
+  DeviceInventory& chosen = !nvml.gpus.empty() || (nvml_loaded && amd.gpus.empty()) ? nvml : amd;
+  if (!nvml.gpus.empty() && !amd.gpus.empty()) {
+    chosen.notes.push_back(fmt::format(
+        "found {} NVIDIA and {} AMD GPU(s); measuring the NVIDIA GPUs through NVML. Set "
+        "ZEUS_GPU_BACKEND=amdsmi to measure the AMD GPUs instead",
+        nvml.gpus.size(), amd.gpus.size()));
+  }
+  if (chosen.gpu_backend == "none" || chosen.gpu_backend.empty()) {
+    for (const auto& m : missing)
+      inv.notes.push_back(fmt::format("{}; continuing without GPUs", m));
+    return;
+  }
+  inv.gpus = std::move(chosen.gpus);
+  inv.gpu_physical_indices = std::move(chosen.gpu_physical_indices);
+  inv.gpu_backend = chosen.gpu_backend;
+  inv.driver_version = chosen.driver_version;
+  inv.nvml_version = chosen.nvml_version;
+  inv.amdsmi_version = chosen.amdsmi_version;
+  inv.notes.insert(inv.notes.end(), chosen.notes.begin(), chosen.notes.end());
+}
+
 std::vector<int> resolve_indices(const std::optional<std::vector<int>>& requested,
                                  std::size_t available, const char* what) {
   std::vector<int> out;
@@ -115,16 +175,14 @@ DeviceInventory discover_devices(const DiscoveryOptions& options) {
     add_sim_gpus(options, inv);
   } else if (backend == "nvml") {
     add_nvml_gpus(options, inv);
+  } else if (backend == "amdsmi") {
+    add_amdsmi_gpus(options, inv);
   } else if (backend == "auto") {
-    try {
-      add_nvml_gpus(options, inv);
-    } catch (const Error& e) {
-      if (e.code() != ErrorCode::kDriverNotLoaded) throw;
-      inv.notes.push_back(fmt::format("{}; continuing without GPUs", e.what()));
-    }
+    add_auto_gpus(options, inv);
   } else if (backend != "none") {
     throw_error(ErrorCode::kInvalidArgument,
-                fmt::format("ZEUS_GPU_BACKEND='{}' is not a backend; use auto, nvml, sim or none",
+                fmt::format("ZEUS_GPU_BACKEND='{}' is not a backend; use auto, nvml, amdsmi, sim "
+                            "or none",
                             backend));
   }
 

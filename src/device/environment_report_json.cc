@@ -63,6 +63,11 @@ json environment_report(const DeviceInventory& devices) {
   r["zeus_version"] = version();
   r["compiler"] = __VERSION__;
   r["environment"] = {{"CUDA_VISIBLE_DEVICES", env_var("CUDA_VISIBLE_DEVICES")},
+                      {"HIP_VISIBLE_DEVICES", env_var("HIP_VISIBLE_DEVICES")},
+                      {"ROCR_VISIBLE_DEVICES", env_var("ROCR_VISIBLE_DEVICES")},
+                      {"AMDSMI_LIB_DIR", env_var("AMDSMI_LIB_DIR")},
+                      {"ROCM_PATH", env_var("ROCM_PATH")},
+                      {"ZEUS_AMDSMI_LIBRARY", env_var("ZEUS_AMDSMI_LIBRARY")},
                       {"ZEUS_GPU_BACKEND", env_var("ZEUS_GPU_BACKEND")},
                       {"ZEUS_NVML_LIBRARY", env_var("ZEUS_NVML_LIBRARY")},
                       {"ZEUS_SIM_GPUS", env_var("ZEUS_SIM_GPUS")},
@@ -71,6 +76,7 @@ json environment_report(const DeviceInventory& devices) {
   r["gpu_backend"] = devices.gpu_backend;
   r["driver_version"] = devices.driver_version;
   r["nvml_version"] = devices.nvml_version;
+  r["amdsmi_version"] = devices.amdsmi_version;
   json gpus = json::array();
   for (std::size_t k = 0; k < devices.gpus.size(); ++k) {
     const unsigned physical = k < devices.gpu_physical_indices.size()

@@ -15,9 +15,11 @@
 namespace zeus {
 
 struct DiscoveryOptions {
-  // "auto" (NVML if it loads, else no GPUs), "nvml", "sim" or "none".
-  // nullopt: $ZEUS_GPU_BACKEND, else "auto". The simulated GPU is never chosen
-  // behind the user's back: ask for it with "sim".
+  // "auto", "nvml", "amdsmi", "sim" or "none". nullopt: $ZEUS_GPU_BACKEND,
+  // else "auto": NVIDIA GPUs through NVML if there are any, else AMD GPUs
+  // through AMD SMI, else none (with both present, NVML wins and a note says
+  // how to pick AMD). The simulated GPU is never chosen behind the user's
+  // back: ask for it with "sim".
   std::optional<std::string> gpu_backend;
   // Simulated GPUs: how many ($ZEUS_SIM_GPUS, default 1) and the model file
   // ($ZEUS_SIM_MODEL, default built-in model).
@@ -27,6 +29,7 @@ struct DiscoveryOptions {
   Clock* clock = nullptr;
   // Passed to the backends (empty: their environment defaults).
   std::string nvml_library;
+  std::string amdsmi_library;  // a libamd_smi.so file; empty: the usual search
   std::string powercap_root;
   bool cpus = true;  // look for RAPL packages
 };
@@ -34,10 +37,11 @@ struct DiscoveryOptions {
 struct DeviceInventory {
   std::vector<std::shared_ptr<Gpu>> gpus;      // index k = CUDA device k of this process
   std::vector<std::shared_ptr<Cpu>> cpus;      // index k = RAPL package k
-  std::string gpu_backend;                     // "nvml", "sim" or "none"
-  std::vector<unsigned> gpu_physical_indices;  // NVML index (or sim index) of each GPU
+  std::string gpu_backend;                     // "nvml", "amdsmi", "sim" or "none"
+  std::vector<unsigned> gpu_physical_indices;  // NVML index (HIP index, sim index) of each GPU
   std::string driver_version;
   std::string nvml_version;
+  std::string amdsmi_version;  // AMD SMI library version and where it was loaded from
   std::vector<RaplZoneInfo> rapl_zones;
   // Plain-language notes for the user: a missing driver, unreadable RAPL...
   std::vector<std::string> notes;

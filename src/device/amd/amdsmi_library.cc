@@ -1,0 +1,223 @@
+#include "device/amd/amdsmi_library.h"
+
+#include <dlfcn.h>
+#include <fmt/format.h>
+
+#include <cstring>
+#include <map>
+
+#include "device/amd/amdsmi_error.h"
+#include "zeus/util/error.h"
+#include "zeus/util/log.h"
+
+namespace zeus::amdsmi_internal {
+namespace {
+
+namespace abi = amdsmi_abi;
+
+template <class Fn>
+Fn lookup(void* handle, const char* symbol) {
+  // POSIX guarantees that dlsym's object pointer converts to a function pointer.
+  return reinterpret_cast<Fn>(dlsym(handle, symbol));
+}
+
+// Live sessions by library path. Never destroyed, so destructors that run
+// during static destruction still find it.
+struct Registry {
+  std::mutex mutex;
+  std::map<std::string, std::weak_ptr<AmdSmiLibrary>> sessions;
+};
+Registry& registry() {
+  static auto* r = new Registry;
+  return *r;
+}
+
+AmdSmiLibrary::Api resolve(void* handle) {
+  AmdSmiLibrary::Api api;
+  api.init = lookup<abi::InitFn>(handle, "amdsmi_init");
+  api.shut_down = lookup<abi::ShutDownFn>(handle, "amdsmi_shut_down");
+  api.get_lib_version = lookup<abi::GetLibVersionFn>(handle, "amdsmi_get_lib_version");
+  api.get_socket_handles = lookup<abi::GetSocketHandlesFn>(handle, "amdsmi_get_socket_handles");
+  api.get_processor_handles =
+      lookup<abi::GetProcessorHandlesFn>(handle, "amdsmi_get_processor_handles");
+  api.status_code_to_string =
+      lookup<abi::StatusCodeToStringFn>(handle, "amdsmi_status_code_to_string");
+  api.get_processor_type = lookup<abi::GetProcessorTypeFn>(handle, "amdsmi_get_processor_type");
+  api.get_gpu_asic_info = lookup<abi::GetInfoFn>(handle, "amdsmi_get_gpu_asic_info");
+  api.get_gpu_kfd_info = lookup<abi::GetInfoFn>(handle, "amdsmi_get_gpu_kfd_info");
+  api.get_gpu_enumeration_info = lookup<abi::GetInfoFn>(handle, "amdsmi_get_gpu_enumeration_info");
+  api.get_gpu_device_uuid = lookup<abi::GetDeviceUuidFn>(handle, "amdsmi_get_gpu_device_uuid");
+  api.get_gpu_bdf_id = lookup<abi::GetDeviceBdfFn>(handle, "amdsmi_get_gpu_bdf_id");
+  api.get_energy_count = lookup<abi::GetEnergyCountFn>(handle, "amdsmi_get_energy_count");
+  api.get_power_info = lookup<abi::GetPowerInfoFn>(handle, "amdsmi_get_power_info");
+  api.get_power_cap_info = lookup<abi::GetPowerCapInfoFn>(handle, "amdsmi_get_power_cap_info");
+  api.set_power_cap = lookup<abi::SetPowerCapFn>(handle, "amdsmi_set_power_cap");
+  api.get_clock_info = lookup<abi::GetClockInfoFn>(handle, "amdsmi_get_clock_info");
+  api.get_clk_freq = lookup<abi::GetClkFreqFn>(handle, "amdsmi_get_clk_freq");
+  api.set_gpu_clk_limit = lookup<abi::SetGpuClkLimitFn>(handle, "amdsmi_set_gpu_clk_limit");
+  api.set_gpu_perf_level = lookup<abi::SetGpuPerfLevelFn>(handle, "amdsmi_set_gpu_perf_level");
+  api.get_temp_metric = lookup<abi::GetTempMetricFn>(handle, "amdsmi_get_temp_metric");
+  return api;
+}
+
+// The first required symbol the library lacks, or nullptr.
+const char* missing_required(const AmdSmiLibrary::Api& api) {
+  if (api.init == nullptr) return "amdsmi_init";
+  if (api.shut_down == nullptr) return "amdsmi_shut_down";
+  if (api.get_lib_version == nullptr) return "amdsmi_get_lib_version";
+  if (api.get_socket_handles == nullptr) return "amdsmi_get_socket_handles";
+  if (api.get_processor_handles == nullptr) return "amdsmi_get_processor_handles";
+  return nullptr;
+}
+
+}  // namespace
+
+void throw_missing_symbol(std::string_view symbol, std::string_view context) {
+  throw_error(ErrorCode::kNotSupported,
+              fmt::format("{}: this AMD SMI does not export {}; the ROCm installation is too old "
+                          "for this feature (update ROCm)",
+                          context, symbol));
+}
+
+bool needs_serialized_calls(const AmdSmiLibrary::Version& version) {
+  if (version.abi < 26) return true;
+  return version.major == 26 && version.minor < 3;
+}
+
+AmdSmiLibrary::Version read_version(abi::GetLibVersionFn get_lib_version, std::string_view path) {
+  // Zeroed and larger than either layout, so a wrong guess cannot overrun.
+  alignas(8) unsigned char buffer[64] = {};
+  const abi::amdsmi_status_t status = get_lib_version(buffer);
+  if (status != abi::kSuccess) {
+    throw_error(ErrorCode::kDriverNotLoaded,
+                fmt::format("{}: amdsmi_get_lib_version failed (AMD SMI status {})", path, status));
+  }
+  std::uint32_t first = 0;
+  std::memcpy(&first, buffer, sizeof(first));
+  AmdSmiLibrary::Version v;
+  if (first == 24 || first == 25) {
+    abi::Version24 raw{};
+    std::memcpy(&raw, buffer, sizeof(raw));
+    v.abi = static_cast<int>(first);
+    v.major = raw.major;
+    v.minor = raw.minor;
+    v.release = raw.release;
+    v.text = fmt::format("{}.{}.{}.{}", raw.year, raw.major, raw.minor, raw.release);
+    // 24.x before 24.7 is ROCm 6.2 and older, whose power and energy readings
+    // were wrong (ROCm/amdsmi#22) and whose ABI we do not declare.
+    if (v.abi == 24 && v.major < 7) {
+      throw_error(ErrorCode::kDriverNotLoaded,
+                  fmt::format("{} is AMD SMI {} (ROCm 6.2 or older); zeus needs ROCm 6.3 or newer",
+                              path, v.text));
+    }
+  } else if (first == 26) {
+    abi::Version26 raw{};
+    std::memcpy(&raw, buffer, sizeof(raw));
+    v.abi = 26;
+    v.major = raw.major;
+    v.minor = raw.minor;
+    v.release = raw.release;
+    v.text = fmt::format("{}.{}.{}", raw.major, raw.minor, raw.release);
+  } else {
+    throw_error(
+        ErrorCode::kDriverNotLoaded,
+        fmt::format("{} reports AMD SMI ABI {}, which this zeus does not know (it knows 24, "
+                    "25 and 26: ROCm 6.3 to 7.x); update zeus or point AMDSMI_LIB_DIR at "
+                    "a supported ROCm",
+                    path, first));
+  }
+  return v;
+}
+
+AmdSmiLibrary::AmdSmiLibrary(std::string path, void* handle, Api api, Version version,
+                             bool serialize)
+    : path_(std::move(path)),
+      handle_(handle),
+      api_(api),
+      version_(std::move(version)),
+      serialize_(serialize) {}
+
+AmdSmiLibrary::~AmdSmiLibrary() {
+  const abi::amdsmi_status_t status = api_.shut_down();
+  if (status != abi::kSuccess) {
+    log::warn("amdsmi_shut_down failed: {} (AMD SMI status {})", status_string(status), status);
+  }
+  dlclose(handle_);
+}
+
+std::string AmdSmiLibrary::status_string(abi::amdsmi_status_t status) const {
+  if (api_.status_code_to_string != nullptr) {
+    const char* text = nullptr;
+    if (api_.status_code_to_string(status, &text) == abi::kSuccess && text != nullptr) return text;
+  }
+  return fmt::format("status {}", status);
+}
+
+void AmdSmiLibrary::check(abi::amdsmi_status_t status, std::string_view function,
+                          std::string_view context) const {
+  if (status != abi::kSuccess) fail(status, function, context);
+}
+
+void AmdSmiLibrary::fail(abi::amdsmi_status_t status, std::string_view function,
+                         std::string_view context) const {
+  throw_amdsmi_error(status, function, status_string(status), context);
+}
+
+std::shared_ptr<AmdSmiLibrary> AmdSmiLibrary::acquire(const std::vector<std::string>& candidates,
+                                                      int serialize) {
+  Registry& reg = registry();
+  std::lock_guard lock(reg.mutex);
+  std::vector<std::string> tried;
+  for (const std::string& path : candidates) {
+    if (auto live = reg.sessions[path].lock()) return live;
+    dlerror();  // clear a stale message
+    void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (handle == nullptr) {
+      const char* why = dlerror();
+      tried.push_back(why != nullptr ? std::string(why) : path + ": cannot be loaded");
+      continue;
+    }
+    const Api api = resolve(handle);
+    if (const char* symbol = missing_required(api); symbol != nullptr) {
+      dlclose(handle);
+      tried.push_back(fmt::format("{}: does not export {} (not AMD SMI, or older than ROCm 6.3)",
+                                  path, symbol));
+      continue;
+    }
+    Version version;
+    try {
+      version = read_version(api.get_lib_version, path);
+    } catch (const Error& e) {
+      dlclose(handle);
+      tried.push_back(e.what());
+      continue;
+    }
+    const abi::amdsmi_status_t status = api.init(abi::kInitAmdGpus);
+    if (status != abi::kSuccess) {
+      const char* text = nullptr;
+      std::string why = fmt::format("status {}", status);
+      if (api.status_code_to_string != nullptr &&
+          api.status_code_to_string(status, &text) == abi::kSuccess && text != nullptr) {
+        why = text;
+      }
+      dlclose(handle);
+      throw_amdsmi_error(status, "amdsmi_init", why,
+                         fmt::format("initializing AMD SMI {} from {}", version.text, path));
+    }
+    const bool serialized = serialize >= 0 ? serialize != 0 : needs_serialized_calls(version);
+    log::debug("AMD SMI {} (ABI {}) loaded from {}{}", version.text, version.abi, path,
+               serialized ? "; calls serialized (not thread-safe before ROCm 7.2)" : "");
+    std::shared_ptr<AmdSmiLibrary> lib(
+        new AmdSmiLibrary(path, handle, api, std::move(version), serialized));
+    reg.sessions[path] = lib;
+    return lib;
+  }
+  std::string detail;
+  for (const auto& t : tried) detail += fmt::format("\n  {}", t);
+  throw_error(ErrorCode::kDriverNotLoaded,
+              fmt::format("no AMD SMI found (ROCm 6.3 or newer is needed); install ROCm, or point "
+                          "AMDSMI_LIB_DIR (or ROCM_PATH) at it. Tried:{}",
+                          detail.empty() ? std::string(" nothing") : detail));
+}
+
+}  // namespace zeus::amdsmi_internal
