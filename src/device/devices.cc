@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include "device/zeusd/attach_zeusd.h"
 #include "zeus/device/nvml.h"
 #include "zeus/device/sim_gpu.h"
 #include "zeus/util/error.h"
@@ -103,9 +104,10 @@ DeviceInventory discover_devices(const DiscoveryOptions& options) {
       if (e.code() != ErrorCode::kDriverNotLoaded) throw;
       inv.notes.push_back(fmt::format("{}; continuing without GPUs", e.what()));
     }
-  } else if (backend != "none") {
+  } else if (backend != "none" && backend != "zeusd") {
     throw_error(ErrorCode::kInvalidArgument,
-                fmt::format("ZEUS_GPU_BACKEND='{}' is not a backend; use auto, nvml, sim or none",
+                fmt::format("ZEUS_GPU_BACKEND='{}' is not a backend; use auto, nvml, sim, zeusd or "
+                            "none",
                             backend));
   }
 
@@ -121,6 +123,11 @@ DeviceInventory discover_devices(const DiscoveryOptions& options) {
     if (inv.rapl_zones.empty()) {
       inv.notes.push_back("no RAPL powercap zones found: CPU energy is not measured");
     }
+  }
+  if (options.use_zeusd) {
+    attach_zeusd(backend, options.cpus, inv);
+  } else if (backend == "zeusd") {
+    throw_error(ErrorCode::kInvalidArgument, "the zeusd GPU backend is not available here");
   }
   return inv;
 }

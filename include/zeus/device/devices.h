@@ -15,7 +15,9 @@
 namespace zeus {
 
 struct DiscoveryOptions {
-  // "auto" (NVML if it loads, else no GPUs), "nvml", "sim" or "none".
+  // "auto" (NVML if it loads, else no GPUs; with zeusd configured and no
+  // NVML, the daemon's GPUs), "nvml", "sim", "zeusd" (every GPU read and set
+  // through zeusd) or "none".
   // nullopt: $ZEUS_GPU_BACKEND, else "auto". The simulated GPU is never chosen
   // behind the user's back: ask for it with "sim".
   std::optional<std::string> gpu_backend;
@@ -29,7 +31,13 @@ struct DiscoveryOptions {
   std::string nvml_library;
   std::string powercap_root;
   bool cpus = true;  // look for RAPL packages
+  // Honour ZEUSD_SOCK_PATH / ZEUSD_HOST_PORT (zeus/device/zeusd_backend.h):
+  // GPU settings and root-only RAPL reads through the node's zeusd. zeusd
+  // itself turns this off.
+  bool use_zeusd = true;
 };
+
+struct ZeusdStatus;  // zeus/device/zeusd_backend.h
 
 struct DeviceInventory {
   std::vector<std::shared_ptr<Gpu>> gpus;      // index k = CUDA device k of this process
@@ -41,6 +49,8 @@ struct DeviceInventory {
   std::vector<RaplZoneInfo> rapl_zones;
   // Plain-language notes for the user: a missing driver, unreadable RAPL...
   std::vector<std::string> notes;
+  // The zeusd this process goes through (null when none is configured).
+  std::shared_ptr<const ZeusdStatus> zeusd;
 };
 
 // A subset of an inventory's devices, in the order asked for.

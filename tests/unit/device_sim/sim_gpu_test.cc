@@ -166,7 +166,7 @@ TEST(Discovery, SimBackendCountAndModelComeFromOptions) {
     FAIL();
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), ErrorCode::kInvalidArgument);
-    EXPECT_NE(std::string(e.what()).find("auto, nvml, sim or none"), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("auto, nvml, sim, zeusd or none"), std::string::npos);
   }
   o.gpu_backend = "none";
   EXPECT_TRUE(discover_devices(o).gpus.empty());
