@@ -1,6 +1,6 @@
 // Perseus planner: full frontier solves on the SOSP'24 emulation profiles.
-// Reproduce: build-perseus/bin/bench_perseus --benchmark_filter=Solve
-// (profiles are read from <checkout>/../shared/data/perseus-sosp24-emulation).
+// Reproduce: build/bin/bench_perseus --benchmark_filter=Solve
+// (profiles are read from the project's data/perseus-sosp24-emulation).
 #include <benchmark/benchmark.h>
 
 #include <string>
@@ -12,8 +12,8 @@ namespace {
 using namespace zeus::perseus;
 
 std::string profile_path(const std::string& name) {
-  return std::string(ZEUS_SOURCE_DIR) + "/../shared/data/perseus-sosp24-emulation/stage_profile/" +
-         name + "_bf16.csv";
+  return std::string(ZEUS_SOURCE_DIR) + "/data/perseus-sosp24-emulation/stage_profile/" + name +
+         "_bf16.csv";
 }
 
 void solve_case(benchmark::State& state, const std::string& profile, int microbatches, double tau,
@@ -21,14 +21,14 @@ void solve_case(benchmark::State& state, const std::string& profile, int microba
   const auto p = StageProfile::read_file(profile_path(profile));
   PlannerOptions o;
   o.microbatches = microbatches;
-  o.unit_time_s = tau;
+  o.unit_time = zeus::Seconds(tau);
   o.p_blocking = zeus::Watts(pb);
   o.cost_model = model;
   std::size_t steps = 0;
   for (auto _ : state) {
     const auto sol = solve_pipeline(p, o);
     steps = sol.points().size() - 1;
-    benchmark::DoNotOptimize(sol.points().back().energy_j);
+    benchmark::DoNotOptimize(sol.points().back().energy);
   }
   state.counters["steps"] = static_cast<double>(steps);
   state.counters["us_per_step"] =

@@ -3,6 +3,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <limits>
 #include <optional>
 
 #include <cstdio>
@@ -11,6 +13,7 @@
 #include <string>
 
 #include "command_registry.h"
+#include "output_checks.h"
 #include "zeus/sim/report.h"
 #include "zeus/sim/sweep.h"
 #include "zeus/util/error.h"
@@ -25,7 +28,7 @@ struct Flags {
   std::string eta = "0.5";
   double beta = 2.0;
   std::string seeds = "1";
-  std::string policies = "zeus,default,grid";
+  std::string strategies = "zeus,default,grid";
   int window_size = 0;
   double overlap = 0.0;
   bool drift = false;
@@ -47,29 +50,64 @@ std::string default_traces() {
   return std::string(ZEUS_SOURCE_DIR) + "/data/zeus-traces";
 }
 
-void run(const Flags& f) {
+// Which flags the user gave (CLI11 options), for flags that do not apply.
+struct Given {
+  CLI::Option *traces = nullptr, *gpu = nullptr, *workload = nullptr, *beta = nullptr,
+              *window = nullptr;
+};
+
+void run(const Flags& f, const Given& given) {
   using namespace zeus;
   using namespace zeus::sim;
   SweepSpec spec;
   spec.beta = f.beta;
-  spec.etas = parse_double_list(f.eta, "--eta");
-  for (int s : parse_int_list(f.seeds, "--seeds")) {
-    if (s < 0) throw_error(ErrorCode::kInvalidArgument, "--seeds: seeds must be >= 0");
+  spec.etas = parse_double_list(f.eta, "--eta", 0.0, 1.0);
+  spec.seeds.clear();
+  for (int s : parse_int_list(f.seeds, "--seeds", 0, std::numeric_limits<int>::max(), 10000)) {
     spec.seeds.push_back(static_cast<std::uint64_t>(s));
   }
-  spec.seeds.erase(spec.seeds.begin());  // drop the default seed 1 placed by SweepSpec
-  spec.policies.clear();
-  for (const auto& p : split_list(f.policies, "--policy")) spec.policies.push_back(parse_policy(p));
+  spec.strategies.clear();
+  for (const auto& p : split_list(f.strategies, "--strategy")) {
+    spec.strategies.push_back(parse_strategy(p));
+  }
   spec.window_size = f.window_size;
   spec.overlap = f.overlap;
   spec.drift = f.drift;
   spec.keep_trajectories = !f.out.empty();
   if (f.format != "table" && f.format != "csv" && f.format != "json") {
-    throw_error(ErrorCode::kInvalidArgument,
-                fmt::format("--format: expected table, csv or json, got '{}'", f.format));
+    throw_error(
+        ErrorCode::kInvalidArgument,
+        fmt::format("--format: expected table, csv or json, got '{}'", printable(f.format)));
   }
   if (f.plots && f.out.empty()) {
     throw_error(ErrorCode::kInvalidArgument, "--plots needs --out DIR to write the figures into");
+  }
+  if (f.threads < 0 || f.threads > 1024) {
+    throw_error(
+        ErrorCode::kInvalidArgument,
+        fmt::format("--threads must be in [0, 1024] (0 = one per core), got {}", f.threads));
+  }
+  if (f.drift) {
+    for (const auto* o : {given.traces, given.gpu, given.workload}) {
+      if (o->count() > 0) {
+        throw_error(ErrorCode::kInvalidArgument,
+                    fmt::format("{} does not apply with --drift (it replays a synthetic workload, "
+                                "not the traces)",
+                                o->get_name()));
+      }
+    }
+  }
+  const bool any_zeus = std::find(spec.strategies.begin(), spec.strategies.end(),
+                                  Strategy::kZeus) != spec.strategies.end();
+  const bool any_early_stop = std::any_of(spec.strategies.begin(), spec.strategies.end(),
+                                          [](Strategy s) { return uses_early_stopping(s); });
+  if (given.window->count() > 0 && !any_zeus) {
+    std::fprintf(stderr, "zeus simulate: note: --window-size only affects the zeus strategy\n");
+  }
+  if (given.beta->count() > 0 && !any_early_stop) {
+    std::fprintf(stderr,
+                 "zeus simulate: note: --beta only affects zeus and grid (the strategies that "
+                 "stop early)\n");
   }
 
   std::optional<TraceSet> traces;
@@ -88,6 +126,9 @@ void run(const Flags& f) {
     }
   }
   validate(spec);  // before loading traces, so bad flags fail fast
+  if (!f.out.empty()) {
+    cli::check_output_dir(f.out, "--out", {"results.csv", "trajectory.csv", "summary.txt"});
+  }
   if (!f.drift) {
     traces = TraceSet::load(f.traces.empty() ? default_traces() : f.traces, spec.gpus);
   }
@@ -99,12 +140,18 @@ void run(const Flags& f) {
                    done == total ? "\n" : "");
     }
   });
+  // Results reach stdout first, so a failing --out loses nothing.
   if (f.format == "csv") {
     std::cout << format_csv(rows);
   } else if (f.format == "json") {
     std::cout << format_json(rows);
   } else {
     std::cout << format_table(rows);
+  }
+  std::cout.flush();
+  if (!std::cout) {
+    throw_error(ErrorCode::kIo,
+                fmt::format("cannot write to standard output: {}", errno_text(errno)));
   }
   if (!f.out.empty()) {
     write_outputs(f.out, rows);
@@ -116,45 +163,55 @@ void run(const Flags& f) {
 
 void setup(CLI::App& root) {
   auto flags = std::make_shared<Flags>();
+  auto given = std::make_shared<Given>();
   auto* sub = root.add_subcommand(
       "simulate",
-      "Replay the Zeus NSDI '23 traces: Zeus's batch-size + power-limit policy against Default "
-      "and Grid Search (ETA/TTA over Default, cumulative regret)");
-  sub->add_option("--traces", flags->traces,
-                  "Trace directory (summary_train.csv, summary_power_<gpu>.csv); default: the "
-                  "project's data/zeus-traces");
-  sub->add_option("--gpu", flags->gpu, "v100, a40, p100, rtx6000, a comma list, or all")
-      ->default_val("all");
-  sub->add_option("--workload", flags->workload,
-                  "DATASET/NETWORK (e.g. librispeech/deepspeech2), a comma list, or all")
-      ->default_val("all");
-  sub->add_option("--eta", flags->eta, "Energy/time knob(s) in [0,1], comma list")
+      "Replay the Zeus NSDI '23 traces: Zeus's batch-size + power-limit strategy against "
+      "Default and Grid Search (ETA/TTA over Default, cumulative regret)");
+  given->traces =
+      sub->add_option("--traces", flags->traces,
+                      "Trace directory (summary_train.csv, summary_power_<gpu>.csv); default: the "
+                      "project's data/zeus-traces");
+  given->gpu =
+      sub->add_option("--gpu", flags->gpu, "v100, a40, p100, rtx6000, a comma list, or all")
+          ->default_val("all");
+  given->workload =
+      sub->add_option("--workload", flags->workload,
+                      "DATASET/NETWORK (e.g. librispeech/deepspeech2), a comma list, or all")
+          ->default_val("all");
+  sub->add_option("--eta", flags->eta, "Energy/time knob(s) in [0,1], comma list, no repeats")
       ->default_val("0.5");
-  sub->add_option("--beta", flags->beta, "Early-stopping factor (> 0)")->default_val(2.0);
-  sub->add_option("--seeds", flags->seeds, "Seeds: list or range, e.g. 1-10")->default_val("1");
-  sub->add_option("--policy", flags->policies,
-                  "Policies: zeus, default, grid (grid search with pruning), grid-noes (without "
-                  "early stopping)")
+  given->beta = sub->add_option("--beta", flags->beta,
+                                "Early-stopping factor in (0, 1e6], or inf (zeus, grid)")
+                    ->default_val(2.0);
+  sub->add_option("--seeds", flags->seeds,
+                  "Seeds (0..2^31-1): list or range, e.g. 1-10; at most 10000, no repeats")
+      ->default_val("1");
+  sub->add_option("--strategy,--policy", flags->strategies,
+                  "Strategies compared: zeus, default, grid (grid search with pruning), "
+                  "grid-noes (without early stopping); --policy is the old name")
       ->default_val("zeus,default,grid");
-  sub->add_option("--window-size", flags->window_size,
-                  "Zeus: observations kept per batch size (0 = all)")
-      ->default_val(0)
-      ->check(CLI::NonNegativeNumber);
+  given->window = sub->add_option("--window-size", flags->window_size,
+                                  "Zeus: observations kept per batch size (0 = all, at most 1e6)")
+                      ->default_val(0)
+                      ->check(CLI::NonNegativeNumber);
   sub->add_option("--overlap", flags->overlap,
-                  "Overlapping arrivals: about this many jobs in flight (0 = one after another)")
+                  "Overlapping arrivals: about this many jobs in flight (0 = one after another, "
+                  "at most 1e6)")
       ->default_val(0.0)
       ->check(CLI::NonNegativeNumber);
   sub->add_flag("--drift", flags->drift,
                 "Replay the synthetic drifting workload (best batch size moves from 64 to 256 "
-                "halfway) instead of the traces");
+                "halfway) instead of the traces; --traces, --gpu and --workload do not apply");
   sub->add_option("--format", flags->format, "table, csv or json")->default_val("table");
   sub->add_option("--out", flags->out,
-                  "Directory for results.csv, trajectory.csv, summary.txt (and plots)");
+                  "Directory for results.csv, trajectory.csv, summary.txt (and plots); checked "
+                  "before the sweep");
   sub->add_flag("--plots", flags->plots, "Draw Figure 6/7/8-style PNG and SVG plots into --out");
   sub->add_option("--threads", flags->threads, "Worker threads (0 = one per core)")
       ->default_val(0)
       ->check(CLI::NonNegativeNumber);
-  sub->callback([flags] { run(*flags); });
+  sub->callback([flags, given] { run(*flags, *given); });
 }
 
 const bool registered = zeus::cli::register_command(40, &setup);

@@ -25,17 +25,26 @@ CostModelKind parse_cost_model(std::string_view text) {
               fmt::format("unknown cost model '{}': expected 'exponential' or 'convex'", text));
 }
 
-CostCurve::CostCurve(std::int64_t min_duration, std::vector<double> costs)
-    : min_(min_duration), costs_(std::move(costs)) {
-  if (costs_.empty()) throw_error(ErrorCode::kInvalidArgument, "a cost curve needs >= 1 point");
+CostCurve::CostCurve(std::int64_t min_duration, std::vector<double> costs) : min_(min_duration) {
+  if (costs.empty()) throw_error(ErrorCode::kInvalidArgument, "a cost curve needs >= 1 point");
+  for (double c : costs) {
+    if (!std::isfinite(c)) throw_error(ErrorCode::kInvalidArgument, "a cost is not finite");
+  }
+  costs_ = std::make_shared<const std::vector<double>>(std::move(costs));
+}
+
+const std::vector<double>& CostCurve::costs() const {
+  static const std::vector<double> kNone;
+  return costs_ ? *costs_ : kNone;
 }
 
 bool CostCurve::is_convex_non_increasing(double tol) const {
-  for (std::size_t i = 1; i < costs_.size(); ++i) {
-    if (costs_[i] > costs_[i - 1] + tol) return false;
+  const auto& c = costs();
+  for (std::size_t i = 1; i < c.size(); ++i) {
+    if (c[i] > c[i - 1] + tol) return false;
     if (i >= 2) {
-      const double d1 = costs_[i - 1] - costs_[i - 2];
-      const double d2 = costs_[i] - costs_[i - 1];
+      const double d1 = c[i - 1] - c[i - 2];
+      const double d2 = c[i] - c[i - 1];
       if (d2 < d1 - tol) return false;
     }
   }
@@ -160,7 +169,8 @@ bool jacobian_full_rank(const FitData& d, const Vec3& p) {
 }  // namespace
 
 ExponentialFit fit_exponential(const std::vector<double>& x, const std::vector<double>& y,
-                               double unit_time_s) {
+                               Seconds unit_time) {
+  const double unit_time_s = unit_time.count();
   ExponentialFit best;
   // scipy's covariance is inf unless there are more points than parameters.
   if (x.size() != y.size() || x.size() < 4) return best;
@@ -236,20 +246,20 @@ CostCurve convex_hull_curve(const std::vector<std::int64_t>& x, const std::vecto
   return CostCurve(lo, std::move(costs));
 }
 
-CostCurve build_cost_curve(const OptionMenu& menu, CostModelKind kind, double unit_time_s,
+CostCurve build_cost_curve(const OptionMenu& menu, CostModelKind kind, Seconds unit_time,
                            CurveInfo* info) {
   std::vector<std::int64_t> xi;
   std::vector<double> xd, y;
   for (const auto& o : menu.options()) {
     xi.push_back(o.duration);
     xd.push_back(static_cast<double>(o.duration));
-    y.push_back(o.effective_j);
+    y.push_back(o.effective.value());
   }
   CurveInfo local;
   local.requested = kind;
   local.used = CostModelKind::kConvex;
   if (kind == CostModelKind::kExponential && menu.min_duration() < menu.max_duration()) {
-    local.fit = fit_exponential(xd, y, unit_time_s);
+    local.fit = fit_exponential(xd, y, unit_time);
     if (local.fit.ok) {
       const auto& f = local.fit;
       std::vector<double> costs;

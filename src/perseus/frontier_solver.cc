@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
 
 #include <fmt/format.h>
 
@@ -56,7 +57,7 @@ class FrontierSolver {
   bool repair_flow();          // phase 1: a feasible flow from the previous one
   void maximize_flow();        // phase 2: s -> t max flow; leaves in_s_ = source side
   std::int64_t dinic();        // multi-source/sink max flow on supply_/demand_
-  std::int64_t dfs(int u, std::int64_t limit);
+  std::int64_t augment(int source, std::int64_t limit);  // blocking flow from one source
   bool bfs();
   double total_cost() const;
   void self_check(std::int64_t cut_value) const;
@@ -90,6 +91,7 @@ class FrontierSolver {
   // Max-flow scratch.
   std::vector<std::int64_t> supply_, demand_;
   std::vector<int> sources_, level_, iter_, queue_;
+  std::vector<int> path_arcs_, path_nodes_;  // augment()'s explicit DFS stack
   int found_level_ = 0;
 };
 
@@ -139,12 +141,17 @@ void FrontierSolver::build_tables() {
   dmin_.resize(nops);
   dmax_.resize(nops);
   delta_begin_.resize(nops);
+  // One delta table per distinct cost table: a pipeline has 2 x stages
+  // tables shared by all its ops, so memory does not grow with microbatches.
+  std::map<const void*, std::size_t> table_begin;
   for (std::size_t i = 0; i < nops; ++i) {
     const auto& c = problem_.ops[i];
     dmin_[i] = c.min_duration();
     dmax_[i] = c.max_duration();
     dur_[i] = dmax_[i];
-    delta_begin_[i] = delta_.size();
+    const auto [it, inserted] = table_begin.emplace(c.table_id(), delta_.size());
+    delta_begin_[i] = it->second;
+    if (!inserted) continue;
     for (std::int64_t d = dmin_[i] + 1; d <= dmax_[i]; ++d) {
       delta_.push_back(to_units(c.at(d - 1) - c.at(d)));
     }
@@ -241,30 +248,71 @@ bool FrontierSolver::bfs() {
   return found_level_ != std::numeric_limits<int>::max();
 }
 
-std::int64_t FrontierSolver::dfs(int u, std::int64_t limit) {
-  const auto uu = static_cast<std::size_t>(u);
-  const int lu = level_[uu];
-  if (lu == found_level_) {
-    const std::int64_t x = std::min(limit, demand_[uu]);
-    demand_[uu] -= x;
-    return x;
-  }
+// Sends up to `limit` from `source` along shortest residual paths to nodes at
+// found_level_ with demand. An explicit stack instead of recursion: a path can
+// be as long as the pipeline (millions of nodes), far deeper than a thread's
+// stack. iter_ is the current-arc pointer of Dinic's algorithm.
+std::int64_t FrontierSolver::augment(int source, std::int64_t limit) {
   std::int64_t pushed = 0;
-  const int end = adj_begin_[uu + 1];
-  for (int& k = iter_[uu]; k < end; ++k) {
-    const int v = adj_to_[static_cast<std::size_t>(k)];
-    if (level_[static_cast<std::size_t>(v)] != lu + 1) continue;
-    const int a = adj_arc_[static_cast<std::size_t>(k)];
-    const std::int64_t r = residual(a);
-    if (r <= 0) continue;
-    const std::int64_t got = dfs(v, std::min(limit - pushed, r));
-    if (got > 0) {
-      push(a, got);
-      pushed += got;
+  path_arcs_.clear();
+  path_nodes_.clear();
+  int u = source;
+  for (;;) {
+    const auto uu = static_cast<std::size_t>(u);
+    bool dead_end = false;
+    if (level_[uu] == found_level_) {
+      std::int64_t x = std::min(limit - pushed, demand_[uu]);
+      for (int a : path_arcs_) x = std::min(x, residual(a));
+      if (x > 0) {
+        for (int a : path_arcs_) push(a, x);
+        demand_[uu] -= x;
+        pushed += x;
+      }
       if (pushed == limit) return pushed;
+      // Resume at the tail of the first saturated arc; if none saturated,
+      // this node's demand is used up and it is a dead end.
+      std::size_t cut_at = path_arcs_.size();
+      for (std::size_t i = 0; i < path_arcs_.size(); ++i) {
+        if (residual(path_arcs_[i]) == 0) {
+          cut_at = i;
+          break;
+        }
+      }
+      if (cut_at < path_arcs_.size()) {
+        u = path_nodes_[cut_at];
+        path_arcs_.resize(cut_at);
+        path_nodes_.resize(cut_at);
+        continue;
+      }
+      dead_end = true;
+    } else {
+      const int lu = level_[uu];
+      const int end = adj_begin_[uu + 1];
+      int& k = iter_[uu];
+      for (; k < end; ++k) {
+        const int v = adj_to_[static_cast<std::size_t>(k)];
+        if (level_[static_cast<std::size_t>(v)] == lu + 1 &&
+            residual(adj_arc_[static_cast<std::size_t>(k)]) > 0) {
+          break;
+        }
+      }
+      if (k < end) {
+        path_arcs_.push_back(adj_arc_[static_cast<std::size_t>(k)]);
+        path_nodes_.push_back(u);
+        u = adj_to_[static_cast<std::size_t>(k)];
+        continue;
+      }
+      dead_end = true;
+    }
+    if (dead_end) {
+      if (path_arcs_.empty()) return pushed;
+      // Retreat and skip the arc that led here.
+      u = path_nodes_.back();
+      path_arcs_.pop_back();
+      path_nodes_.pop_back();
+      ++iter_[static_cast<std::size_t>(u)];
     }
   }
-  return pushed;
 }
 
 std::int64_t FrontierSolver::dinic() {
@@ -275,7 +323,7 @@ std::int64_t FrontierSolver::dinic() {
     for (int s : sources_) {
       auto& sup = supply_[static_cast<std::size_t>(s)];
       if (sup <= 0 || level_[static_cast<std::size_t>(s)] != 0) continue;
-      const std::int64_t got = dfs(s, sup);
+      const std::int64_t got = augment(s, sup);
       if (got > 0) progress = true;
       sup -= got;
       total += got;
@@ -409,7 +457,7 @@ Frontier FrontierSolver::run() {
       const bool in_t = level_[static_cast<std::size_t>(tail_[ue])] >= 0;
       const bool in_h = level_[static_cast<std::size_t>(head_[ue])] >= 0;
       if (in_t && !in_h) {
-        cut += ub_[ue];
+        cut = std::min(cut + ub_[ue], kUnbounded);  // a blocked cut may sum kInf arcs
         const int op = op_[ue];
         if (op < 0 || dur_[static_cast<std::size_t>(op)] <= dmin_[static_cast<std::size_t>(op)]) {
           blocked = true;

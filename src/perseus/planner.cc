@@ -1,16 +1,15 @@
 #include "zeus/perseus/planner.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cmath>
-#include <filesystem>
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include "zeus/util/error.h"
-#include "zeus/util/files.h"
-#include "zeus/util/gnuplot.h"
 #include "zeus/util/parse.h"
+#include "zeus/util/text.h"
 
 namespace zeus::perseus {
 
@@ -40,44 +39,247 @@ std::vector<Megahertz> PerseusSolution::frequencies(std::size_t i) const {
   return out;
 }
 
-PerseusSolution solve_pipeline(const StageProfile& profile, const PlannerOptions& options) {
-  if (options.microbatches < 1) {
+namespace {
+
+// Calibrated on the SOSP'24 profiles (docs/perseus.md, "Work estimate"):
+// resident bytes per op / graph arc / graph node / frontier step / change,
+// and solver time per graph arc per step, rounded up.
+constexpr double kBytesPerOp = 200;
+constexpr double kBytesPerArc = 140;
+constexpr double kBytesPerNode = 90;
+constexpr double kBytesPerStep = 300;
+constexpr double kBytesPerChange = 60;
+constexpr double kNanosecondsPerArcStep = 20;       // the graph fits in cache
+constexpr double kNanosecondsPerArcStepLarge = 30;  // beyond kLargeGraphArcs it does not
+constexpr std::int64_t kLargeGraphArcs = 200'000;
+
+std::uint64_t physical_memory_bytes() {
+  const long pages = ::sysconf(_SC_PHYS_PAGES);
+  const long page = ::sysconf(_SC_PAGE_SIZE);
+  if (pages <= 0 || page <= 0) return std::uint64_t{8} << 30;
+  return static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page);
+}
+
+std::uint64_t memory_limit(const SolveLimits& limits) {
+  if (limits.max_memory_bytes > 0) return limits.max_memory_bytes;
+  return physical_memory_bytes() / 10 * 8;
+}
+
+std::string bytes_text(double bytes) {
+  if (bytes >= 1e9) return fmt::format("{:.1f} GB", bytes / 1e9);
+  if (bytes >= 1e6) return fmt::format("{:.1f} MB", bytes / 1e6);
+  return fmt::format("{:.0f} kB", bytes / 1e3);
+}
+
+std::string time_text(Seconds t) {
+  const double s = t.count();
+  if (s >= 86400.0 * 365) return fmt::format("{:.1f} years", s / (86400.0 * 365));
+  if (s >= 2 * 86400.0) return fmt::format("{:.1f} days", s / 86400.0);
+  if (s >= 3600.0) return fmt::format("{:.1f} h", s / 3600.0);
+  if (s >= 60.0) return fmt::format("{:.1f} min", s / 60.0);
+  return fmt::format("{:.1f} s", s);
+}
+
+void validate(const PlannerOptions& o) {
+  if (o.microbatches < 1) {
     throw_error(ErrorCode::kInvalidArgument,
-                fmt::format("--microbatches must be >= 1, got {}", options.microbatches));
+                fmt::format("--microbatches must be >= 1, got {}", o.microbatches));
   }
-  if (!(options.unit_time_s > 0.0) || !std::isfinite(options.unit_time_s)) {
+  const double tau = o.unit_time.count();
+  if (!std::isfinite(tau) || !(tau > 0.0) || tau > kMaxUnitTimeS) {
     throw_error(ErrorCode::kInvalidArgument,
-                fmt::format("--unit-time must be a positive number of seconds, got {}",
-                            options.unit_time_s));
+                fmt::format("--unit-time must be a positive number of seconds up to {:g}, got {:g}",
+                            kMaxUnitTimeS, tau));
   }
-  if (!(options.p_blocking.value() >= 0.0) || !std::isfinite(options.p_blocking.value())) {
+  const double pb = o.p_blocking.value();
+  if (!std::isfinite(pb) || !(pb >= 0.0) || pb > kMaxBlockingPowerW) {
     throw_error(ErrorCode::kInvalidArgument,
-                fmt::format("--p-blocking must be a non-negative number of watts, got {}",
-                            options.p_blocking.value()));
+                fmt::format("--p-blocking must be between 0 and {:g} W (one GPU's power while it "
+                            "waits), got {:g}",
+                            kMaxBlockingPowerW, pb));
   }
-  PerseusSolution sol;
-  sol.unit_time_s_ = options.unit_time_s;
-  sol.p_blocking_ = options.p_blocking;
-  const int S = profile.num_stages();
-  sol.dag_ = PipelineDag::build(S, options.microbatches, options.schedule);
+}
+
+std::vector<OptionMenu> build_menus(const StageProfile& profile, const PlannerOptions& o) {
   MenuOptions mo;
-  mo.unit_time_s = options.unit_time_s;
-  mo.p_blocking = options.p_blocking;
-  mo.noise_retry = options.noise_retry;
-  std::vector<CostCurve> curves;
-  for (int s = 0; s < S; ++s) {
+  mo.unit_time = o.unit_time;
+  mo.p_blocking = o.p_blocking;
+  mo.noise_retry = o.noise_retry;
+  std::vector<OptionMenu> menus;
+  for (int s = 0; s < profile.num_stages(); ++s) {
     for (Instruction ins : {Instruction::kForward, Instruction::kBackward}) {
       try {
-        sol.menus_.push_back(OptionMenu::build(profile.entries_for(s, ins), mo));
+        menus.push_back(OptionMenu::build(profile.entries_for(s, ins), mo));
       } catch (const Error& e) {
         throw_error(e.code(), fmt::format("{}: stage {} {}: {}", profile.source(), s,
                                           instruction_name(ins), e.what()));
       }
-      CurveInfo info;
-      curves.push_back(
-          build_cost_curve(sol.menus_.back(), options.cost_model, options.unit_time_s, &info));
-      sol.infos_.push_back(info);
     }
+  }
+  return menus;
+}
+
+// The graph part of the estimate, from sizes alone (before anything is built).
+SolveEstimate estimate_graph(int stages, int microbatches, const std::vector<OptionMenu>& menus,
+                             const PlannerOptions& o) {
+  SolveEstimate e;
+  e.stages = stages;
+  e.microbatches = microbatches;
+  e.unit_time = o.unit_time;
+  const auto S = static_cast<std::int64_t>(stages), M = static_cast<std::int64_t>(microbatches);
+  e.ops = 2 * S * M;
+  const std::int64_t edges = S * (2 * M - 1) + 2 * (S - 1) * M;
+  e.nodes = 2 * (e.ops + 2);
+  e.arcs = (e.ops + 2) + edges + 4;
+  double table_bytes = 0;  // cost curve and solver delta per (stage, instruction)
+  std::int64_t longest_op = 0;
+  for (const auto& m : menus) {
+    table_bytes += 16.0 * static_cast<double>(m.max_duration() - m.min_duration() + 1);
+    longest_op = std::max(longest_op, m.max_duration());
+  }
+  // Path lengths are sums of durations in int64: keep every sum far from overflow.
+  if (static_cast<double>(longest_op) * static_cast<double>(e.ops) > 1e18) {
+    throw_error(ErrorCode::kInvalidArgument,
+                fmt::format("refusing to solve: {} ops of up to {} steps of {:g} s each cannot be "
+                            "added up; use a larger --unit-time or fewer --microbatches",
+                            e.ops, longest_op, o.unit_time.count()));
+  }
+  e.memory_bytes = static_cast<std::uint64_t>(
+      kBytesPerOp * static_cast<double>(e.ops) + kBytesPerArc * static_cast<double>(e.arcs) +
+      kBytesPerNode * static_cast<double>(e.nodes) + table_bytes);
+  return e;
+}
+
+// Adds what the steps cost once T_max and T_min are known.
+void estimate_steps(SolveEstimate& e, std::int64_t t_max, std::int64_t t_min) {
+  e.t_max = t_max;
+  e.t_min = t_min;
+  e.steps = t_max - t_min;
+  const double steps = static_cast<double>(e.steps);
+  e.memory_bytes += static_cast<std::uint64_t>(
+      steps * (kBytesPerStep + kBytesPerChange * 2.0 * static_cast<double>(e.stages)));
+  const double ns = e.arcs > kLargeGraphArcs ? kNanosecondsPerArcStepLarge : kNanosecondsPerArcStep;
+  e.time = Seconds(steps * static_cast<double>(e.arcs) * ns * 1e-9);
+}
+
+// Longest path of the AON DAG with the given per-op durations (Kahn's order).
+std::int64_t longest_path(const PipelineDag& dag, const std::vector<std::int64_t>& duration) {
+  const std::size_t n = dag.ops.size();
+  std::vector<int> indeg(n, 0), begin(n + 1, 0), succ(dag.edges.size());
+  for (const auto& [u, v] : dag.edges) {
+    ++indeg[static_cast<std::size_t>(v)];
+    ++begin[static_cast<std::size_t>(u) + 1];
+  }
+  for (std::size_t i = 0; i < n; ++i) begin[i + 1] += begin[i];
+  std::vector<int> fill(begin.begin(), begin.end() - 1);
+  for (const auto& [u, v] : dag.edges)
+    succ[static_cast<std::size_t>(fill[static_cast<std::size_t>(u)]++)] = v;
+  std::vector<std::int64_t> finish(n, 0), start(n, 0);
+  std::vector<int> ready;
+  ready.reserve(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    if (indeg[i] == 0) ready.push_back(static_cast<int>(i));
+  }
+  std::int64_t longest = 0;
+  for (std::size_t qi = 0; qi < ready.size(); ++qi) {
+    const auto u = static_cast<std::size_t>(ready[qi]);
+    finish[u] = start[u] + duration[u];
+    longest = std::max(longest, finish[u]);
+    for (int k = begin[u]; k < begin[u + 1]; ++k) {
+      const auto v = static_cast<std::size_t>(succ[static_cast<std::size_t>(k)]);
+      start[v] = std::max(start[v], finish[u]);
+      if (--indeg[v] == 0) ready.push_back(static_cast<int>(v));
+    }
+  }
+  return longest;
+}
+
+std::pair<std::int64_t, std::int64_t> critical_path_bounds(const PipelineDag& dag,
+                                                           const std::vector<OptionMenu>& menus) {
+  std::vector<std::int64_t> slow, fast;
+  slow.reserve(dag.ops.size());
+  fast.reserve(dag.ops.size());
+  for (const auto& op : dag.ops) {
+    const auto& m = menus[menu_index(op.stage, op.instruction)];
+    slow.push_back(m.max_duration());
+    fast.push_back(m.min_duration());
+  }
+  return {longest_path(dag, slow), longest_path(dag, fast)};
+}
+
+}  // namespace
+
+std::string SolveEstimate::summary() const {
+  std::string out = fmt::format("{} stages x {} microbatches: {} ops, {} graph nodes, {} arcs",
+                                stages, microbatches, ops, nodes, arcs);
+  if (t_max > 0) {
+    out += fmt::format("; {} steps of {:g} s (T_max {:g} s -> T_min {:g} s)", steps,
+                       unit_time.count(), static_cast<double>(t_max) * unit_time.count(),
+                       static_cast<double>(t_min) * unit_time.count());
+  }
+  out += fmt::format("; about {} of memory", bytes_text(static_cast<double>(memory_bytes)));
+  if (t_max > 0) out += fmt::format(" and {} of solver time", time_text(time));
+  return out;
+}
+
+void check_solve_limits(const SolveEstimate& e, const SolveLimits& limits) {
+  const std::uint64_t mem = memory_limit(limits);
+  std::string why;
+  if (e.memory_bytes > mem) {
+    why = fmt::format("it needs more memory than the {} this solve may use",
+                      bytes_text(static_cast<double>(mem)));
+  } else if (limits.max_time.count() > 0 && e.time > limits.max_time) {
+    why = fmt::format("it would take longer than the limit of {}", time_text(limits.max_time));
+  } else {
+    return;
+  }
+  throw_error(ErrorCode::kInvalidArgument,
+              fmt::format("refusing to solve: {}. Estimate: {}. Steps grow with the iteration "
+                          "time over --unit-time: a 10x larger --unit-time takes about 10x fewer "
+                          "steps; fewer --microbatches make the graph smaller",
+                          why, e.summary()));
+}
+
+SolveEstimate estimate_solve(const StageProfile& profile, const PlannerOptions& options) {
+  validate(options);
+  const auto menus = build_menus(profile, options);
+  SolveEstimate e = estimate_graph(profile.num_stages(), options.microbatches, menus, options);
+  // Measuring the critical paths needs the DAG itself: refuse one that
+  // cannot be held at all before building it.
+  SolveLimits graph_only = options.limits;
+  graph_only.max_time = Seconds(0);
+  check_solve_limits(e, graph_only);
+  const auto dag = PipelineDag::build(profile.num_stages(), options.microbatches, options.schedule);
+  const auto [t_max, t_min] = critical_path_bounds(dag, menus);
+  estimate_steps(e, t_max, t_min);
+  return e;
+}
+
+PerseusSolution solve_pipeline(const StageProfile& profile, const PlannerOptions& options) {
+  validate(options);
+  PerseusSolution sol;
+  sol.unit_time_ = options.unit_time;
+  sol.p_blocking_ = options.p_blocking;
+  sol.cost_model_ = options.cost_model;
+  const int S = profile.num_stages();
+  sol.menus_ = build_menus(profile, options);
+  sol.estimate_ = estimate_graph(S, options.microbatches, sol.menus_, options);
+  {
+    SolveLimits graph_only = options.limits;
+    graph_only.max_time = Seconds(0);
+    check_solve_limits(sol.estimate_, graph_only);
+  }
+  sol.dag_ = PipelineDag::build(S, options.microbatches, options.schedule);
+  const auto [t_max, t_min] = critical_path_bounds(sol.dag_, sol.menus_);
+  estimate_steps(sol.estimate_, t_max, t_min);
+  check_solve_limits(sol.estimate_, options.limits);
+  if (options.on_estimate) options.on_estimate(sol.estimate_);
+
+  std::vector<CostCurve> curves;
+  for (const auto& menu : sol.menus_) {
+    CurveInfo info;
+    curves.push_back(build_cost_curve(menu, options.cost_model, options.unit_time, &info));
+    sol.infos_.push_back(info);
   }
   sol.problem_.edges = sol.dag_.edges;
   sol.problem_.ops.reserve(sol.dag_.ops.size());
@@ -87,17 +289,26 @@ PerseusSolution solve_pipeline(const StageProfile& profile, const PlannerOptions
   SolverOptions so;
   so.progress = options.progress;
   sol.frontier_ = solve_frontier(sol.problem_, so);
-  const double tau = options.unit_time_s;
-  const double pb = options.p_blocking.value();
+  const Seconds tau = options.unit_time;
+  const double stages = static_cast<double>(S);
+  sol.points_.reserve(sol.frontier_.points().size());
   for (const auto& p : sol.frontier_.points()) {
-    const double t = static_cast<double>(p.time) * tau;
-    sol.points_.push_back({p.time, t, p.effective_energy + static_cast<double>(S) * t * pb});
+    const Seconds t = static_cast<double>(p.time) * tau;
+    sol.points_.push_back(
+        {p.time, t, Joules(p.effective_energy) + stages * (options.p_blocking * t)});
   }
   double fastest = 0.0;
   for (const auto& c : sol.problem_.ops) fastest += c.at(c.min_duration());
   const std::int64_t tmin = sol.frontier_.t_min_bound();
-  const double tmin_s = static_cast<double>(tmin) * tau;
-  sol.all_max_ = {tmin, tmin_s, fastest + static_cast<double>(S) * tmin_s * pb};
+  const Seconds tmin_s = static_cast<double>(tmin) * tau;
+  sol.all_max_ = {tmin, tmin_s, Joules(fastest) + stages * (options.p_blocking * tmin_s)};
+  // Inputs are bounded, so this holds; a result is never NaN or infinite.
+  auto finite = [](const PlanPoint& p) {
+    return std::isfinite(p.time.count()) && std::isfinite(p.energy.value());
+  };
+  if (!finite(sol.all_max_) || !std::all_of(sol.points_.begin(), sol.points_.end(), finite)) {
+    throw_error(ErrorCode::kInternal, "the frontier has a non-finite time or energy");
+  }
   return sol;
 }
 
@@ -116,27 +327,26 @@ std::size_t select_min_energy(const std::vector<PlanPoint>& points) {
   for (std::size_t i = 1; i < points.size(); ++i) {
     const auto& p = points[i];
     const auto& b = points[best];
-    if (p.energy_j < b.energy_j || (p.energy_j == b.energy_j && p.quant_time < b.quant_time)) {
+    if (p.energy < b.energy || (p.energy == b.energy && p.quant_time < b.quant_time)) {
       best = i;
     }
   }
   return best;
 }
 
-double energy_with_wait(const PlanPoint& point, double t_prime_s, int num_stages,
-                        Watts p_blocking) {
-  return point.energy_j + p_blocking.value() * static_cast<double>(num_stages) *
-                              std::max(0.0, t_prime_s - point.time_s);
+Joules energy_with_wait(const PlanPoint& point, Seconds t_prime, int num_stages, Watts p_blocking) {
+  const Seconds wait = std::max(Seconds(0.0), t_prime - point.time);
+  return point.energy + static_cast<double>(num_stages) * (p_blocking * wait);
 }
 
-std::size_t select_straggler(const std::vector<PlanPoint>& points, double t_prime_s,
+std::size_t select_straggler(const std::vector<PlanPoint>& points, Seconds t_prime,
                              StragglerRule rule) {
   const std::size_t fastest = select_fastest(points);
   std::size_t best = points.size();
   for (std::size_t i = 0; i < points.size(); ++i) {
     const auto& p = points[i];
     // Tolerate the rounding of quant_time * τ against a user-given T'.
-    if (p.time_s > t_prime_s * (1.0 + 1e-12)) continue;
+    if (p.time > t_prime * (1.0 + 1e-12)) continue;
     if (best == points.size()) {
       best = i;
       continue;
@@ -144,8 +354,7 @@ std::size_t select_straggler(const std::vector<PlanPoint>& points, double t_prim
     const auto& b = points[best];
     if (rule == StragglerRule::kSlowestThatFits) {
       if (p.quant_time > b.quant_time) best = i;
-    } else if (p.energy_j < b.energy_j ||
-               (p.energy_j == b.energy_j && p.quant_time < b.quant_time)) {
+    } else if (p.energy < b.energy || (p.energy == b.energy && p.quant_time < b.quant_time)) {
       best = i;
     }
   }
@@ -159,204 +368,25 @@ std::size_t select_target(const std::vector<PlanPoint>& points, std::string_view
   constexpr std::string_view kPrefix = "straggler:";
   if (target.substr(0, kPrefix.size()) == kPrefix) {
     std::string_view arg = target.substr(kPrefix.size());
-    double t_prime = 0.0;
+    Seconds t_prime{0.0};
     if (!arg.empty() && (arg.back() == 'x' || arg.back() == 'X')) {
-      const double factor = parse_double(arg.substr(0, arg.size() - 1), "--target straggler:<x>x");
-      t_prime = factor * points[select_fastest(points)].time_s;
+      const double factor =
+          parse_double(arg.substr(0, arg.size() - 1), "--target straggler:<x>x", 0.0, 1e6);
+      t_prime = factor * points[select_fastest(points)].time;
     } else {
-      t_prime = parse_double(arg, "--target straggler:<seconds>");
+      t_prime = Seconds(parse_double(arg, "--target straggler:<seconds>", 0.0, 1e9));
     }
-    if (!(t_prime > 0.0) || !std::isfinite(t_prime)) {
-      throw_error(ErrorCode::kInvalidArgument,
-                  fmt::format("--target {}: the straggler time must be positive", target));
+    if (!(t_prime.count() > 0.0)) {
+      throw_error(
+          ErrorCode::kInvalidArgument,
+          fmt::format("--target {}: the straggler time must be positive", printable(target)));
     }
     return select_straggler(points, t_prime);
   }
   throw_error(ErrorCode::kInvalidArgument,
               fmt::format("--target '{}': expected fastest, min-energy, straggler:<seconds> or "
                           "straggler:<factor>x (a multiple of the fastest time)",
-                          target));
-}
-
-void write_solution(const PerseusSolution& solution, const std::string& dir) {
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  if (ec) {
-    throw_error(ErrorCode::kIo, fmt::format("cannot create {}: {}", dir, ec.message()));
-  }
-  const auto& pts = solution.points();
-  std::string csv = "time,energy\n";
-  for (std::size_t i = 1; i < pts.size(); ++i) {
-    csv += fmt::format("{},{}\n", pts[i].time_s, pts[i].energy_j);
-  }
-  write_file_atomically(dir + "/frontier.csv", csv);
-
-  const auto& dag = solution.dag();
-  nlohmann::json j;
-  j["format"] = "zeus-perseus-plans/1";
-  j["num_stages"] = dag.num_stages;
-  j["num_microbatches"] = dag.num_microbatches;
-  j["schedule"] = schedule_name(dag.schedule);
-  j["unit_time_s"] = solution.unit_time_s();
-  j["p_blocking_w"] = solution.p_blocking().value();
-  j["cost_model"] = cost_model_name(solution.curve_info(0, Instruction::kForward).requested);
-  auto& ops = j["ops"] = nlohmann::json::array();
-  for (const auto& op : dag.ops) {
-    ops.push_back({op.stage, instruction_name(op.instruction), op.microbatch});
-  }
-  j["stage_order"] = dag.stage_order;
-  auto& jp = j["points"] = nlohmann::json::array();
-  // Frequencies as a change log: point 0 lists every op, later points only the
-  // ops whose frequency changed.
-  std::vector<std::int64_t> dur = solution.frontier().durations(0);
-  std::vector<std::int64_t> freq(dur.size(), -1);
-  for (std::size_t i = 0; i < pts.size(); ++i) {
-    for (const auto& [op, d] : solution.frontier().changes(i))
-      dur[static_cast<std::size_t>(op)] = d;
-    nlohmann::json changes = nlohmann::json::array();
-    for (std::size_t k = 0; k < dur.size(); ++k) {
-      const auto& o = dag.ops[k];
-      const std::int64_t f = solution.menu(o.stage, o.instruction).frequency_for(dur[k]).value();
-      if (f != freq[k]) {
-        changes.push_back({k, f});
-        freq[k] = f;
-      }
-    }
-    jp.push_back({{"quant_time", pts[i].quant_time},
-                  {"time_s", pts[i].time_s},
-                  {"energy_j", pts[i].energy_j},
-                  {"changes", std::move(changes)}});
-  }
-  write_file_atomically(dir + "/plans.json", j.dump());
-}
-
-std::vector<std::int64_t> StoredSolution::frequencies(std::size_t i) const {
-  if (i >= points.size()) throw_error(ErrorCode::kInvalidArgument, "point index out of range");
-  std::vector<std::int64_t> f(ops.size(), 0);
-  for (std::size_t k = 0; k <= i; ++k) {
-    for (const auto& [op, mhz] : changes[k]) f[static_cast<std::size_t>(op)] = mhz;
-  }
-  return f;
-}
-
-StoredSolution read_solution(const std::string& dir) {
-  const std::string path = dir + "/plans.json";
-  if (!std::filesystem::exists(path)) {
-    throw_error(ErrorCode::kNotFound,
-                fmt::format("{} not found: --solution must be a directory written by "
-                            "'zeus perseus solve --out'",
-                            path));
-  }
-  StoredSolution s;
-  try {
-    const auto j = nlohmann::json::parse(read_file(path));
-    if (j.at("format").get<std::string>() != "zeus-perseus-plans/1") {
-      throw_error(ErrorCode::kParse, fmt::format("{}: unknown format", path));
-    }
-    s.num_stages = j.at("num_stages").get<int>();
-    s.num_microbatches = j.at("num_microbatches").get<int>();
-    s.schedule = j.at("schedule").get<std::string>();
-    s.unit_time_s = j.at("unit_time_s").get<double>();
-    s.p_blocking_w = j.at("p_blocking_w").get<double>();
-    for (const auto& o : j.at("ops")) {
-      s.ops.push_back(
-          {o.at(0).get<int>(), parse_instruction(o.at(1).get<std::string>()), o.at(2).get<int>()});
-    }
-    s.stage_order = j.at("stage_order").get<std::vector<std::vector<int>>>();
-    const int nops = static_cast<int>(s.ops.size());
-    for (const auto& order : s.stage_order) {
-      for (int id : order) {
-        if (id < 0 || id >= nops) throw_error(ErrorCode::kParse, "op id out of range");
-      }
-    }
-    for (const auto& p : j.at("points")) {
-      s.points.push_back({p.at("quant_time").get<std::int64_t>(), p.at("time_s").get<double>(),
-                          p.at("energy_j").get<double>()});
-      std::vector<std::pair<int, std::int64_t>> ch;
-      for (const auto& c : p.at("changes")) {
-        const int op = c.at(0).get<int>();
-        if (op < 0 || op >= nops) throw_error(ErrorCode::kParse, "op id out of range");
-        ch.emplace_back(op, c.at(1).get<std::int64_t>());
-      }
-      s.changes.push_back(std::move(ch));
-    }
-  } catch (const nlohmann::json::exception& e) {
-    throw_error(ErrorCode::kParse, fmt::format("{}: malformed plans file: {}", path, e.what()));
-  } catch (const Error& e) {
-    throw_error(ErrorCode::kParse, fmt::format("{}: {}", path, e.what()));
-  }
-  if (s.points.empty()) throw_error(ErrorCode::kParse, fmt::format("{}: no points", path));
-  return s;
-}
-
-std::string plan_json(const StoredSolution& solution, std::size_t i, std::string_view target) {
-  const auto freq = solution.frequencies(i);
-  const auto& p = solution.points.at(i);
-  nlohmann::json j;
-  j["target"] = std::string(target);
-  j["time_s"] = p.time_s;
-  j["energy_j"] = p.energy_j;
-  j["quant_time"] = p.quant_time;
-  j["unit_time_s"] = solution.unit_time_s;
-  j["num_stages"] = solution.num_stages;
-  j["num_microbatches"] = solution.num_microbatches;
-  j["schedule"] = solution.schedule;
-  // One line per stage keeps the file readable and diffable.
-  std::string out = j.dump(1);
-  out.pop_back();  // the closing brace
-  out.pop_back();  // and the newline before it
-  out += ",\n \"stages\": [\n";
-  for (std::size_t s = 0; s < solution.stage_order.size(); ++s) {
-    nlohmann::json list = nlohmann::json::array();
-    for (int id : solution.stage_order[s]) {
-      const auto k = static_cast<std::size_t>(id);
-      list.push_back({instruction_name(solution.ops[k].instruction), freq[k]});
-    }
-    out += fmt::format("  {{\"stage\": {}, \"frequencies\": {}}}{}\n", s, list.dump(),
-                       s + 1 < solution.stage_order.size() ? "," : "");
-  }
-  out += " ]\n}\n";
-  return out;
-}
-
-std::string frontier_plot_script(const PerseusSolution& solution, const std::string& csv_path,
-                                 const std::string& image_path, const std::string& terminal) {
-  const auto& pts = solution.points();
-  const auto& star = pts[select_min_energy(pts)];
-  const auto all_max = solution.all_max_frequency_point();
-  const auto& fastest = pts[select_fastest(pts)];
-  std::string s;
-  s += fmt::format("set terminal {}\nset output '{}'\n", terminal, image_path);
-  s += "set datafile separator ','\n";
-  s += fmt::format("set title 'Perseus iteration time vs energy ({} stages x {} microbatches)'\n",
-                   solution.dag().num_stages, solution.dag().num_microbatches);
-  s += "set xlabel 'iteration time (s)'\nset ylabel 'energy per iteration (J)'\n";
-  s += "set grid\nset key top right\n";
-  s += fmt::format(
-      "plot '{}' skip 1 using 1:2 with lines lw 2 lc rgb '#1f77b4' title 'Perseus frontier', \\\n"
-      "  '-' using 1:2 with points pt 7 ps 1.6 lc rgb '#d62728' title 'all max frequency', \\\n"
-      "  '-' using 1:2 with points pt 5 ps 1.3 lc rgb '#2ca02c' title 'fastest plan (T_{{min}})', "
-      "\\\n"
-      "  '-' using 1:2 with points pt 9 ps 1.6 lc rgb '#ff7f0e' title 'minimum energy (T*)'\n",
-      csv_path);
-  s += fmt::format("{},{}\ne\n", all_max.time_s, all_max.energy_j);
-  s += fmt::format("{},{}\ne\n", fastest.time_s, fastest.energy_j);
-  s += fmt::format("{},{}\ne\n", star.time_s, star.energy_j);
-  return s;
-}
-
-void render_frontier_plots(const PerseusSolution& solution, const std::string& dir) {
-  const std::string terminal =
-      gnuplot_has_terminal("pngcairo") ? "pngcairo size 1000,650" : "png size 1000,650";
-  const std::string csv = dir + "/frontier.csv";
-  const std::string png_script = dir + "/frontier_png.gp";
-  const std::string svg_script = dir + "/frontier_svg.gp";
-  write_file_atomically(png_script,
-                        frontier_plot_script(solution, csv, dir + "/frontier.png", terminal));
-  write_file_atomically(
-      svg_script, frontier_plot_script(solution, csv, dir + "/frontier.svg", "svg size 1000,650"));
-  run_gnuplot(png_script);
-  run_gnuplot(svg_script);
+                          printable(target)));
 }
 
 }  // namespace zeus::perseus

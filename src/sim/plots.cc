@@ -54,27 +54,27 @@ std::vector<std::string> render_plots(const std::string& dir_in,
 
   // Figure 6: per GPU, mean over seeds of ETA and TTA normalized to Default.
   for (const auto& gpu : ordered_unique(rows, &SweepRow::gpu)) {
-    std::map<std::string, std::map<PolicyKind, std::pair<double, int>>> eta_m, tta_m;
+    std::map<std::string, std::map<Strategy, std::pair<double, int>>> eta_m, tta_m;
     std::vector<std::string> order;
     for (const auto& r : rows) {
       if (r.gpu != gpu || r.eta != eta) continue;
       if (!eta_m.count(r.workload)) order.push_back(r.workload);
-      auto& e = eta_m[r.workload][r.policy];
+      auto& e = eta_m[r.workload][r.strategy];
       e.first += r.metrics.eta_norm;
       ++e.second;
-      auto& t = tta_m[r.workload][r.policy];
+      auto& t = tta_m[r.workload][r.strategy];
       t.first += r.metrics.tta_norm;
       ++t.second;
     }
-    auto mean = [](const auto& m, PolicyKind k) {
+    auto mean = [](const auto& m, Strategy k) {
       const auto it = m.find(k);
       return it == m.end() ? 0.0 : it->second.first / it->second.second;
     };
     std::string data = "# workload zeus_eta grid_eta zeus_tta grid_tta\n";
     for (const auto& w : order) {
       data += fmt::format("\"{}\" {} {} {} {}\n", w.substr(0, w.find('/')),
-                          mean(eta_m[w], PolicyKind::kZeus), mean(eta_m[w], PolicyKind::kGrid),
-                          mean(tta_m[w], PolicyKind::kZeus), mean(tta_m[w], PolicyKind::kGrid));
+                          mean(eta_m[w], Strategy::kZeus), mean(eta_m[w], Strategy::kGrid),
+                          mean(tta_m[w], Strategy::kZeus), mean(tta_m[w], Strategy::kGrid));
     }
     const std::string dat = fmt::format("{}/sim-fig6-{}.dat", dir, gpu);
     write_file_atomically(dat, data);
@@ -103,12 +103,12 @@ std::vector<std::string> render_plots(const std::string& dir_in,
     const auto workloads = ordered_unique(rows, &SweepRow::workload);
     std::string plots;
     for (const auto& w : workloads) {
-      std::map<PolicyKind, std::vector<double>> sum;
-      std::map<PolicyKind, int> n;
+      std::map<Strategy, std::vector<double>> sum;
+      std::map<Strategy, int> n;
       for (const auto& r : rows) {
         if (r.gpu != gpu || r.workload != w || r.eta != eta || !r.result) continue;
-        if (r.policy != PolicyKind::kZeus && r.policy != PolicyKind::kGrid) continue;
-        auto& v = sum[r.policy];
+        if (r.strategy != Strategy::kZeus && r.strategy != Strategy::kGrid) continue;
+        auto& v = sum[r.strategy];
         v.resize(r.result->recurrences.size(), 0.0);
         double cum = 0;
         for (std::size_t i = 0; i < v.size(); ++i) {
@@ -118,18 +118,17 @@ std::vector<std::string> render_plots(const std::string& dir_in,
                  r.reference.opt_cost;
           v[i] += cum;
         }
-        ++n[r.policy];
+        ++n[r.strategy];
       }
       if (sum.empty()) continue;
       std::string data = "# recurrence zeus grid\n";
-      const std::size_t len =
-          std::max(sum[PolicyKind::kZeus].size(), sum[PolicyKind::kGrid].size());
+      const std::size_t len = std::max(sum[Strategy::kZeus].size(), sum[Strategy::kGrid].size());
       for (std::size_t i = 0; i < len; ++i) {
-        auto val = [&](PolicyKind k) {
+        auto val = [&](Strategy k) {
           const auto& v = sum[k];
           return i < v.size() && n[k] ? fmt::format("{}", v[i] / n[k]) : std::string("NaN");
         };
-        data += fmt::format("{} {} {}\n", i + 1, val(PolicyKind::kZeus), val(PolicyKind::kGrid));
+        data += fmt::format("{} {} {}\n", i + 1, val(Strategy::kZeus), val(Strategy::kGrid));
       }
       std::string safe = w;
       std::replace(safe.begin(), safe.end(), '/', '_');
@@ -152,7 +151,7 @@ std::vector<std::string> render_plots(const std::string& dir_in,
     // Figure 8: Zeus's search path (every run) of one job.
     const SweepRow* pick = nullptr;
     for (const auto& r : rows) {
-      if (r.policy != PolicyKind::kZeus || !r.result) continue;
+      if (r.strategy != Strategy::kZeus || !r.result) continue;
       if (!pick || (r.workload == "librispeech/deepspeech2" && pick->workload != r.workload)) {
         pick = &r;
       }

@@ -15,7 +15,7 @@ namespace {
 
 std::string watts(Milliwatts mw) { return fmt::format("{}", to_watts(mw).value()); }
 
-// Mean over seeds of one policy's metrics for one (gpu, eta, workload).
+// Mean over seeds of one strategy's metrics for one (gpu, eta, workload).
 struct Cell {
   double eta = 0, tta = 0, regret = 0;
   int n = 0;
@@ -25,7 +25,7 @@ struct Group {
   double eta;
   int b0;
   Reference ref;
-  std::map<PolicyKind, Cell> cells;
+  std::map<Strategy, Cell> cells;
 };
 
 std::vector<Group> group_rows(const std::vector<SweepRow>& rows) {
@@ -38,10 +38,10 @@ std::vector<Group> group_rows(const std::vector<SweepRow>& rows) {
       it = index.emplace(key, groups.size()).first;
       groups.push_back({r.gpu, r.workload, r.eta, r.default_batch_size, r.reference, {}});
     }
-    Cell& c = groups[it->second].cells[r.policy];
+    Cell& c = groups[it->second].cells[r.strategy];
     c.eta += r.metrics.eta_norm;
     c.tta += r.metrics.tta_norm;
-    c.regret += r.metrics.cum_regret;
+    c.regret += r.metrics.cum_regret.value();
     ++c.n;
   }
   for (auto& g : groups) {
@@ -54,7 +54,7 @@ std::vector<Group> group_rows(const std::vector<SweepRow>& rows) {
   return groups;
 }
 
-std::string cell_or_dash(const Group& g, PolicyKind k, double Cell::*field) {
+std::string cell_or_dash(const Group& g, Strategy k, double Cell::*field) {
   const auto it = g.cells.find(k);
   return it == g.cells.end() ? "-" : fmt::format("{:.3f}", it->second.*field);
 }
@@ -63,18 +63,19 @@ std::string cell_or_dash(const Group& g, PolicyKind k, double Cell::*field) {
 
 std::string format_csv(const std::vector<SweepRow>& rows) {
   std::string out =
-      "gpu,workload,eta,beta,seed,policy,early_stopping,b0,num_recurrence,opt_bs,opt_pl,"
+      "gpu,workload,eta,beta,seed,strategy,early_stopping,b0,num_recurrence,opt_bs,opt_pl,"
       "opt_cost,default_eta,default_tta,eta_norm,tta_norm,cum_regret,cum_regret_rel,final_bs,"
       "final_pl\n";
   for (const auto& r : rows) {
-    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
-                       csv_escape(r.gpu), csv_escape(r.workload), r.eta, r.beta, r.seed,
-                       policy_name(r.policy), uses_early_stopping(r.policy) ? "true" : "false",
-                       r.default_batch_size, r.num_recurrence, r.reference.opt_batch_size,
-                       watts(r.reference.opt_power_limit), r.reference.opt_cost,
-                       r.reference.default_eta, r.reference.default_tta, r.metrics.eta_norm,
-                       r.metrics.tta_norm, r.metrics.cum_regret, r.metrics.cum_regret_rel,
-                       r.metrics.final_batch_size, watts(r.metrics.final_power_limit));
+    out += fmt::format(
+        "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", csv_escape(r.gpu),
+        csv_escape(r.workload), r.eta, r.beta, r.seed, strategy_name(r.strategy),
+        uses_early_stopping(r.strategy) ? "true" : "false", r.default_batch_size, r.num_recurrence,
+        r.reference.opt_batch_size, watts(r.reference.opt_power_limit),
+        r.reference.opt_cost.value(), r.reference.default_eta.value(),
+        r.reference.default_tta.count(), r.metrics.eta_norm, r.metrics.tta_norm,
+        r.metrics.cum_regret.value(), r.metrics.cum_regret_rel, r.metrics.final_batch_size,
+        watts(r.metrics.final_power_limit));
   }
   return out;
 }
@@ -87,18 +88,18 @@ std::string format_json(const std::vector<SweepRow>& rows) {
                    {"eta", r.eta},
                    {"beta", r.beta},
                    {"seed", r.seed},
-                   {"policy", policy_name(r.policy)},
-                   {"early_stopping", uses_early_stopping(r.policy)},
+                   {"strategy", strategy_name(r.strategy)},
+                   {"early_stopping", uses_early_stopping(r.strategy)},
                    {"b0", r.default_batch_size},
                    {"num_recurrence", r.num_recurrence},
                    {"opt_bs", r.reference.opt_batch_size},
                    {"opt_pl", to_watts(r.reference.opt_power_limit).value()},
-                   {"opt_cost", r.reference.opt_cost},
-                   {"default_eta", r.reference.default_eta},
-                   {"default_tta", r.reference.default_tta},
+                   {"opt_cost", r.reference.opt_cost.value()},
+                   {"default_eta", r.reference.default_eta.value()},
+                   {"default_tta", r.reference.default_tta.count()},
                    {"eta_norm", r.metrics.eta_norm},
                    {"tta_norm", r.metrics.tta_norm},
-                   {"cum_regret", r.metrics.cum_regret},
+                   {"cum_regret", r.metrics.cum_regret.value()},
                    {"cum_regret_rel", r.metrics.cum_regret_rel},
                    {"final_bs", r.metrics.final_batch_size},
                    {"final_pl", to_watts(r.metrics.final_power_limit).value()}});
@@ -125,39 +126,38 @@ std::string format_table(const std::vector<SweepRow>& rows) {
                          "optimum", "ETA zeus", "ETA grid", "TTA zeus", "TTA grid", "regret g/z");
     }
     std::string ratio = "-";
-    const auto z = g.cells.find(PolicyKind::kZeus);
-    const auto gr = g.cells.find(PolicyKind::kGrid);
+    const auto z = g.cells.find(Strategy::kZeus);
+    const auto gr = g.cells.find(Strategy::kGrid);
     if (z != g.cells.end() && gr != g.cells.end() && z->second.regret != 0) {
       ratio = fmt::format("{:.2f}", gr->second.regret / z->second.regret);
     }
     out += fmt::format(
         "{:<30} {:>5} {:>11} {:>9} {:>9} {:>9} {:>9} {:>12}\n", g.workload, g.b0,
         fmt::format("{}@{}W", g.ref.opt_batch_size, to_watts(g.ref.opt_power_limit).value()),
-        cell_or_dash(g, PolicyKind::kZeus, &Cell::eta),
-        cell_or_dash(g, PolicyKind::kGrid, &Cell::eta),
-        cell_or_dash(g, PolicyKind::kZeus, &Cell::tta),
-        cell_or_dash(g, PolicyKind::kGrid, &Cell::tta), ratio);
+        cell_or_dash(g, Strategy::kZeus, &Cell::eta), cell_or_dash(g, Strategy::kGrid, &Cell::eta),
+        cell_or_dash(g, Strategy::kZeus, &Cell::tta), cell_or_dash(g, Strategy::kGrid, &Cell::tta),
+        ratio);
   }
   return out.empty() ? out : out.substr(1);
 }
 
 std::string format_trajectory_csv(const std::vector<SweepRow>& rows) {
   std::string out =
-      "gpu,workload,eta,beta,seed,policy,recurrence,batch_size,power_limit,runs,energy,time,"
+      "gpu,workload,eta,beta,seed,strategy,recurrence,batch_size,power_limit,runs,energy,time,"
       "cost,regret,cum_regret\n";
   for (const auto& r : rows) {
     if (!r.result) continue;
-    double cum = 0;
+    Joules cum{0.0};
     const auto& recs = r.result->recurrences;
     for (std::size_t i = 0; i < recs.size(); ++i) {
       const auto& x = recs[i];
       const bool drifted = r.drift_at >= 0 && static_cast<int>(i) >= r.drift_at;
-      const double regret = x.cost - (drifted ? r.reference.opt_cost : r.initial_opt_cost);
+      const Joules regret = x.cost - (drifted ? r.reference.opt_cost : r.initial_opt_cost);
       cum += regret;
       out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", csv_escape(r.gpu),
-                         csv_escape(r.workload), r.eta, r.beta, r.seed, policy_name(r.policy),
-                         i + 1, x.batch_size, watts(x.power_limit), x.runs, x.energy, x.time,
-                         x.cost, regret, cum);
+                         csv_escape(r.workload), r.eta, r.beta, r.seed, strategy_name(r.strategy),
+                         i + 1, x.batch_size, watts(x.power_limit), x.runs, x.energy.value(),
+                         x.time.count(), x.cost.value(), regret.value(), cum.value());
     }
   }
   return out;

@@ -16,6 +16,7 @@
 #include "zeus/optimizer/batch_size/rng.h"
 #include "zeus/util/error.h"
 #include "zeus/util/metric.h"
+#include "zeus/util/text.h"
 
 namespace zeus::sim {
 
@@ -25,10 +26,10 @@ namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr int kMaxTries = 20;
-// Distinct RNG stream for path sampling; the policy uses stream 0 of the seed.
+// Distinct RNG stream for path sampling; the strategy uses stream 0 of the seed.
 constexpr std::uint64_t kPathStream = 0x7061746873ULL;  // "paths"
 
-// What a policy decided for one run.
+// What a strategy decided for one run.
 struct Decision {
   std::int64_t ticket = 0;
   int batch_size = 0;
@@ -37,18 +38,18 @@ struct Decision {
   bs::TrialKind kind = bs::TrialKind::kExploration;
 };
 
-// The simulator's view of a policy: decide a run, learn its outcome.
-class SimPolicy {
+// The simulator's view of a strategy: decide a run, learn its outcome.
+class SimStrategy {
  public:
-  virtual ~SimPolicy() = default;
+  virtual ~SimStrategy() = default;
   virtual Decision decide() = 0;
-  virtual void observe(const Decision& d, double cost, bool reached) = 0;
+  virtual void observe(const Decision& d, Joules cost, bool reached) = 0;
 };
 
 // Zeus: the shared batch-size policy plus the just-in-time power-limit choice.
-class ZeusPolicy final : public SimPolicy {
+class ZeusStrategy final : public SimStrategy {
  public:
-  ZeusPolicy(const WorkloadTrace& trace, const SimOptions& o)
+  ZeusStrategy(const WorkloadTrace& trace, const SimOptions& o)
       : trace_(trace), eta_(o.eta), policy_(make_options(trace, o)) {}
 
   Decision decide() override {
@@ -60,7 +61,7 @@ class ZeusPolicy final : public SimPolicy {
       const auto& b = trace_.batch(t.batch_size);
       std::vector<bs::PowerLimitEpoch> epochs;
       for (const auto& p : b.limits) {
-        epochs.push_back({p.power_limit, Seconds(p.time_per_epoch), Watts(p.average_power)});
+        epochs.push_back({p.power_limit, p.time_per_epoch, p.average_power});
       }
       it = jit_.emplace(t.batch_size, bs::choose_power_limit(eta_, epochs)).first;
       d.profile = true;
@@ -68,8 +69,8 @@ class ZeusPolicy final : public SimPolicy {
     d.power_limit = it->second;
     return d;
   }
-  void observe(const Decision& d, double cost, bool reached) override {
-    policy_.report(d.ticket, cost, reached);
+  void observe(const Decision& d, Joules cost, bool reached) override {
+    policy_.report(d.ticket, cost.value(), reached);
   }
 
  private:
@@ -89,13 +90,13 @@ class ZeusPolicy final : public SimPolicy {
 };
 
 // Default: always b0 at the largest power limit.
-class DefaultPolicy final : public SimPolicy {
+class DefaultStrategy final : public SimStrategy {
  public:
-  explicit DefaultPolicy(const WorkloadTrace& trace)
+  explicit DefaultStrategy(const WorkloadTrace& trace)
       : bs_(trace.default_batch_size),
         pl_(trace.batch(trace.default_batch_size).limits.front().power_limit) {}
   Decision decide() override { return {0, bs_, pl_, false, bs::TrialKind::kExploration}; }
-  void observe(const Decision&, double, bool) override {}
+  void observe(const Decision&, Joules, bool) override {}
 
  private:
   int bs_;
@@ -105,9 +106,9 @@ class DefaultPolicy final : public SimPolicy {
 // Grid search with pruning: (b0, max PL), then batch sizes ascending x power
 // limits descending, one run each, no JIT profiling; a batch size whose run
 // fails is dropped; afterwards the cheapest observed configuration forever.
-class GridPolicy final : public SimPolicy {
+class GridSearchStrategy final : public SimStrategy {
  public:
-  explicit GridPolicy(const WorkloadTrace& trace) {
+  explicit GridSearchStrategy(const WorkloadTrace& trace) {
     const auto& b0 = trace.batch(trace.default_batch_size);
     schedule_.emplace_back(b0.batch_size, b0.limits.front().power_limit);
     for (const auto& b : trace.batch_sizes) {
@@ -128,7 +129,7 @@ class GridPolicy final : public SimPolicy {
     }
     return {0, best_.first, best_.second, false, bs::TrialKind::kSampling};
   }
-  void observe(const Decision& d, double cost, bool reached) override {
+  void observe(const Decision& d, Joules cost, bool reached) override {
     if (d.ticket == 0) return;  // exploiting
     if (!reached) {
       pruned_.insert(d.batch_size);
@@ -143,37 +144,38 @@ class GridPolicy final : public SimPolicy {
   std::size_t next_ = 0;
   std::set<int> pruned_;
   std::pair<int, Milliwatts> best_;
-  double best_cost_ = kInf;
+  Joules best_cost_{kInf};
 };
 
-std::unique_ptr<SimPolicy> make_policy(const WorkloadTrace& t, PolicyKind k, const SimOptions& o) {
+std::unique_ptr<SimStrategy> make_strategy(const WorkloadTrace& t, Strategy k,
+                                           const SimOptions& o) {
   switch (k) {
-    case PolicyKind::kZeus:
-      return std::make_unique<ZeusPolicy>(t, o);
-    case PolicyKind::kDefault:
-      return std::make_unique<DefaultPolicy>(t);
-    case PolicyKind::kGrid:
-    case PolicyKind::kGridNoEarlyStop:
-      return std::make_unique<GridPolicy>(t);
+    case Strategy::kZeus:
+      return std::make_unique<ZeusStrategy>(t, o);
+    case Strategy::kDefault:
+      return std::make_unique<DefaultStrategy>(t);
+    case Strategy::kGrid:
+    case Strategy::kGridNoEarlyStop:
+      return std::make_unique<GridSearchStrategy>(t);
   }
-  throw_error(ErrorCode::kInternal, "unknown policy kind");
+  throw_error(ErrorCode::kInternal, "unknown strategy");
 }
 
 struct RunOutcome {
-  double energy = 0, time = 0;
+  Joules energy{0.0};
+  Seconds time{0.0};
   bool reached = false;
 };
 
 // One run (_run_job): sample a path, cap the epochs, account the profiling epoch.
-RunOutcome run_job(const WorkloadTrace& t, int recurrence, const Decision& d, double cost_ub,
+RunOutcome run_job(const WorkloadTrace& t, int recurrence, const Decision& d, Joules cost_ub,
                    double eta, bs::Rng& rng) {
   const auto& b = t.batch(d.batch_size);
   const auto& runs = t.runs(b, recurrence);
   const double target = runs[rng.uniform_int(runs.size())];
   const auto& p = b.at(d.power_limit);
-  const double per_epoch =
-      bs::epoch_cost(eta, Watts(p.average_power), Seconds(p.time_per_epoch), t.max_power);
-  const double max_epochs = bs::epochs_within_bound(cost_ub, per_epoch, t.spec.max_epochs);
+  const double per_epoch = bs::epoch_cost(eta, p.average_power, p.time_per_epoch, t.max_power);
+  const double max_epochs = bs::epochs_within_bound(cost_ub.value(), per_epoch, t.spec.max_epochs);
   if (max_epochs == 0) return {};
   RunOutcome r;
   double n = max_epochs;
@@ -193,49 +195,62 @@ RunOutcome run_job(const WorkloadTrace& t, int recurrence, const Decision& d, do
 
 void validate(const SimOptions& o) {
   if (!(o.eta >= 0.0 && o.eta <= 1.0)) {
-    throw_error(ErrorCode::kInvalidArgument, fmt::format("eta must be in [0, 1], got {}", o.eta));
+    throw_error(ErrorCode::kInvalidArgument, fmt::format("eta must be in [0, 1], got {:g}", o.eta));
   }
-  if (!(o.beta > 0.0)) {
-    throw_error(ErrorCode::kInvalidArgument, fmt::format("beta must be > 0, got {}", o.beta));
-  }
-  if (o.window_size < 0) {
+  if (!(o.beta > 0.0) || (o.beta > kMaxBeta && !std::isinf(o.beta))) {
     throw_error(ErrorCode::kInvalidArgument,
-                fmt::format("window size must be >= 0, got {}", o.window_size));
+                fmt::format("beta must be in (0, {:g}] (or inf), got {:g}", kMaxBeta, o.beta));
   }
-  if (!(o.overlap >= 0.0) || std::isinf(o.overlap)) {
+  if (o.window_size < 0 || o.window_size > kMaxWindowSize) {
+    throw_error(ErrorCode::kInvalidArgument, fmt::format("window size must be in [0, {}], got {}",
+                                                         kMaxWindowSize, o.window_size));
+  }
+  if (!(o.overlap >= 0.0) || !(o.overlap <= kMaxOverlap)) {
     throw_error(ErrorCode::kInvalidArgument,
-                fmt::format("overlap must be a finite number >= 0, got {}", o.overlap));
+                fmt::format("overlap must be in [0, {:g}], got {:g}", kMaxOverlap, o.overlap));
   }
 }
 
+// A trace that cannot be replayed is bad input (exit 2), not a crash.
+[[noreturn]] void unreplayable(const std::string& message) {
+  throw_error(ErrorCode::kInvalidArgument,
+              message +
+                  "; the trace cannot be replayed (check the train trace's target_epoch "
+                  "values for this workload)");
+}
+
+Joules cost_of(const RunOutcome& out, double eta, Watts max_power) {
+  return Joules(zeus_cost(out.energy, out.time, eta, max_power));
+}
+
 // Recurrences one after another: Simulator.simulate_one_job.
-SimResult simulate_sequential(const WorkloadTrace& t, SimPolicy& policy, double beta,
+SimResult simulate_sequential(const WorkloadTrace& t, SimStrategy& strategy, double beta,
                               const SimOptions& o) {
   SimResult res;
   bs::Rng rng(o.seed, kPathStream);
-  double min_cost = kInf;
+  Joules min_cost{kInf};
   res.recurrences.reserve(static_cast<std::size_t>(t.num_recurrence));
   for (int i = 0; i < t.num_recurrence; ++i) {
     RecurrenceRecord rec;
     bool done = false;
     for (int attempt = 0; attempt < kMaxTries && !done; ++attempt) {
-      const Decision d = policy.decide();
-      const double ub = bs::cost_upper_bound(beta, min_cost);
+      const Decision d = strategy.decide();
+      const Joules ub(bs::cost_upper_bound(beta, min_cost.value()));
       const RunOutcome out = run_job(t, i, d, ub, o.eta, rng);
-      RunRecord run{i,           d.batch_size, d.power_limit, out.energy, out.time, 0.0,
-                    out.reached, d.profile,    false,         d.kind,     0.0,      0};
+      RunRecord run{i,           d.batch_size, d.power_limit, out.energy, out.time,   Joules(0.0),
+                    out.reached, d.profile,    false,         d.kind,     Seconds(0), 0};
       ++rec.runs;
-      if (out.energy == 0 && out.time == 0 && !out.reached) {
+      if (out.energy.value() == 0 && out.time.count() == 0 && !out.reached) {
         run.could_not_run = true;
-        policy.observe(d, 100.0 * beta * min_cost, false);
+        strategy.observe(d, 100.0 * beta * min_cost, false);
         res.runs.push_back(run);
         continue;
       }
-      run.cost = zeus_cost(Joules(out.energy), Seconds(out.time), o.eta, t.max_power);
+      run.cost = cost_of(out, o.eta, t.max_power);
       rec.energy += out.energy;
       rec.time += out.time;
       rec.cost += run.cost;
-      policy.observe(d, run.cost, out.reached);
+      strategy.observe(d, run.cost, out.reached);
       res.runs.push_back(run);
       if (out.reached) {
         min_cost = std::min(min_cost, rec.cost);
@@ -243,16 +258,15 @@ SimResult simulate_sequential(const WorkloadTrace& t, SimPolicy& policy, double 
         rec.power_limit = d.power_limit;
         done = true;
       } else if (i == 0) {
-        throw_error(ErrorCode::kInternal,
-                    fmt::format("{} on {}: the default batch size {} did not reach the target in "
-                                "the first recurrence (seed {})",
-                                t.name(), t.gpu, d.batch_size, o.seed));
+        unreplayable(
+            fmt::format("{} on {}: the default batch size {} did not reach the target "
+                        "in the first recurrence (seed {})",
+                        t.name(), t.gpu, d.batch_size, o.seed));
       }
     }
     if (!done) {
-      throw_error(ErrorCode::kInternal,
-                  fmt::format("{} on {}: recurrence {} failed {} tries in a row (seed {})",
-                              t.name(), t.gpu, i + 1, kMaxTries, o.seed));
+      unreplayable(fmt::format("{} on {}: recurrence {} failed {} tries in a row (seed {})",
+                               t.name(), t.gpu, i + 1, kMaxTries, o.seed));
     }
     res.recurrences.push_back(rec);
   }
@@ -261,15 +275,15 @@ SimResult simulate_sequential(const WorkloadTrace& t, SimPolicy& policy, double 
 
 // Overlapping arrivals: recurrence i is submitted at i * interval; a run's
 // outcome is observed when it ends; a failed run is resubmitted at its end.
-SimResult simulate_overlapping(const WorkloadTrace& t, SimPolicy& policy, double beta,
+SimResult simulate_overlapping(const WorkloadTrace& t, SimStrategy& strategy, double beta,
                                const SimOptions& o) {
-  const double interval = compute_reference(t, o.eta).default_tta / o.overlap;
+  const Seconds interval = compute_reference(t, o.eta).default_tta / o.overlap;
   SimResult res;
   res.recurrences.resize(static_cast<std::size_t>(t.num_recurrence));
   bs::Rng rng(o.seed, kPathStream);
-  double min_cost = kInf;
+  Joules min_cost{kInf};
   struct Event {
-    double time;
+    Seconds time;
     int order;  // ends (0) before starts (1) at the same instant
     std::int64_t seq;
     int recurrence;
@@ -282,7 +296,7 @@ SimResult simulate_overlapping(const WorkloadTrace& t, SimPolicy& policy, double
   std::priority_queue<Event, std::vector<Event>, std::greater<>> events;
   std::int64_t seq = 0;
   for (int i = 0; i < t.num_recurrence; ++i) {
-    events.push({i * interval, 1, seq++, i, 0, {}});
+    events.push({static_cast<double>(i) * interval, 1, seq++, i, 0, {}});
   }
   int in_flight = 0;
   while (!events.empty()) {
@@ -290,15 +304,13 @@ SimResult simulate_overlapping(const WorkloadTrace& t, SimPolicy& policy, double
     events.pop();
     auto& rec = res.recurrences[static_cast<std::size_t>(e.recurrence)];
     if (e.order == 1) {
-      const Decision d = policy.decide();
-      const RunOutcome out =
-          run_job(t, e.recurrence, d, bs::cost_upper_bound(beta, min_cost), o.eta, rng);
-      RunRecord run{e.recurrence, d.batch_size, d.power_limit, out.energy, out.time, 0.0,
+      const Decision d = strategy.decide();
+      const RunOutcome out = run_job(
+          t, e.recurrence, d, Joules(bs::cost_upper_bound(beta, min_cost.value())), o.eta, rng);
+      RunRecord run{e.recurrence, d.batch_size, d.power_limit, out.energy, out.time, Joules(0.0),
                     out.reached,  d.profile,    false,         d.kind,     e.time,   in_flight};
-      run.could_not_run = out.energy == 0 && out.time == 0 && !out.reached;
-      if (!run.could_not_run) {
-        run.cost = zeus_cost(Joules(out.energy), Seconds(out.time), o.eta, t.max_power);
-      }
+      run.could_not_run = out.energy.value() == 0 && out.time.count() == 0 && !out.reached;
+      if (!run.could_not_run) run.cost = cost_of(out, o.eta, t.max_power);
       res.runs.push_back(run);
       ++in_flight;
       events.push({e.time + out.time, 0, seq++, e.recurrence, res.runs.size() - 1, d});
@@ -308,21 +320,20 @@ SimResult simulate_overlapping(const WorkloadTrace& t, SimPolicy& policy, double
     const RunRecord& run = res.runs[e.run];
     ++rec.runs;
     if (run.could_not_run) {
-      policy.observe(e.decision, 100.0 * beta * min_cost, false);
+      strategy.observe(e.decision, 100.0 * beta * min_cost, false);
     } else {
       rec.energy += run.energy;
       rec.time += run.time;
       rec.cost += run.cost;
-      policy.observe(e.decision, run.cost, run.reached);
+      strategy.observe(e.decision, run.cost, run.reached);
     }
     if (run.reached) {
       min_cost = std::min(min_cost, rec.cost);
       rec.batch_size = run.batch_size;
       rec.power_limit = run.power_limit;
     } else if (rec.runs >= kMaxTries) {
-      throw_error(ErrorCode::kInternal,
-                  fmt::format("{} on {}: recurrence {} failed {} tries in a row (seed {})",
-                              t.name(), t.gpu, e.recurrence + 1, kMaxTries, o.seed));
+      unreplayable(fmt::format("{} on {}: recurrence {} failed {} tries in a row (seed {})",
+                               t.name(), t.gpu, e.recurrence + 1, kMaxTries, o.seed));
     } else {
       events.push({e.time, 1, seq++, e.recurrence, 0, {}});
     }
@@ -332,39 +343,40 @@ SimResult simulate_overlapping(const WorkloadTrace& t, SimPolicy& policy, double
 
 }  // namespace
 
-std::string_view policy_name(PolicyKind kind) {
-  switch (kind) {
-    case PolicyKind::kZeus:
+std::string_view strategy_name(Strategy strategy) {
+  switch (strategy) {
+    case Strategy::kZeus:
       return "zeus";
-    case PolicyKind::kDefault:
+    case Strategy::kDefault:
       return "default";
-    case PolicyKind::kGrid:
+    case Strategy::kGrid:
       return "grid";
-    case PolicyKind::kGridNoEarlyStop:
+    case Strategy::kGridNoEarlyStop:
       return "grid-noes";
   }
   return "unknown";
 }
 
-PolicyKind parse_policy(std::string_view name) {
+Strategy parse_strategy(std::string_view name) {
   for (auto k :
-       {PolicyKind::kZeus, PolicyKind::kDefault, PolicyKind::kGrid, PolicyKind::kGridNoEarlyStop}) {
-    if (policy_name(k) == name) return k;
+       {Strategy::kZeus, Strategy::kDefault, Strategy::kGrid, Strategy::kGridNoEarlyStop}) {
+    if (strategy_name(k) == name) return k;
   }
   throw_error(ErrorCode::kInvalidArgument,
-              fmt::format("unknown policy '{}'; expected zeus, default, grid or grid-noes", name));
+              fmt::format("unknown strategy '{}'; expected zeus, default, grid or grid-noes",
+                          printable(name)));
 }
 
-bool uses_early_stopping(PolicyKind kind) {
-  return kind == PolicyKind::kZeus || kind == PolicyKind::kGrid;
+bool uses_early_stopping(Strategy strategy) {
+  return strategy == Strategy::kZeus || strategy == Strategy::kGrid;
 }
 
-SimResult simulate(const WorkloadTrace& trace, PolicyKind kind, const SimOptions& options) {
+SimResult simulate(const WorkloadTrace& trace, Strategy strategy, const SimOptions& options) {
   validate(options);
-  const double beta = uses_early_stopping(kind) ? options.beta : kInf;
-  auto policy = make_policy(trace, kind, options);
-  return options.overlap > 0 ? simulate_overlapping(trace, *policy, beta, options)
-                             : simulate_sequential(trace, *policy, beta, options);
+  const double beta = uses_early_stopping(strategy) ? options.beta : kInf;
+  auto chooser = make_strategy(trace, strategy, options);
+  return options.overlap > 0 ? simulate_overlapping(trace, *chooser, beta, options)
+                             : simulate_sequential(trace, *chooser, beta, options);
 }
 
 Reference compute_reference(const WorkloadTrace& t, double eta, bool after_drift) {
@@ -377,8 +389,8 @@ Reference compute_reference(const WorkloadTrace& t, double eta, bool after_drift
   const auto& p0 = b0.limits.front();
   const double e0 = mean(t.runs(b0, phase));
   r.default_tta = e0 * p0.time_per_epoch;
-  r.default_eta = e0 * p0.time_per_epoch * p0.average_power;
-  r.opt_cost = kInf;
+  r.default_eta = (e0 * p0.time_per_epoch) * p0.average_power;
+  r.opt_cost = Joules(kInf);
   for (const auto& b : t.batch_sizes) {
     const auto& runs = t.runs(b, phase);
     const bool always = std::all_of(runs.begin(), runs.end(), [&](double x) {
@@ -387,8 +399,7 @@ Reference compute_reference(const WorkloadTrace& t, double eta, bool after_drift
     if (!always) continue;
     const double epochs = mean(runs);
     for (const auto& p : b.limits) {  // descending: ties keep the higher limit
-      const double c = epochs * bs::epoch_cost(eta, Watts(p.average_power),
-                                               Seconds(p.time_per_epoch), t.max_power);
+      const Joules c(epochs * bs::epoch_cost(eta, p.average_power, p.time_per_epoch, t.max_power));
       if (c < r.opt_cost) {
         r.opt_cost = c;
         r.opt_batch_size = b.batch_size;
@@ -407,7 +418,8 @@ Metrics compute_metrics(const WorkloadTrace& t, const SimResult& res, double eta
   const Reference after = t.drift_at ? compute_reference(t, eta, true) : before;
   const std::size_t n = recs.size();
   const std::size_t k = std::min<std::size_t>(5, n);
-  double e = 0, tm = 0;
+  Joules e{0.0};
+  Seconds tm{0.0};
   for (std::size_t i = n - k; i < n; ++i) {
     e += recs[i].energy;
     tm += recs[i].time;

@@ -4,31 +4,73 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <exception>
 #include <mutex>
+#include <optional>
+#include <set>
 #include <thread>
 
 #include "zeus/util/error.h"
+#include "zeus/util/text.h"
 
 namespace zeus::sim {
+
+namespace {
+
+// The first value given twice, if any.
+template <class T, class Key>
+std::optional<std::string> repeated(const std::vector<T>& values, Key key) {
+  std::set<std::string> seen;
+  for (const auto& v : values) {
+    if (!seen.insert(key(v)).second) return key(v);
+  }
+  return std::nullopt;
+}
+
+}  // namespace
 
 void validate(const SweepSpec& spec) {
   auto fail = [](const std::string& m) { throw_error(ErrorCode::kInvalidArgument, m); };
   if (spec.etas.empty()) fail("eta: give at least one value");
   for (double e : spec.etas) {
-    if (!(e >= 0.0 && e <= 1.0)) fail(fmt::format("eta: {} is outside [0, 1]", e));
+    if (!(e >= 0.0 && e <= 1.0)) fail(fmt::format("eta: {:g} is outside [0, 1]", e));
   }
-  if (!(spec.beta > 0.0)) fail(fmt::format("beta must be > 0, got {}", spec.beta));
+  if (!(spec.beta > 0.0) || (spec.beta > kMaxBeta && !std::isinf(spec.beta))) {
+    fail(fmt::format("beta must be in (0, {:g}] (or inf), got {:g}", kMaxBeta, spec.beta));
+  }
   if (spec.seeds.empty()) fail("seeds: give at least one seed");
-  if (spec.policies.empty()) fail("policy: give at least one policy");
-  if (spec.window_size < 0) fail("window size must be >= 0");
-  if (!(spec.overlap >= 0.0)) fail("overlap must be >= 0");
+  if (spec.strategies.empty()) fail("strategy: give at least one strategy");
+  if (spec.window_size < 0 || spec.window_size > kMaxWindowSize) {
+    fail(fmt::format("window size must be in [0, {}]", kMaxWindowSize));
+  }
+  if (!(spec.overlap >= 0.0) || !(spec.overlap <= kMaxOverlap)) {
+    fail(fmt::format("overlap must be in [0, {:g}]", kMaxOverlap));
+  }
+  // A repeat would run (and average) the same rows twice.
+  if (auto r = repeated(spec.etas, [](double e) { return fmt::format("{}", e); })) {
+    fail(fmt::format("eta: {} is given twice", *r));
+  }
+  if (auto r = repeated(spec.seeds, [](std::uint64_t x) { return std::to_string(x); })) {
+    fail(fmt::format("seeds: {} is given twice", *r));
+  }
+  if (auto r =
+          repeated(spec.strategies, [](Strategy x) { return std::string(strategy_name(x)); })) {
+    fail(fmt::format("strategy: {} is given twice", *r));
+  }
   if (spec.drift) return;
   if (spec.gpus.empty() || spec.workloads.empty()) fail("give at least one GPU and one workload");
   for (const auto& g : spec.gpus) {
     if (std::find(trace_gpus().begin(), trace_gpus().end(), g) == trace_gpus().end()) {
-      fail(fmt::format("unknown GPU '{}'; expected one of: {}", g, fmt::join(trace_gpus(), ", ")));
+      fail(fmt::format("unknown GPU '{}'; expected one of: {}", printable(g),
+                       fmt::join(trace_gpus(), ", ")));
     }
+  }
+  if (auto r = repeated(spec.gpus, [](const std::string& g) { return g; })) {
+    fail(fmt::format("gpu: {} is given twice", *r));
+  }
+  if (auto r = repeated(spec.workloads, [](const WorkloadSpec& w) { return w.name(); })) {
+    fail(fmt::format("workload: {} is given twice", *r));
   }
 }
 
@@ -50,14 +92,14 @@ std::vector<SweepRow> run_sweep(const std::vector<WorkloadTrace>& traces, const 
     const WorkloadTrace* trace;
     double eta;
     std::uint64_t seed;
-    PolicyKind policy;
+    Strategy strategy;
   };
   validate(spec);
   std::vector<Task> tasks;
   for (const auto& t : traces) {
     for (double eta : spec.etas) {
       for (auto seed : spec.seeds) {
-        for (auto p : spec.policies) tasks.push_back({&t, eta, seed, p});
+        for (auto p : spec.strategies) tasks.push_back({&t, eta, seed, p});
       }
     }
   }
@@ -78,14 +120,14 @@ std::vector<SweepRow> run_sweep(const std::vector<WorkloadTrace>& traces, const 
         o.seed = k.seed;
         o.window_size = spec.window_size;
         o.overlap = spec.overlap;
-        auto res = std::make_shared<SimResult>(simulate(*k.trace, k.policy, o));
+        auto res = std::make_shared<SimResult>(simulate(*k.trace, k.strategy, o));
         SweepRow& r = rows[i];
         r.gpu = k.trace->gpu;
         r.workload = k.trace->name();
         r.eta = k.eta;
         r.beta = spec.beta;
         r.seed = k.seed;
-        r.policy = k.policy;
+        r.strategy = k.strategy;
         r.default_batch_size = k.trace->default_batch_size;
         r.num_recurrence = k.trace->num_recurrence;
         r.reference = compute_reference(*k.trace, k.eta, k.trace->drift_at.has_value());

@@ -9,6 +9,7 @@
 
 #include "zeus/util/csv.h"
 #include "zeus/util/error.h"
+#include "zeus/util/text.h"
 
 namespace zeus::sim {
 
@@ -36,8 +37,9 @@ const WorkloadSpec& find_workload(const std::string& name) {
     if (w.name() == name || w.dataset == name) return w;
     known += (known.empty() ? "" : ", ") + w.name();
   }
-  throw_error(ErrorCode::kNotFound,
-              fmt::format("unknown workload '{}'; known workloads: {} (or 'all')", name, known));
+  throw_error(
+      ErrorCode::kNotFound,
+      fmt::format("unknown workload '{}'; known workloads: {} (or 'all')", printable(name), known));
 }
 
 const PowerLimitPoint& BatchSizeTrace::at(Milliwatts pl) const {
@@ -74,13 +76,14 @@ const std::vector<double>& WorkloadTrace::runs(const BatchSizeTrace& b, int recu
 namespace {
 
 std::string require_file(const std::string& path) {
-  if (!std::filesystem::is_regular_file(path)) {
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) {
     throw_error(ErrorCode::kNotFound,
                 fmt::format("trace file '{}' does not exist; pass --traces DIR with the Zeus "
                             "traces (summary_train.csv, summary_power_<gpu>.csv)",
-                            path));
+                            printable(path, 4096)));
   }
-  return path;
+  return path;  // read_file refuses directories and special files
 }
 
 // The power files name their columns with or without a unit suffix.
@@ -88,13 +91,54 @@ std::size_t column_either(const CsvTable& t, const std::string& a, const std::st
   return t.has_column(a) ? t.column(a) : t.column(b);
 }
 
+int batch_size_at(const CsvTable& t, std::size_t r, std::size_t c) {
+  const long long bs = t.as_int(r, c);
+  if (bs < 1 || bs > kMaxTraceBatchSize) {
+    throw_error(ErrorCode::kParse, fmt::format("{}:{}: batch_size must be 1..{}, got {}",
+                                               t.source(), t.line_of(r), kMaxTraceBatchSize, bs));
+  }
+  return static_cast<int>(bs);
+}
+
+// A finite value in (0, max] (as_finite_double checks the range; zero is
+// refused here because every one of these divides or multiplies a cost).
+double positive_at(const CsvTable& t, std::size_t r, std::size_t c, double max) {
+  const double v = t.as_finite_double(r, c, 0.0, max);
+  if (!(v > 0.0)) {
+    throw_error(ErrorCode::kParse, fmt::format("{}:{}: {} must be positive, got {:g}", t.source(),
+                                               t.line_of(r), printable(t.columns()[c]), v));
+  }
+  return v;
+}
+
 }  // namespace
 
 TraceSet TraceSet::load(const std::string& dir, const std::vector<std::string>& gpus) {
+  const auto train = CsvTable::read_file(require_file(dir + "/summary_train.csv"));
+  std::map<std::string, CsvTable> power;
+  for (const auto& gpu : gpus) {
+    power.emplace(gpu, CsvTable::read_file(require_file(dir + "/summary_power_" + gpu + ".csv")));
+  }
+  return from_tables(dir, train, power);
+}
+
+TraceSet TraceSet::parse(std::string_view train_csv,
+                         const std::map<std::string, std::string>& power_csv,
+                         const std::string& dir) {
+  const auto train = CsvTable::parse(train_csv, dir + "/summary_train.csv");
+  std::map<std::string, CsvTable> power;
+  for (const auto& [gpu, text] : power_csv) {
+    power.emplace(gpu, CsvTable::parse(text, dir + "/summary_power_" + gpu + ".csv"));
+  }
+  return from_tables(dir, train, power);
+}
+
+TraceSet TraceSet::from_tables(const std::string& dir, const CsvTable& train,
+                               const std::map<std::string, CsvTable>& power) {
   TraceSet ts;
   ts.dir_ = dir;
   {
-    const auto t = CsvTable::read_file(require_file(dir + "/summary_train.csv"));
+    const auto& t = train;
     t.require_columns(
         {"dataset", "network", "batch_size", "optimizer", "target_metric", "target_epoch"});
     const auto cd = t.column("dataset"), cn = t.column("network"), cb = t.column("batch_size"),
@@ -102,20 +146,25 @@ TraceSet TraceSet::load(const std::string& dir, const std::vector<std::string>& 
                ce = t.column("target_epoch");
     ts.train_.reserve(t.num_rows());
     for (std::size_t r = 0; r < t.num_rows(); ++r) {
-      TrainRow row{t.cell(r, cd),      t.cell(r, cn),
-                   t.cell(r, co),      static_cast<int>(t.as_int(r, cb)),
-                   t.as_double(r, cm), t.as_double(r, ce)};
-      if (row.batch_size <= 0 || (!std::isnan(row.target_epoch) && !(row.target_epoch >= 0))) {
-        throw_error(ErrorCode::kParse,
-                    fmt::format("{}:{}: batch_size must be positive and target_epoch a "
-                                "non-negative number or 'nan'",
-                                t.source(), t.line_of(r)));
+      // "nan" (literally) marks a run that never reached the target.
+      const double epoch = t.as_double(r, ce);
+      if (!std::isnan(epoch) && !(epoch >= 0.0 && epoch <= kMaxTraceTargetEpoch)) {
+        throw_error(
+            ErrorCode::kParse,
+            fmt::format("{}:{}: target_epoch must be a number of epochs in [0, {:g}] or "
+                        "'nan' (never reached), got {}",
+                        t.source(), t.line_of(r), kMaxTraceTargetEpoch, printable(t.cell(r, ce))));
       }
+      TrainRow row{t.cell(r, cd),
+                   t.cell(r, cn),
+                   t.cell(r, co),
+                   batch_size_at(t, r, cb),
+                   t.as_finite_double(r, cm, -kMaxTraceTargetMetric, kMaxTraceTargetMetric),
+                   epoch};
       ts.train_.push_back(std::move(row));
     }
   }
-  for (const auto& gpu : gpus) {
-    const auto t = CsvTable::read_file(require_file(dir + "/summary_power_" + gpu + ".csv"));
+  for (const auto& [gpu, t] : power) {
     t.require_columns({"dataset", "network", "batch_size", "optimizer", "power_limit"});
     const auto cd = t.column("dataset"), cn = t.column("network"), cb = t.column("batch_size"),
                co = t.column("optimizer"), cp = t.column("power_limit");
@@ -126,17 +175,10 @@ TraceSet TraceSet::load(const std::string& dir, const std::vector<std::string>& 
       PowerRow row{t.cell(r, cd),
                    t.cell(r, cn),
                    t.cell(r, co),
-                   static_cast<int>(t.as_int(r, cb)),
-                   to_milliwatts(Watts(t.as_double(r, cp))),
-                   t.as_double(r, ct),
-                   t.as_double(r, ca)};
-      if (row.batch_size <= 0 || row.power_limit.value() <= 0 || !(row.time_per_epoch > 0) ||
-          !(row.average_power > 0)) {
-        throw_error(ErrorCode::kParse,
-                    fmt::format("{}:{}: batch_size, power_limit, time_per_epoch and "
-                                "average_power must be positive numbers",
-                                t.source(), t.line_of(r)));
-      }
+                   batch_size_at(t, r, cb),
+                   to_milliwatts(Watts(positive_at(t, r, cp, kMaxTracePowerW))),
+                   Seconds(positive_at(t, r, ct, kMaxTraceEpochTimeS)),
+                   Watts(positive_at(t, r, ca, kMaxTracePowerW))};
       rows.push_back(std::move(row));
     }
     if (rows.empty()) {
@@ -155,9 +197,9 @@ WorkloadTrace TraceSet::workload(const std::string& gpu, const WorkloadSpec& spe
   WorkloadTrace w;
   w.gpu = gpu;
   w.spec = spec;
-  double max_pl = 0;
-  for (const auto& p : power) max_pl = std::max(max_pl, to_watts(p.power_limit).value());
-  w.max_power = Watts(max_pl);
+  Milliwatts max_pl{0};
+  for (const auto& p : power) max_pl = std::max(max_pl, p.power_limit);
+  w.max_power = to_watts(max_pl);
 
   auto same_job = [&](const auto& r) {
     return r.dataset == spec.dataset && r.network == spec.network && r.optimizer == spec.optimizer;
@@ -172,8 +214,9 @@ WorkloadTrace TraceSet::workload(const std::string& gpu, const WorkloadSpec& spe
     for (const auto& q : b.limits) {
       if (q.power_limit == p.power_limit) {
         throw_error(ErrorCode::kParse,
-                    fmt::format("{}/summary_power_{}.csv: duplicate row for {} bs {} at {} W", dir_,
-                                gpu, spec.name(), p.batch_size, to_watts(p.power_limit).value()));
+                    fmt::format("{}/summary_power_{}.csv: duplicate row for {} bs {} at {} W",
+                                printable(dir_, 4096), gpu, spec.name(), p.batch_size,
+                                to_watts(p.power_limit).value()));
       }
     }
     b.limits.push_back(
@@ -193,12 +236,13 @@ WorkloadTrace TraceSet::workload(const std::string& gpu, const WorkloadSpec& spe
     if (!in_train.count(bs)) continue;  // the inner join drops it
     if (b.target_epochs.empty()) {
       throw_error(ErrorCode::kParse,
-                  fmt::format("{}/summary_train.csv: {} bs {} has no run with target {}", dir_,
-                              spec.name(), bs, spec.target_metric));
+                  fmt::format("{}/summary_train.csv: {} bs {} has no run with target {}",
+                              printable(dir_, 4096), spec.name(), bs, spec.target_metric));
     }
     std::sort(b.limits.begin(), b.limits.end(),
               [](const auto& x, const auto& y) { return x.power_limit > y.power_limit; });
-    double e = 0, tm = 0;
+    Joules e{0.0};
+    Seconds tm{0.0};
     for (const auto& p : b.limits) {
       e += p.energy_per_epoch;
       tm += p.time_per_epoch;
@@ -209,8 +253,8 @@ WorkloadTrace TraceSet::workload(const std::string& gpu, const WorkloadSpec& spe
     w.batch_sizes.push_back(std::move(b));
   }
   if (w.batch_sizes.empty()) {
-    throw_error(ErrorCode::kNotFound,
-                fmt::format("workload {} has no rows on GPU {} in {}", spec.name(), gpu, dir_));
+    throw_error(ErrorCode::kNotFound, fmt::format("workload {} has no rows on GPU {} in {}",
+                                                  spec.name(), gpu, printable(dir_, 4096)));
   }
   w.num_power_limits = static_cast<int>(limits.size());
   w.num_recurrence = 2 * static_cast<int>(w.batch_sizes.size()) * w.num_power_limits;
@@ -237,11 +281,12 @@ WorkloadTrace make_drifting_workload(int num_recurrence, int drift_at) {
     BatchSizeTrace b;
     b.batch_size = bs;
     for (int pl = 250; pl >= 150; pl -= 25) {
-      const double t = 60.0 * std::sqrt(250.0 / pl);
-      const double p = 0.9 * pl;
-      b.limits.push_back({Milliwatts(pl * 1000), t, p, t * p});
+      const Seconds t(60.0 * std::sqrt(250.0 / pl));
+      const Watts p(0.9 * pl);
+      b.limits.push_back({Milliwatts(pl * 1000), t, p, p * t});
     }
-    double se = 0, st = 0;
+    Joules se{0.0};
+    Seconds st{0.0};
     for (const auto& p : b.limits) {
       se += p.energy_per_epoch;
       st += p.time_per_epoch;

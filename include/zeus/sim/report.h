@@ -10,7 +10,7 @@
 
 namespace zeus::sim {
 
-// One row per (gpu, workload, eta, beta, seed, policy); see docs/simulator.md.
+// One row per (gpu, workload, eta, beta, seed, strategy); see docs/simulator.md.
 std::string format_csv(const std::vector<SweepRow>& rows);
 std::string format_json(const std::vector<SweepRow>& rows);
 // Per GPU and eta: ETA and TTA of Zeus and Grid Search over Default (mean over

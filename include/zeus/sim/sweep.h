@@ -1,4 +1,4 @@
-// Runs the evaluation matrix (GPU x workload x eta x seed x policy) over
+// Runs the evaluation matrix (GPU x workload x eta x seed x strategy) over
 // threads and computes each row's metrics. Results are in a fixed order and do
 // not depend on the number of threads (each row owns its seeded RNGs).
 #pragma once
@@ -19,7 +19,7 @@ struct SweepSpec {
   std::vector<double> etas = {0.5};
   double beta = 2.0;
   std::vector<std::uint64_t> seeds = {1};
-  std::vector<PolicyKind> policies = {PolicyKind::kZeus, PolicyKind::kDefault, PolicyKind::kGrid};
+  std::vector<Strategy> strategies = {Strategy::kZeus, Strategy::kDefault, Strategy::kGrid};
   int window_size = 0;
   double overlap = 0.0;
   bool drift = false;              // replay the synthetic drifting workload instead
@@ -31,18 +31,19 @@ struct SweepRow {
   std::string workload;  // dataset/network
   double eta = 0, beta = 0;
   std::uint64_t seed = 0;
-  PolicyKind policy = PolicyKind::kZeus;
+  Strategy strategy = Strategy::kZeus;
   int default_batch_size = 0;
   int num_recurrence = 0;
-  Reference reference;          // after the drift for the drifting workload
-  double initial_opt_cost = 0;  // C* before the drift (= reference.opt_cost otherwise)
-  int drift_at = -1;            // first drifted recurrence, or -1
+  Reference reference;           // after the drift for the drifting workload
+  Joules initial_opt_cost{0.0};  // C* before the drift (= reference.opt_cost otherwise)
+  int drift_at = -1;             // first drifted recurrence, or -1
   Metrics metrics;
   std::shared_ptr<const SimResult> result;  // only with keep_trajectories
 };
 
-// Checks a spec before anything runs: eta in [0, 1], beta > 0, known GPUs,
-// non-empty lists, window/overlap >= 0. kInvalidArgument naming the field.
+// Checks a spec before anything runs: eta in [0, 1], beta in (0, 1e6] or
+// +inf, known GPUs, non-empty lists without repeats, window in [0, 1e6],
+// overlap in [0, 1e6]. kInvalidArgument naming the field.
 void validate(const SweepSpec& spec);
 
 // The replayable traces a spec needs, in row order (gpu-major).

@@ -7,8 +7,10 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "zeus/util/csv.h"
 #include "zeus/util/units.h"
 
 namespace zeus::sim {
@@ -32,10 +34,19 @@ const std::vector<std::string>& trace_gpus();
 // One power limit of one batch size.
 struct PowerLimitPoint {
   Milliwatts power_limit;
-  double time_per_epoch = 0.0;    // s
-  double average_power = 0.0;     // W
-  double energy_per_epoch = 0.0;  // J = time * power
+  Seconds time_per_epoch{0.0};
+  Watts average_power{0.0};
+  Joules energy_per_epoch{0.0};  // time * power
 };
+
+// What a trace may contain: finite values in physically possible ranges, so
+// that nothing derived from them (costs, regrets, sums over recurrences)
+// overflows. Anything else is kParse naming the file and line.
+inline constexpr int kMaxTraceBatchSize = 10'000'000;
+inline constexpr double kMaxTracePowerW = 10'000.0;           // power limit, average power
+inline constexpr double kMaxTraceEpochTimeS = 30 * 86'400.0;  // one epoch
+inline constexpr double kMaxTraceTargetEpoch = 1e6;
+inline constexpr double kMaxTraceTargetMetric = 1e9;
 
 // Everything the replay needs about one batch size.
 struct BatchSizeTrace {
@@ -45,8 +56,8 @@ struct BatchSizeTrace {
   // NaN when the run never reached it.
   std::vector<double> target_epochs;
   // Per-epoch means over the power limits: the JIT-profiling epoch.
-  double profile_energy_per_epoch = 0.0;
-  double profile_time_per_epoch = 0.0;
+  Joules profile_energy_per_epoch{0.0};
+  Seconds profile_time_per_epoch{0.0};
   const PowerLimitPoint& at(Milliwatts pl) const;  // kNotFound if absent
 };
 
@@ -75,8 +86,15 @@ struct WorkloadTrace {
 class TraceSet {
  public:
   // Reads DIR/summary_train.csv and DIR/summary_power_<gpu>.csv for each GPU.
-  // Missing files: kNotFound naming the path; malformed ones: kParse with file:line.
+  // Missing files: kNotFound naming the path; a directory or special file in
+  // their place kInvalidArgument; malformed or out-of-range content kParse
+  // with file:line.
   static TraceSet load(const std::string& dir, const std::vector<std::string>& gpus);
+  // The same from file contents: `power_csv` maps a GPU name to its
+  // summary_power file; `dir` names the source in messages.
+  static TraceSet parse(std::string_view train_csv,
+                        const std::map<std::string, std::string>& power_csv,
+                        const std::string& dir);
 
   // The replayable trace of one pair; kNotFound when the GPU was not loaded or
   // the workload has no rows on it.
@@ -84,6 +102,8 @@ class TraceSet {
   const std::string& directory() const { return dir_; }
 
  private:
+  static TraceSet from_tables(const std::string& dir, const CsvTable& train,
+                              const std::map<std::string, CsvTable>& power);
   struct TrainRow {
     std::string dataset, network, optimizer;
     int batch_size;
@@ -93,7 +113,8 @@ class TraceSet {
     std::string dataset, network, optimizer;
     int batch_size;
     Milliwatts power_limit;
-    double time_per_epoch, average_power;
+    Seconds time_per_epoch;
+    Watts average_power;
   };
   std::string dir_;
   std::vector<TrainRow> train_;

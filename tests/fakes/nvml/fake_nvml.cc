@@ -10,14 +10,19 @@
 // Thread-safe: one mutex guards all state, as NVML is documented thread-safe.
 // Build with FAKE_NVML_OLD_DRIVER=1 for an old driver that lacks the optional
 // entry points listed in CMakeLists.txt.
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstddef>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -132,6 +137,7 @@ struct State {
   std::map<std::string, unsigned> calls;
   std::map<std::string, int> fail_next;
   std::map<std::string, int> fail_always;
+  std::map<std::string, unsigned> delay_us;  // per function, applied in begin()
   bool permission_denied = false;
   std::string driver_version;
   std::string nvml_version;
@@ -175,6 +181,7 @@ void reset_locked(State& s) {
   s.calls.clear();
   s.fail_next.clear();
   s.fail_always.clear();
+  s.delay_us.clear();
   s.permission_denied = false;
   s.driver_version = "550.54.15";
   s.nvml_version = "12.550.54.15";
@@ -184,6 +191,9 @@ void reset_locked(State& s) {
 // failures, refuse to work before nvmlInit_v2. Call with the mutex held.
 int begin(State& s, const char* function, bool needs_init = true) {
   s.calls[function]++;
+  if (auto it = s.delay_us.find(function); it != s.delay_us.end()) {
+    std::this_thread::sleep_for(std::chrono::microseconds(it->second));  // a slow driver call
+  }
   if (auto it = s.fail_next.find(function); it != s.fail_next.end()) {
     const int rc = it->second;
     s.fail_next.erase(it);
@@ -205,6 +215,20 @@ int copy_string(const std::string& value, char* out, unsigned length) {
   if (value.size() + 1 > length) return NVML_ERROR_INSUFFICIENT_SIZE;
   std::memcpy(out, value.c_str(), value.size() + 1);
   return NVML_SUCCESS;
+}
+
+// Successful setter calls are appended to the file named by
+// $ZEUS_FAKE_NVML_JOURNAL ("<function> <device index> <value>" per line, one
+// write each), so a test can see what a process set even after it died.
+void journal(const char* function, unsigned index, long long value) {
+  const char* path = std::getenv("ZEUS_FAKE_NVML_JOURNAL");
+  if (path == nullptr || *path == '\0') return;
+  const int fd = ::open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (fd < 0) return;
+  char line[160];
+  const int n = std::snprintf(line, sizeof(line), "%s %u %lld\n", function, index, value);
+  if (n > 0) (void)!::write(fd, line, static_cast<std::size_t>(n));
+  ::close(fd);
 }
 
 nvmlDevice_st* control_device(State& s, unsigned i) {
@@ -444,6 +468,7 @@ int nvmlDeviceSetPowerManagementLimit(nvmlDevice_t device, unsigned limit) {
     return NVML_ERROR_INVALID_ARGUMENT;
   }
   device->limit_mw = limit;
+  journal("nvmlDeviceSetPowerManagementLimit", device->index, limit);
   return NVML_SUCCESS;
 }
 
@@ -459,6 +484,7 @@ int nvmlDeviceSetPersistenceMode(nvmlDevice_t device, int mode) {
   if (s.permission_denied) return NVML_ERROR_NO_PERMISSION;
   if (mode != 0 && mode != 1) return NVML_ERROR_INVALID_ARGUMENT;
   device->persistence = mode;
+  journal("nvmlDeviceSetPersistenceMode", device->index, mode);
   return NVML_SUCCESS;
 }
 
@@ -697,6 +723,18 @@ void fakeNvmlFailNext(const char* function, int result) {
   State& s = state();
   std::lock_guard<std::mutex> lock(s.mutex);
   s.fail_next[function] = result;
+}
+
+// Every call to `function` sleeps this long first (0: no delay), with the
+// fake's lock held, like a driver call that takes time.
+void fakeNvmlSetCallDelay(const char* function, unsigned microseconds) {
+  State& s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  if (microseconds == 0) {
+    s.delay_us.erase(function);
+  } else {
+    s.delay_us[function] = microseconds;
+  }
 }
 
 void fakeNvmlFailAlways(const char* function, int result) {

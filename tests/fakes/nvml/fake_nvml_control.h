@@ -29,6 +29,10 @@
 // clocks {2619, 1593} MHz (328 graphics clocks at 2619), 45 °C, nvml not
 // initialized, driver "550.54.15", NVML "12.550.54.15".
 //
+// $ZEUS_FAKE_NVML_JOURNAL: when set, successful power-limit and persistence
+// setter calls are appended to that file, so a test can check what a process
+// set (and restored) after it has exited or been killed.
+//
 // Thread-safety: the fake's functions are thread-safe; FakeNvml itself is
 // immutable after construction.
 #pragma once
@@ -191,6 +195,10 @@ class FakeNvml {
   // Every call to `function` returns `result` until cleared with 0.
   void fail_always(const std::string& function, int result) const {
     call<void (*)(const char*, int)>("fakeNvmlFailAlways")(function.c_str(), result);
+  }
+  // Every call to `function` sleeps `microseconds` first (0: none).
+  void set_call_delay(const std::string& function, unsigned microseconds) const {
+    call<void (*)(const char*, unsigned)>("fakeNvmlSetCallDelay")(function.c_str(), microseconds);
   }
   unsigned call_count(const std::string& function) const {
     return call<unsigned (*)(const char*)>("fakeNvmlCallCount")(function.c_str());

@@ -15,6 +15,7 @@
 #include "zeus/optimizer/batch_size/rng.h"
 #include "zeus/optimizer/power_limit_optimizer.h"
 #include "zeus/perseus/planner.h"
+#include "zeus/perseus/plans_json.h"
 #include "zeus/perseus/profile.h"
 #include "zeus/util/error.h"
 #include "zeus/util/files.h"
@@ -122,7 +123,7 @@ TEST(ParserFuzz, PerseusPlansJson) {
       "tiny.csv");
   perseus::PlannerOptions options;
   options.microbatches = 2;
-  options.unit_time_s = 0.001;
+  options.unit_time = Seconds(0.001);
   options.p_blocking = Watts(50);
   options.cost_model = perseus::CostModelKind::kConvex;
   const auto dir =

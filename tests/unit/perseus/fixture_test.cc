@@ -57,7 +57,7 @@ TEST(PerseusFixtureTest, TenCasesReproduceTMaxTMinAndRowCounts) {
     const auto profile = load(c);
     EXPECT_EQ(profile.num_stages(), 8);
     const double tau = tau_of(c.gpu);
-    MenuOptions mo{tau, Watts(pb_of(c.gpu)), true};
+    MenuOptions mo{Seconds(tau), Watts(pb_of(c.gpu)), true};
     const auto dag = PipelineDag::build(8, c.microbatches, PipelineSchedule::k1F1B);
     FrontierProblem p;
     p.edges = dag.edges;
@@ -82,7 +82,7 @@ TEST(PerseusFixtureTest, TenCasesReproduceTMaxTMinAndRowCounts) {
 PerseusSolution solve(const Case& c, CostModelKind model) {
   PlannerOptions o;
   o.microbatches = c.microbatches;
-  o.unit_time_s = tau_of(c.gpu);
+  o.unit_time = Seconds(tau_of(c.gpu));
   o.p_blocking = Watts(pb_of(c.gpu));
   o.cost_model = model;
   return solve_pipeline(load(c), o);
@@ -97,8 +97,8 @@ double max_relative_error(const PerseusSolution& sol, const std::string& path) {
   for (std::size_t r = 0; r < csv.num_rows() && r + 1 < pts.size(); ++r) {
     const double t = csv.as_double(r, csv.column("time"));
     const double e = csv.as_double(r, csv.column("energy"));
-    EXPECT_NEAR(pts[r + 1].time_s, t, 1e-9);
-    worst = std::max(worst, std::abs(pts[r + 1].energy_j - e) / e);
+    EXPECT_NEAR(pts[r + 1].time.count(), t, 1e-9);
+    worst = std::max(worst, std::abs(pts[r + 1].energy.value() - e) / e);
   }
   return worst;
 }
@@ -106,13 +106,13 @@ double max_relative_error(const PerseusSolution& sol, const std::string& path) {
 void check_solution(const PerseusSolution& sol, const Case& c) {
   const auto& pts = sol.points();
   ASSERT_EQ(static_cast<int>(pts.size()) - 1, c.rows);
-  EXPECT_NEAR(pts[1].time_s, c.t_max - tau_of(c.gpu), 1e-9);
-  EXPECT_NEAR(pts.back().time_s, c.t_min, 1e-9);
+  EXPECT_NEAR(pts[1].time.count(), c.t_max - tau_of(c.gpu), 1e-9);
+  EXPECT_NEAR(pts.back().time.count(), c.t_min, 1e-9);
   // Intrinsic bloat: the fastest plan never costs more than all-max-frequency.
-  EXPECT_LE(pts.back().energy_j, sol.all_max_frequency_point().energy_j + 1e-9);
+  EXPECT_LE(pts.back().energy.value(), sol.all_max_frequency_point().energy.value() + 1e-9);
   // Refined energy has its minimum T* inside the frontier, slower than T_min.
   const auto star = select_min_energy(pts);
-  EXPECT_GT(pts[star].time_s, pts.back().time_s);
+  EXPECT_GT(pts[star].time, pts.back().time);
 }
 
 TEST(PerseusFixtureTest, A100M12FrontiersMatchLowtimeWithConvexModel) {
@@ -155,7 +155,7 @@ TEST(PerseusFixtureTest, SolvesAreDeterministic) {
   const auto b = solve(kCases[4], CostModelKind::kConvex);
   ASSERT_EQ(a.points().size(), b.points().size());
   for (std::size_t i = 0; i < a.points().size(); ++i) {
-    EXPECT_EQ(a.points()[i].energy_j, b.points()[i].energy_j);
+    EXPECT_EQ(a.points()[i].energy, b.points()[i].energy);
     EXPECT_EQ(a.frontier().changes(i), b.frontier().changes(i));
   }
 }
@@ -165,7 +165,7 @@ TEST(PerseusFixtureTest, GPipeScheduleSatisfiesInvariants) {
   PlannerOptions o;
   o.microbatches = 6;
   o.schedule = PipelineSchedule::kGPipe;
-  o.unit_time_s = 0.001;
+  o.unit_time = Seconds(0.001);
   o.p_blocking = Watts(83.64);
   o.cost_model = CostModelKind::kConvex;
   const auto sol = solve_pipeline(load(c), o);

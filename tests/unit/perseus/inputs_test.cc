@@ -12,6 +12,7 @@
 #include "zeus/perseus/cost_model.h"
 #include "zeus/perseus/dag.h"
 #include "zeus/perseus/planner.h"
+#include "zeus/perseus/plans_json.h"
 #include "zeus/perseus/profile.h"
 #include "zeus/util/error.h"
 #include "zeus/util/files.h"
@@ -70,11 +71,12 @@ TEST(PerseusProfileTest, ParsesAndRejectsBadInput) {
 
 // lowtime's own knob-mapping test (reference T5), with unit time 1.
 TEST(PerseusMenuTest, FiltersDominatedOptionsAndMapsDurationsToSlowestFrequency) {
-  std::vector<ProfileEntry> e = {{0, Instruction::kForward, Megahertz(1), 123, 3.0},
-                                 {0, Instruction::kForward, Megahertz(2), 456, 2.0},
-                                 {0, Instruction::kForward, Megahertz(3), 789, 1.0},
-                                 {0, Instruction::kForward, Megahertz(4), 234, 3.1}};
-  const auto menu = OptionMenu::build(e, {1.0, Watts(0), false});
+  std::vector<ProfileEntry> e = {
+      {0, Instruction::kForward, Megahertz(1), Seconds(123), Joules(3.0)},
+      {0, Instruction::kForward, Megahertz(2), Seconds(456), Joules(2.0)},
+      {0, Instruction::kForward, Megahertz(3), Seconds(789), Joules(1.0)},
+      {0, Instruction::kForward, Megahertz(4), Seconds(234), Joules(3.1)}};
+  const auto menu = OptionMenu::build(e, {Seconds(1.0), Watts(0), false});
   ASSERT_EQ(menu.options().size(), 3u);
   EXPECT_EQ(menu.frequency_for(20).value(), 1);
   EXPECT_EQ(menu.frequency_for(455).value(), 1);
@@ -86,23 +88,24 @@ TEST(PerseusMenuTest, FiltersDominatedOptionsAndMapsDurationsToSlowestFrequency)
 }
 
 TEST(PerseusMenuTest, QuantizesWithFloorKeepsLargerEnergyOnTiesAndSubtractsBlockingPower) {
-  std::vector<ProfileEntry> e = {{0, Instruction::kForward, Megahertz(1500), 0.0109, 10.0},
-                                 {0, Instruction::kForward, Megahertz(1400), 0.0102, 10.5},
-                                 {0, Instruction::kForward, Megahertz(1300), 0.0125, 9.0}};
+  std::vector<ProfileEntry> e = {
+      {0, Instruction::kForward, Megahertz(1500), Seconds(0.0109), Joules(10.0)},
+      {0, Instruction::kForward, Megahertz(1400), Seconds(0.0102), Joules(10.5)},
+      {0, Instruction::kForward, Megahertz(1300), Seconds(0.0125), Joules(9.0)}};
   // 1500 and 1400 both quantize to 10 ms; 1400 is faster and costlier, both survive
   // the Pareto filter, and the tie keeps the larger energy (1400's).
-  const auto menu = OptionMenu::build(e, {0.001, Watts(100), false});
+  const auto menu = OptionMenu::build(e, {Seconds(0.001), Watts(100), false});
   ASSERT_EQ(menu.options().size(), 2u);
   EXPECT_EQ(menu.options()[0].duration, 10);
   EXPECT_EQ(menu.options()[0].frequency.value(), 1400);
-  EXPECT_NEAR(menu.options()[0].effective_j, 10.5 - 100 * 0.010, 1e-12);
+  EXPECT_NEAR(menu.options()[0].effective.value(), 10.5 - 100 * 0.010, 1e-12);
   EXPECT_EQ(menu.options()[1].duration, 12);
   EXPECT_THAT(error_of([&] {
-                OptionMenu::build(e, {1.0, Watts(0), false});
+                OptionMenu::build(e, {Seconds(1.0), Watts(0), false});
               }),
               HasSubstr("unit time"));
   EXPECT_THAT(error_of([&] {
-                OptionMenu::build(e, {0.0, Watts(0), false});
+                OptionMenu::build(e, {Seconds(0.0), Watts(0), false});
               }),
               HasSubstr("positive"));
 }
@@ -122,25 +125,26 @@ TEST(PerseusCostModelTest, ExponentialFitRecoversAKnownCurve) {
     x.push_back(d);
     y.push_back(30.0 * std::exp(-0.05 * (d - 50)) + 12.0);
   }
-  const auto fit = fit_exponential(x, y, 0.001);
+  const auto fit = fit_exponential(x, y, Seconds(0.001));
   ASSERT_TRUE(fit.ok);
   EXPECT_NEAR(fit.b, -0.05, 1e-6);
   EXPECT_NEAR(fit.a * std::exp(fit.b * (50 - fit.d0)), 30.0, 1e-4);
   EXPECT_NEAR(fit.c, 12.0, 1e-4);
   EXPECT_LT(fit.mse, 1e-12);
   // Too few points or an increasing curve: rejected (the planner falls back).
-  EXPECT_FALSE(fit_exponential({1, 2, 3}, {3, 2, 1}, 0.001).ok);
+  EXPECT_FALSE(fit_exponential({1, 2, 3}, {3, 2, 1}, Seconds(0.001)).ok);
   std::vector<double> up;
   for (double v : x) up.push_back(std::exp(0.05 * (v - 50)));
-  EXPECT_FALSE(fit_exponential(x, up, 0.001).ok);
+  EXPECT_FALSE(fit_exponential(x, up, Seconds(0.001)).ok);
 }
 
 TEST(PerseusCostModelTest, ExponentialFallsBackToConvexForTinyMenus) {
-  std::vector<ProfileEntry> e = {{0, Instruction::kForward, Megahertz(2), 1.5, 3.0},
-                                 {0, Instruction::kForward, Megahertz(1), 2.5, 2.0}};
-  const auto menu = OptionMenu::build(e, {1.0, Watts(0), true});
+  std::vector<ProfileEntry> e = {
+      {0, Instruction::kForward, Megahertz(2), Seconds(1.5), Joules(3.0)},
+      {0, Instruction::kForward, Megahertz(1), Seconds(2.5), Joules(2.0)}};
+  const auto menu = OptionMenu::build(e, {Seconds(1.0), Watts(0), true});
   CurveInfo info;
-  const auto c = build_cost_curve(menu, CostModelKind::kExponential, 1.0, &info);
+  const auto c = build_cost_curve(menu, CostModelKind::kExponential, Seconds(1.0), &info);
   EXPECT_EQ(info.used, CostModelKind::kConvex);
   EXPECT_THAT(c.costs(), ElementsAre(3.0, 2.0));
 }
@@ -204,9 +208,9 @@ TEST(PerseusPlannerTest, RejectsBadOptions) {
   o.microbatches = 0;
   EXPECT_THAT(error_of([&] { solve_pipeline(p, o); }), HasSubstr("microbatches"));
   o.microbatches = 2;
-  o.unit_time_s = -1;
+  o.unit_time = Seconds(-1);
   EXPECT_THAT(error_of([&] { solve_pipeline(p, o); }), HasSubstr("unit-time"));
-  o.unit_time_s = std::nan("");
+  o.unit_time = Seconds(std::nan(""));
   EXPECT_THROW(solve_pipeline(p, o), Error);
 }
 
@@ -215,12 +219,12 @@ TEST(PerseusPlannerTest, SolutionFilesRoundTripIntoPerStagePlans) {
       StageProfile::read_file(testing::fixture("stage_profile/bloom+a100_sxm_bf16.csv"));
   PlannerOptions o;
   o.microbatches = 4;
-  o.unit_time_s = 0.001;
+  o.unit_time = Seconds(0.001);
   o.p_blocking = Watts(83.64);
   o.cost_model = CostModelKind::kConvex;
   const auto sol = solve_pipeline(profile, o);
-  const std::string dir = std::string(ZEUS_BINARY_DIR) + "/perseus_test_solution";
-  std::filesystem::remove_all(dir);
+  const testing::TempDir tmp;
+  const std::string dir = tmp.path() + "/solution";
   write_solution(sol, dir);
   const std::string csv = read_file(dir + "/frontier.csv");
   EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), static_cast<long>(sol.points().size()));
@@ -229,7 +233,7 @@ TEST(PerseusPlannerTest, SolutionFilesRoundTripIntoPerStagePlans) {
   for (std::size_t i = 0; i < sol.points().size(); i += 7) {
     const auto f = sol.frequencies(i);
     const auto g = stored.frequencies(i);
-    for (std::size_t k = 0; k < f.size(); ++k) ASSERT_EQ(f[k].value(), g[k]);
+    for (std::size_t k = 0; k < f.size(); ++k) ASSERT_EQ(f[k], g[k]);
   }
   const std::size_t i = select_target(stored.points, "fastest");
   const auto j = nlohmann::json::parse(plan_json(stored, i, "fastest"));
@@ -242,7 +246,6 @@ TEST(PerseusPlannerTest, SolutionFilesRoundTripIntoPerStagePlans) {
   EXPECT_THROW(read_solution(dir + "/missing"), Error);
   write_file_atomically(dir + "/plans.json", "{\"format\": 3}");
   EXPECT_THAT(error_of([&] { read_solution(dir); }), HasSubstr("plans.json"));
-  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

@@ -2,7 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <stdlib.h>
+
 #include <cmath>
+#include <filesystem>
+#include <stdexcept>
 
 namespace zeus::perseus::testing {
 
@@ -70,8 +74,19 @@ void expect_frontier_invariants(const FrontierProblem& problem, const Frontier& 
   EXPECT_EQ(last, d);
 }
 
+TempDir::TempDir() {
+  std::string tmpl = (std::filesystem::temp_directory_path() / "zeus_perseus_test_XXXXXX").string();
+  if (::mkdtemp(tmpl.data()) == nullptr) throw std::runtime_error("mkdtemp failed: " + tmpl);
+  path_ = tmpl;
+}
+
+TempDir::~TempDir() {
+  std::error_code ec;
+  std::filesystem::remove_all(path_, ec);
+}
+
 std::string fixture(const std::string& relative) {
-  return std::string(ZEUS_SHARED_DIR) + "/data/perseus-sosp24-emulation/" + relative;
+  return std::string(ZEUS_SOURCE_DIR) + "/data/perseus-sosp24-emulation/" + relative;
 }
 
 }  // namespace zeus::perseus::testing

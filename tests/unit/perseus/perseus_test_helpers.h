@@ -25,7 +25,20 @@ std::vector<std::int64_t> times(const Frontier& frontier);
 // durations in range, cut value equals the energy change.
 void expect_frontier_invariants(const FrontierProblem& problem, const Frontier& frontier);
 
-// Path of a fixture file under ZEUS_SHARED_DIR/data/perseus-sosp24-emulation.
+// A fresh directory under the system temp dir (mkdtemp), removed on destruction.
+class TempDir {
+ public:
+  TempDir();
+  ~TempDir();
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+// Path of a fixture file under the project's data/perseus-sosp24-emulation.
 std::string fixture(const std::string& relative);
 
 }  // namespace zeus::perseus::testing

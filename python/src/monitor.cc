@@ -1,0 +1,449 @@
+// zeuscpp.monitor: ZeusMonitor (energy windows) and PowerMonitor (power
+// timelines) over the library's EnergyMonitor and PowerMonitor. The Python
+// classes in zeuscpp/monitor/ derive from these and only resolve arguments.
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <fmt/format.h>
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "binding.h"
+#include "monitor_binding.h"
+#include "zeus/device/devices.h"
+#include "zeus/monitor/energy_monitor.h"
+#include "zeus/monitor/power_monitor.h"
+#include "zeus/util/clock.h"
+#include "zeus/util/error.h"
+
+namespace zeuscpp {
+namespace {
+
+// Every library PowerMonitor the module created, so interpreter exit can stop
+// their threads even when Python never frees the objects.
+std::mutex g_power_monitors_mutex;  // guards g_power_monitors
+std::set<zeus::PowerMonitor*> g_power_monitors;
+
+void track(zeus::PowerMonitor* pm) {
+  if (pm == nullptr) return;
+  std::lock_guard lock(g_power_monitors_mutex);
+  g_power_monitors.insert(pm);
+}
+
+void untrack(zeus::PowerMonitor* pm) {
+  if (pm == nullptr) return;
+  std::lock_guard lock(g_power_monitors_mutex);
+  g_power_monitors.erase(pm);
+}
+
+// A Python callable held by library code that may copy or drop it without
+// the GIL: the last reference is released under the GIL.
+std::shared_ptr<py::object> hold(py::object fn) {
+  return std::shared_ptr<py::object>(new py::object(std::move(fn)), [](py::object* o) {
+    py::gil_scoped_acquire gil;
+    delete o;
+  });
+}
+
+py::dict to_dict(const std::map<int, zeus::Joules>& m) {
+  py::dict d;
+  for (const auto& [k, v] : m) d[py::int_(k)] = py::float_(v.value());
+  return d;
+}
+
+py::object dict_or_none(const std::map<int, zeus::Joules>& m) {
+  if (m.empty()) return py::none();
+  return to_dict(m);
+}
+
+double sum_values(const py::object& d) {
+  if (d.is_none()) return 0.0;
+  double total = 0.0;
+  for (auto item : py::reinterpret_borrow<py::dict>(d)) total += item.second.cast<double>();
+  return total;
+}
+
+std::string repr_or_none(const py::object& o) { return py::repr(o).cast<std::string>(); }
+
+// ZeusMonitor core. Thread-safe (the library monitor is); fields are set once.
+struct EnergyMonitorBinding {
+  std::shared_ptr<const zeus::DeviceInventory> inventory;
+  std::unique_ptr<zeus::EnergyMonitor> monitor;
+
+  ~EnergyMonitorBinding() {
+    if (monitor) untrack(monitor->power_monitor());
+  }
+};
+
+std::unique_ptr<EnergyMonitorBinding> make_energy_monitor(
+    std::optional<std::vector<int>> gpu_indices, std::optional<std::vector<int>> cpu_indices,
+    bool approx_instant_energy, const py::object& log_file, const py::object& sync) {
+  auto b = std::make_unique<EnergyMonitorBinding>();
+  b->inventory = device_inventory();
+  zeus::EnergyMonitorOptions options;
+  options.gpu_indices = std::move(gpu_indices);
+  options.cpu_indices = std::move(cpu_indices);
+  options.approx_instant_energy = approx_instant_energy;
+  if (!log_file.is_none()) options.log_file = fspath(log_file);
+  if (!sync.is_none()) {
+    if (!PyCallable_Check(sync.ptr())) {
+      zeus::throw_error(zeus::ErrorCode::kInvalidArgument,
+                        "sync_execution_with must be 'torch', 'jax', 'cupy', a callable or None");
+    }
+    options.sync_execution = [fn = hold(sync)] {
+      py::gil_scoped_acquire gil;
+      (*fn)();
+    };
+  }
+  {
+    ReleaseGil release;
+    b->monitor = std::make_unique<zeus::EnergyMonitor>(*b->inventory, std::move(options));
+  }
+  track(b->monitor->power_monitor());
+  return b;
+}
+
+// The power-monitor core: the library monitor plus the offset that turns its
+// steady-clock times into time.time() values, which is what Python Zeus users
+// pass and get back.
+struct PowerMonitorBinding {
+  std::shared_ptr<const zeus::DeviceInventory> inventory;
+  std::unique_ptr<zeus::PowerMonitor> monitor;
+  double wall_offset = 0;  // wall time - steady time
+
+  ~PowerMonitorBinding() { untrack(monitor.get()); }
+
+  zeus::Seconds steady(double wall) const { return zeus::Seconds(wall - wall_offset); }
+  double wall(zeus::Seconds steady_time) const { return steady_time.count() + wall_offset; }
+
+  zeus::PowerDomain monitored(const std::string& name) const {
+    const zeus::PowerDomain d = parse_power_domain(name);
+    for (zeus::PowerDomain m : monitor->domains()) {
+      if (m == d) return d;
+    }
+    std::string list;
+    for (zeus::PowerDomain m : monitor->domains()) {
+      list += (list.empty() ? "" : ", ") + power_domain_value(m);
+    }
+    zeus::throw_error(zeus::ErrorCode::kInvalidArgument,
+                      fmt::format("power domain '{}' is not monitored (monitored: {}); pass it in "
+                                  "power_domains when creating the PowerMonitor",
+                                  name, list));
+  }
+
+  std::vector<int> gpus(std::optional<int> gpu_index) const {
+    if (!gpu_index) return monitor->gpu_indices();
+    for (int i : monitor->gpu_indices()) {
+      if (i == *gpu_index) return {i};
+    }
+    zeus::throw_error(zeus::ErrorCode::kInvalidArgument,
+                      fmt::format("GPU {} is not monitored by this PowerMonitor (GPUs: {})",
+                                  *gpu_index, fmt::join(monitor->gpu_indices(), ", ")));
+  }
+
+  py::dict timeline(const std::string& domain_name, std::optional<int> gpu_index,
+                    std::optional<double> start, std::optional<double> end) const {
+    const zeus::PowerDomain d = monitored(domain_name);
+    std::optional<zeus::Seconds> s, e;
+    if (start) s = steady(*start);
+    if (end) e = steady(*end);
+    std::map<int, std::vector<zeus::PowerSample>> samples;
+    {
+      ReleaseGil release;
+      for (int i : gpus(gpu_index)) samples[i] = monitor->gpu_timeline(i, d, s, e);
+    }
+    py::dict out;
+    for (const auto& [i, list] : samples) {
+      py::list points;
+      for (const auto& p : list) points.append(py::make_tuple(wall(p.time), p.power.value()));
+      out[py::int_(i)] = points;
+    }
+    return out;
+  }
+};
+
+std::unique_ptr<PowerMonitorBinding> make_power_monitor(
+    std::optional<std::vector<int>> gpu_indices, std::optional<double> update_period,
+    std::optional<long long> max_samples, std::optional<std::vector<std::string>> domains) {
+  if (gpu_indices && gpu_indices->empty()) {
+    zeus::throw_error(zeus::ErrorCode::kInvalidArgument,
+                      "gpu_indices must be None (all GPUs) or a non-empty list");
+  }
+  if (domains && domains->empty()) {
+    zeus::throw_error(zeus::ErrorCode::kInvalidArgument,
+                      "power_domains must be None (the default domain) or a non-empty list");
+  }
+  if (max_samples && *max_samples <= 0) {
+    zeus::throw_error(zeus::ErrorCode::kInvalidArgument,
+                      fmt::format("max_samples_per_gpu must be positive, got {}", *max_samples));
+  }
+  auto b = std::make_unique<PowerMonitorBinding>();
+  b->inventory = device_inventory();
+  zeus::DeviceSelection sel = zeus::select_devices(*b->inventory, gpu_indices, std::vector<int>{});
+  zeus::PowerMonitorOptions options;
+  if (domains) {
+    for (const auto& name : *domains) options.domains.push_back(parse_power_domain(name));
+  }
+  if (update_period) options.interval = zeus::Seconds(*update_period);
+  if (max_samples) options.max_samples = static_cast<std::size_t>(*max_samples);
+  {
+    ReleaseGil release;
+    b->wall_offset = zeus::wall_time_seconds() - zeus::SteadyClock::instance().now().count();
+    b->monitor = std::make_unique<zeus::PowerMonitor>(
+        std::move(sel.gpus), std::move(sel.gpu_indices), std::vector<std::shared_ptr<zeus::Cpu>>{},
+        std::vector<int>{}, std::move(options));
+  }
+  track(b->monitor.get());
+  return b;
+}
+
+void bind_monitor(py::module_& core) {
+  py::module_ m = core.def_submodule("monitor", "Monitor bindings.");
+
+  py::class_<MeasurementBinding>(m, "Measurement", "The time and energy of one window.")
+      .def(py::init(
+               [](double time, py::dict gpu_energy, py::object cpu_energy, py::object dram_energy) {
+                 MeasurementBinding x;
+                 x.time = time;
+                 x.gpu_energy = std::move(gpu_energy);
+                 x.cpu_energy = std::move(cpu_energy);
+                 x.dram_energy = std::move(dram_energy);
+                 return x;
+               }),
+           py::arg("time"), py::arg("gpu_energy"), py::arg("cpu_energy") = py::none(),
+           py::arg("dram_energy") = py::none())
+      .def_readwrite("time", &MeasurementBinding::time, "Seconds the window lasted.")
+      .def_readwrite("gpu_energy", &MeasurementBinding::gpu_energy,
+                     "Joules per GPU index (CUDA_VISIBLE_DEVICES applied).")
+      .def_readwrite("cpu_energy", &MeasurementBinding::cpu_energy,
+                     "Joules per CPU package index, or None without CPU measurement.")
+      .def_readwrite("dram_energy", &MeasurementBinding::dram_energy,
+                     "Joules per CPU package's DRAM, or None without DRAM measurement.")
+      .def_property_readonly(
+          "total_energy", [](const MeasurementBinding& x) { return sum_values(x.gpu_energy); },
+          "Joules of all GPUs (GPUs only, as in the Python Zeus).")
+      .def_property_readonly(
+          "total_gpu_energy", [](const MeasurementBinding& x) { return sum_values(x.gpu_energy); },
+          "Joules of all GPUs.")
+      .def_property_readonly(
+          "total_device_energy",
+          [](const MeasurementBinding& x) {
+            return sum_values(x.gpu_energy) + sum_values(x.cpu_energy) + sum_values(x.dram_energy);
+          },
+          "Joules of all GPUs, CPU packages and DRAM.")
+      .def_property_readonly(
+          "gpus_below_update_period",
+          [](const MeasurementBinding& x) { return x.below_update_period; },
+          "GPUs whose energy counter did not move: the window was shorter than the counter's "
+          "update period, so their energy is 0 (or approximated with approx_instant_energy).")
+      .def_property_readonly(
+          "gpu_energy_source",
+          [](const MeasurementBinding& x) {
+            std::map<int, std::string> out;
+            for (const auto& [i, s] : x.sources) out[i] = zeus::energy_source_name(s);
+            return out;
+          },
+          "Where each GPU's energy came from: 'counter', 'power_timeline' or "
+          "'instant_power_approx'.")
+      .def("__eq__",
+           [](const MeasurementBinding& a, const py::object& other) {
+             if (!py::isinstance<MeasurementBinding>(other)) return false;
+             const auto& b = other.cast<const MeasurementBinding&>();
+             return a.time == b.time && a.gpu_energy.equal(b.gpu_energy) &&
+                    a.cpu_energy.equal(b.cpu_energy) && a.dram_energy.equal(b.dram_energy);
+           })
+      .def("__repr__",
+           [](const MeasurementBinding& x) {
+             return fmt::format(
+                 "Measurement(time={}, gpu_energy={}, cpu_energy={}, dram_energy={})",
+                 repr_or_none(py::float_(x.time)), repr_or_none(x.gpu_energy),
+                 repr_or_none(x.cpu_energy), repr_or_none(x.dram_energy));
+           })
+      .def(py::pickle(
+          [](const MeasurementBinding& x) {
+            return py::make_tuple(x.time, x.gpu_energy, x.cpu_energy, x.dram_energy);
+          },
+          [](const py::tuple& t) {
+            if (t.size() != 4) {
+              zeus::throw_error(zeus::ErrorCode::kInvalidArgument, "bad Measurement pickle");
+            }
+            MeasurementBinding x;
+            x.time = t[0].cast<double>();
+            x.gpu_energy = t[1].cast<py::dict>();
+            x.cpu_energy = t[2];
+            x.dram_energy = t[3];
+            return x;
+          }));
+
+  py::class_<EnergyMonitorBinding>(m, "ZeusMonitor", py::dynamic_attr(),
+                                   "Core of zeuscpp.monitor.ZeusMonitor.")
+      .def(py::init(&make_energy_monitor), py::arg("gpu_indices") = py::none(),
+           py::arg("cpu_indices") = py::none(), py::arg("approx_instant_energy") = false,
+           py::arg("log_file") = py::none(), py::arg("sync") = py::none())
+      .def(
+          "begin_window",
+          [](EnergyMonitorBinding& b, const std::string& key, bool sync_execution, bool restart) {
+            ReleaseGil release;
+            b.monitor->begin_window(key, sync_execution, restart);
+          },
+          py::arg("key"), py::arg("sync_execution") = true, py::arg("restart") = false,
+          "Begins window `key` (ValueError if it is running, unless restart=True).")
+      .def(
+          "end_window",
+          [](EnergyMonitorBinding& b, const std::string& key, bool sync_execution, bool cancel) {
+            zeus::Measurement result;
+            {
+              ReleaseGil release;
+              result = b.monitor->end_window(key, sync_execution, cancel);
+            }
+            return to_python(result);
+          },
+          py::arg("key"), py::arg("sync_execution") = true, py::arg("cancel") = false,
+          "Ends window `key` and returns its Measurement (ValueError for a window that is not "
+          "running). cancel=True drops it: zeros, nothing logged.")
+      .def(
+          "reset_windows", [](EnergyMonitorBinding& b) { b.monitor->reset_windows(); },
+          "Drops every running window.")
+      .def(
+          "window_running",
+          [](const EnergyMonitorBinding& b, const std::string& key) {
+            return b.monitor->window_running(key);
+          },
+          py::arg("key"), "Whether window `key` is running.")
+      .def_property_readonly(
+          "gpu_indices", [](const EnergyMonitorBinding& b) { return b.monitor->gpu_indices(); },
+          "Measured GPU indices.")
+      .def_property_readonly(
+          "cpu_indices", [](const EnergyMonitorBinding& b) { return b.monitor->cpu_indices(); },
+          "Measured CPU package indices.");
+
+  py::class_<PowerMonitorBinding>(m, "PowerMonitor", py::dynamic_attr(),
+                                  "Core of zeuscpp.monitor.PowerMonitor.")
+      .def(py::init(&make_power_monitor), py::arg("gpu_indices") = py::none(),
+           py::arg("update_period") = py::none(), py::arg("max_samples_per_gpu") = py::none(),
+           py::arg("power_domains") = py::none())
+      .def(
+          "stop", [](PowerMonitorBinding& b) { b.monitor->stop(); }, py::call_guard<ReleaseGil>(),
+          "Stops sampling (idempotent); timelines stay queryable.")
+      .def_property_readonly(
+          "gpu_indices", [](const PowerMonitorBinding& b) { return b.monitor->gpu_indices(); },
+          "Monitored GPU indices.")
+      .def_property_readonly(
+          "update_period",
+          [](const PowerMonitorBinding& b) { return b.monitor->interval().count(); },
+          "Sampling interval (s).")
+      .def_property_readonly(
+          "power_domains",
+          [](const PowerMonitorBinding& b) {
+            std::vector<std::string> out;
+            for (auto d : b.monitor->domains()) out.push_back(power_domain_value(d));
+            return out;
+          },
+          "Sampled domains ('device_instant', 'device_average', 'memory_average').")
+      .def("_timeline", &PowerMonitorBinding::timeline, py::arg("power_domain"),
+           py::arg("gpu_index") = py::none(), py::arg("start_time") = py::none(),
+           py::arg("end_time") = py::none())
+      .def(
+          "_energy",
+          [](const PowerMonitorBinding& b, double start, double end,
+             const std::string& domain_name) -> py::object {
+            const zeus::PowerDomain d = b.monitored(domain_name);
+            std::map<int, std::optional<zeus::Joules>> energy;
+            {
+              ReleaseGil release;
+              for (int i : b.monitor->gpu_indices()) {
+                energy[i] = b.monitor->gpu_energy(i, d, b.steady(start), b.steady(end));
+              }
+            }
+            py::dict out;
+            for (const auto& [i, e] : energy) {
+              if (!e) return py::none();
+              out[py::int_(i)] = e->value();
+            }
+            return out;
+          },
+          py::arg("start_time"), py::arg("end_time"), py::arg("power_domain"))
+      .def(
+          "_power",
+          [](const PowerMonitorBinding& b, std::optional<double> time,
+             const std::string& domain_name) -> py::object {
+            const zeus::PowerDomain d = b.monitored(domain_name);
+            std::map<int, std::optional<zeus::Watts>> power;
+            {
+              ReleaseGil release;
+              for (int i : b.monitor->gpu_indices()) {
+                power[i] = time ? b.monitor->gpu_power_at(i, d, b.steady(*time))
+                                : b.monitor->latest_gpu_power(i, d);
+              }
+            }
+            py::dict out;
+            for (const auto& [i, p] : power) {
+              if (!p) return py::none();
+              out[py::int_(i)] = p->value();
+            }
+            return out;
+          },
+          py::arg("time"), py::arg("power_domain"));
+}
+
+}  // namespace
+
+zeus::PowerDomain parse_power_domain(const std::string& name) {
+  if (name == "device_instant") return zeus::PowerDomain::kDeviceInstant;
+  if (name == "device_average") return zeus::PowerDomain::kDeviceAverage;
+  if (name == "memory_average") return zeus::PowerDomain::kMemoryAverage;
+  zeus::throw_error(zeus::ErrorCode::kInvalidArgument,
+                    fmt::format("'{}' is not a power domain; use device_instant, device_average "
+                                "or memory_average",
+                                name));
+}
+
+std::string power_domain_value(zeus::PowerDomain domain) {
+  switch (domain) {
+    case zeus::PowerDomain::kDeviceInstant:
+      return "device_instant";
+    case zeus::PowerDomain::kDeviceAverage:
+      return "device_average";
+    case zeus::PowerDomain::kMemoryAverage:
+      return "memory_average";
+  }
+  return "device_instant";
+}
+
+MeasurementBinding to_python(const zeus::Measurement& m) {
+  MeasurementBinding x;
+  x.time = m.time.count();
+  x.gpu_energy = to_dict(m.gpu_energy);
+  x.cpu_energy = dict_or_none(m.cpu_energy);
+  x.dram_energy = dict_or_none(m.dram_energy);
+  x.below_update_period = m.gpus_below_update_period;
+  x.sources = m.gpu_energy_source;
+  return x;
+}
+
+zeus::EnergyMonitor& energy_monitor_of(const py::handle& obj) {
+  if (!py::isinstance<EnergyMonitorBinding>(obj)) {
+    throw py::type_error("monitor must be a zeuscpp.monitor.ZeusMonitor, got " +
+                         py::repr(obj).cast<std::string>());
+  }
+  auto& b = obj.cast<EnergyMonitorBinding&>();
+  if (!b.monitor) {
+    zeus::throw_error(zeus::ErrorCode::kFailedPrecondition, "the ZeusMonitor is not initialized");
+  }
+  return *b.monitor;
+}
+
+void stop_background_threads() {
+  std::lock_guard lock(g_power_monitors_mutex);
+  for (zeus::PowerMonitor* pm : g_power_monitors) pm->stop();
+}
+
+ZEUSCPP_BINDING(kOrderMonitor, bind_monitor);
+
+}  // namespace zeuscpp

@@ -1,0 +1,39 @@
+// What the monitor bindings share with other bindings (the optimizer takes a
+// ZeusMonitor; a future temperature monitor reuses the domain names).
+#pragma once
+
+#include <pybind11/pybind11.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "binding.h"
+#include "zeus/device/gpu.h"
+#include "zeus/monitor/energy_monitor.h"
+
+namespace zeuscpp {
+
+// zeuscpp.monitor.Measurement: the Python Zeus's dataclass fields as plain,
+// mutable attributes (dicts built once, when the window ends), plus our flag
+// for windows shorter than the counter period. Touched with the GIL held.
+struct MeasurementBinding {
+  double time = 0;
+  py::dict gpu_energy;
+  py::object cpu_energy = py::none();
+  py::object dram_energy = py::none();
+  std::vector<int> below_update_period;
+  std::map<int, zeus::EnergySource> sources;
+};
+
+MeasurementBinding to_python(const zeus::Measurement& m);
+
+// "device_instant", "device_average", "memory_average" (upstream's PowerDomain
+// values) <-> the library's domains. kInvalidArgument for other names.
+zeus::PowerDomain parse_power_domain(const std::string& name);
+std::string power_domain_value(zeus::PowerDomain domain);
+
+// The library monitor inside a zeuscpp ZeusMonitor (TypeError for other objects).
+zeus::EnergyMonitor& energy_monitor_of(const py::handle& obj);
+
+}  // namespace zeuscpp

@@ -1,0 +1,1 @@
+"""Energy optimizers (upstream ``zeus.optimizer``): ``zeuscpp.optimizer.power_limit``."""

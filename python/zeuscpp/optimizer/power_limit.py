@@ -1,0 +1,246 @@
+"""The just-in-time GPU power-limit optimizer (upstream ``zeus.optimizer.power_limit``).
+
+:class:`GlobalPowerLimitOptimizer` profiles each candidate power limit for a
+few training steps, then keeps the limit an :class:`OptimumSelector` picks.
+The state machine, the profile file and the built-in selectors are the C++
+library's; a Python subclass of :class:`OptimumSelector` works as a custom
+selector. GPU settings the optimizer changes are restored when it is freed and
+on every exit path of the process (return, exception, ``sys.exit``, SIGINT,
+SIGTERM).
+"""
+
+from __future__ import annotations
+
+import abc
+import os
+from typing import Any, Sequence
+
+from zeuscpp import _signals
+from zeuscpp._core import optimizer as _optimizer
+from zeuscpp.callback import Callback
+from zeuscpp.monitor.energy import ZeusMonitor
+from zeuscpp.utils.framework import default_reducer
+
+__all__ = [
+    "OptimumSelector",
+    "Energy",
+    "Time",
+    "ZeusCost",
+    "MaxSlowdownConstraint",
+    "PowerLimitMeasurement",
+    "GlobalPowerLimitOptimizer",
+    "HFGlobalPowerLimitOptimizer",
+]
+
+PowerLimitMeasurement = _optimizer.PowerLimitMeasurement
+
+
+class OptimumSelector(abc.ABC):
+    """Base class of optimum power-limit selectors; subclass it for your own.
+
+    ``select`` gets the measurements (``power_limit`` in W, ``energy`` in J,
+    ``time`` in s) and returns the power_limit (W) of one of them.
+    """
+
+    @abc.abstractmethod
+    def select(self, measurements: list[PowerLimitMeasurement]) -> int:
+        """Select the optimal power limit (W) from measurements."""
+
+
+class _LibrarySelector(OptimumSelector):
+    """A selector implemented in the C++ library (used directly by the optimizer)."""
+
+    _core_selector: Any
+
+    def select(self, measurements: list[PowerLimitMeasurement]) -> int:
+        """Select the optimal power limit (W) from measurements."""
+        return self._core_selector.select(measurements)
+
+    def __repr__(self) -> str:
+        """E.g. ``ZeusCost(zeus-cost(eta=0.5))``."""
+        return f"{type(self).__name__}({self._core_selector.name()})"
+
+
+class Energy(_LibrarySelector):
+    """Selects the power limit that minimizes energy (ties: the higher limit)."""
+
+    def __init__(self) -> None:
+        """Create the selector."""
+        self._core_selector = _optimizer.EnergySelector()
+
+
+class Time(_LibrarySelector):
+    """Selects the power limit that minimizes time (ties: the higher limit).
+
+    Timing noise may make this pick a limit below the maximum; that is measured truth.
+    """
+
+    def __init__(self) -> None:
+        """Create the selector."""
+        self._core_selector = _optimizer.TimeSelector()
+
+
+class ZeusCost(_LibrarySelector):
+    r"""Selects the power limit that minimizes the Zeus cost $\eta E + (1-\eta) \cdot MaxPower \cdot T$.
+
+    MaxPower is the largest measured limit times ``world_size``.
+
+    Args:
+        eta_knob: $0 \le \eta \le 1$; 0 optimizes time only, 1 energy only.
+        world_size: The number of GPUs whose energy the measurements sum.
+
+    Raises:
+        ZeusInvalidArgumentError: eta_knob outside [0, 1] or world_size < 1 (a ``ValueError``).
+    """
+
+    def __init__(self, eta_knob: float, world_size: int = 1) -> None:
+        """Create the selector (see the class docstring)."""
+        self._core_selector = _optimizer.ZeusCostSelector(eta_knob, world_size)
+        self.eta_knob = eta_knob
+        self.world_size = world_size
+
+
+class MaxSlowdownConstraint(_LibrarySelector):
+    """Selects the lowest power limit whose time is at most ``factor`` x the time at the maximum limit.
+
+    Args:
+        factor: The allowed slowdown, at least 1.0.
+
+    Raises:
+        ZeusInvalidArgumentError: factor < 1 (a ``ValueError``).
+    """
+
+    def __init__(self, factor: float) -> None:
+        """Create the selector (see the class docstring)."""
+        self._core_selector = _optimizer.MaxSlowdownSelector(factor)
+        self.factor = factor
+
+
+class GlobalPowerLimitOptimizer(_optimizer.GlobalPowerLimitOptimizer, Callback):
+    """Finds the power limit that best trades time for energy, during training.
+
+    Call ``on_step_begin()`` before every training step and ``on_epoch_end()``
+    after every epoch. It waits ``wait_steps`` steps, then for each candidate
+    limit (maximum down to minimum in ``pl_step`` W steps) runs ``warmup_steps``
+    steps and measures ``profile_steps`` steps; then it sets the limit the
+    selector picks. An epoch that ends mid-profile retries that limit next epoch.
+
+    Distributed training: when ``torch.distributed`` is initialized, measurements
+    are all-reduced over ranks (energy summed, time the slowest rank's) so every
+    rank picks the same limit. Monitor one GPU per rank
+    (``ZeusMonitor(gpu_indices=[local_rank])``).
+
+    Args:
+        monitor: The ZeusMonitor measuring the GPUs whose limit is set.
+        optimum_selector: An OptimumSelector. None: ``ZeusCost(0.5)`` with
+            world_size the number of GPUs measured over all ranks.
+        wait_steps: Steps before profiling starts.
+        warmup_steps: Unmeasured steps after each limit change.
+        profile_steps: Measured steps per limit (> 0).
+        pl_step: Distance between candidate limits, in W (> 0).
+        profile_path: JSON profile. If the file exists, its optimum is applied at
+            once; otherwise the profile is written there when profiling ends.
+        dry_run: Never change a GPU setting; measure at the current limit and
+            report what would be chosen (zeuscpp extension).
+        observer_mode: Profile, then stay at the maximum limit and only report
+            the choice (zeuscpp extension).
+        reducer: An object with ``all_reduce_sum``, ``all_reduce_max``, ``rank``
+            and ``world_size``. None: torch.distributed when initialized, else one
+            process.
+
+    Raises:
+        ZeusInvalidArgumentError: bad parameters or a bad profile file (``ValueError``).
+        ZeusHeterogeneousError: monitored GPUs that differ (``ValueError``).
+        ZeusNoPermissionError: the process may not change GPU settings.
+    """
+
+    def __init__(
+        self,
+        monitor: ZeusMonitor,
+        optimum_selector: OptimumSelector | None = None,
+        wait_steps: int = 1,
+        warmup_steps: int = 10,
+        profile_steps: int = 40,
+        pl_step: float = 25,
+        profile_path: str | os.PathLike[str] | None = None,
+        *,
+        dry_run: bool = False,
+        observer_mode: bool = False,
+        reducer: Any | None = None,
+    ) -> None:
+        """Set up profiling (see the class docstring for the arguments)."""
+        if reducer is None:
+            reducer = default_reducer()
+        _optimizer.GlobalPowerLimitOptimizer.__init__(
+            self,
+            monitor,
+            optimum_selector,
+            wait_steps,
+            warmup_steps,
+            profile_steps,
+            pl_step,
+            profile_path,
+            dry_run,
+            observer_mode,
+            reducer,
+        )
+        _signals.hand_signals_back_to_python()
+        self.monitor = monitor
+        self.optimum_selector = optimum_selector
+        self.reducer = reducer
+        self.wait_steps = wait_steps
+        self.warmup_steps = warmup_steps
+        self.profile_steps = profile_steps
+        self.pl_step = int(round(pl_step * 1000))  # mW, as upstream keeps it
+        self.profile_path = profile_path
+
+
+try:  # Subclass Hugging Face's TrainerCallback when transformers is there.
+    from transformers.trainer_callback import TrainerCallback as _HFBase  # type: ignore
+except ImportError:  # pragma: no cover - depends on the environment
+    _HFBase = object
+
+
+class HFGlobalPowerLimitOptimizer(_HFBase):  # type: ignore[misc, valid-type]
+    """:class:`GlobalPowerLimitOptimizer` as a Hugging Face ``TrainerCallback``.
+
+    Pass it in ``Trainer(callbacks=[...])``. It subclasses ``TrainerCallback``
+    when ``transformers`` is importable and is duck-typed otherwise (the Python
+    Zeus raises ImportError then). Same arguments as GlobalPowerLimitOptimizer.
+    """
+
+    def __init__(
+        self,
+        monitor: ZeusMonitor,
+        optimum_selector: OptimumSelector | None = None,
+        wait_steps: int = 1,
+        warmup_steps: int = 10,
+        profile_steps: int = 40,
+        pl_step: float = 25,
+        profile_path: str | os.PathLike[str] | None = None,
+        *,
+        dry_run: bool = False,
+        observer_mode: bool = False,
+        reducer: Any | None = None,
+    ) -> None:
+        """Create the wrapped optimizer (see GlobalPowerLimitOptimizer)."""
+        self.optimizer = GlobalPowerLimitOptimizer(
+            monitor,
+            optimum_selector,
+            wait_steps,
+            warmup_steps,
+            profile_steps,
+            pl_step,
+            profile_path,
+            dry_run=dry_run,
+            observer_mode=observer_mode,
+            reducer=reducer,
+        )
+
+    def on_step_begin(self, args: Any, state: Any, control: Any, **kwargs: Any) -> None:
+        """Trainer hook: forwards to the optimizer's on_step_begin."""
+        self.optimizer.on_step_begin()
+
+    def on_epoch_end(self, args: Any, state: Any, control: Any, **kwargs: Any) -> None:
+        """Trainer hook: forwards to the optimizer's on_epoch_end."""
+        self.optimizer.on_epoch_end()

@@ -1,0 +1,153 @@
+import abc
+import os
+from typing import Any, Literal
+
+from zeuscpp.callback import Callback
+from zeuscpp.monitor.energy import ZeusMonitor
+
+__all__ = [
+    "OptimumSelector",
+    "Energy",
+    "Time",
+    "ZeusCost",
+    "MaxSlowdownConstraint",
+    "PowerLimitMeasurement",
+    "GlobalPowerLimitOptimizer",
+    "HFGlobalPowerLimitOptimizer",
+]
+
+class PowerLimitMeasurement:
+    """Energy (J) and time (s) of the same amount of training at one power limit (W)."""
+
+    def __init__(self, power_limit: float, energy: float, time: float) -> None: ...
+    @property
+    def power_limit(self) -> int | float:
+        """Power limit (W)."""
+    @property
+    def energy(self) -> float:
+        """Energy (J)."""
+    @property
+    def time(self) -> float:
+        """Time (s)."""
+
+class OptimumSelector(abc.ABC):
+    """Base class of optimum power-limit selectors."""
+
+    @abc.abstractmethod
+    def select(self, measurements: list[PowerLimitMeasurement]) -> int:
+        """Select the optimal power limit (W) from measurements."""
+
+class Energy(OptimumSelector):
+    """Selects the power limit that minimizes energy."""
+
+    def __init__(self) -> None: ...
+    def select(self, measurements: list[PowerLimitMeasurement]) -> int: ...
+
+class Time(OptimumSelector):
+    """Selects the power limit that minimizes time."""
+
+    def __init__(self) -> None: ...
+    def select(self, measurements: list[PowerLimitMeasurement]) -> int: ...
+
+class ZeusCost(OptimumSelector):
+    """Selects the power limit that minimizes the Zeus time-energy cost."""
+
+    eta_knob: float
+    world_size: int
+    def __init__(self, eta_knob: float, world_size: int = 1) -> None: ...
+    def select(self, measurements: list[PowerLimitMeasurement]) -> int: ...
+
+class MaxSlowdownConstraint(OptimumSelector):
+    """Selects the lowest power limit within a slowdown factor of the maximum limit's time."""
+
+    factor: float
+    def __init__(self, factor: float) -> None: ...
+    def select(self, measurements: list[PowerLimitMeasurement]) -> int: ...
+
+class OptimizerState:
+    """Where the optimizer is."""
+
+    phase: Literal["ready", "warmup", "profiling", "done"]
+    power_limit: int | float
+    steps: int
+
+class GlobalPowerLimitOptimizer(Callback):
+    """Finds the power limit that best trades time for energy, during training."""
+
+    monitor: ZeusMonitor
+    optimum_selector: OptimumSelector | None
+    reducer: Any
+    wait_steps: int
+    warmup_steps: int
+    profile_steps: int
+    pl_step: int
+    profile_path: str | os.PathLike[str] | None
+    def __init__(
+        self,
+        monitor: ZeusMonitor,
+        optimum_selector: OptimumSelector | None = None,
+        wait_steps: int = 1,
+        warmup_steps: int = 10,
+        profile_steps: int = 40,
+        pl_step: float = 25,
+        profile_path: str | os.PathLike[str] | None = None,
+        *,
+        dry_run: bool = False,
+        observer_mode: bool = False,
+        reducer: Any | None = None,
+    ) -> None: ...
+    def on_step_begin(self) -> None:
+        """Call before every training step."""
+    def on_epoch_end(self) -> None:
+        """Call after every epoch."""
+    @property
+    def state(self) -> OptimizerState:
+        """Current phase, the limit it concerns and steps left."""
+    @property
+    def power_limits(self) -> list[int]:
+        """Candidate limits in mW, highest first."""
+    @property
+    def current_power_limit(self) -> int:
+        """The limit last set on the GPUs (mW)."""
+    @property
+    def measurements(self) -> list[PowerLimitMeasurement]:
+        """Completed measurements, in profiling order."""
+    @property
+    def optimal_power_limit(self) -> int | float | None:
+        """The selector's choice (W) once done."""
+    @property
+    def done(self) -> bool:
+        """Whether profiling is over."""
+    @property
+    def selector_name(self) -> str:
+        """The selector in use."""
+    @property
+    def dry_run(self) -> bool:
+        """Dry-run mode."""
+    @property
+    def observer_mode(self) -> bool:
+        """Observer mode."""
+    @property
+    def saving(self) -> dict[str, float] | None:
+        """Energy saved and time changed at the chosen limit against the maximum."""
+
+class HFGlobalPowerLimitOptimizer:
+    """GlobalPowerLimitOptimizer as a Hugging Face TrainerCallback."""
+
+    optimizer: GlobalPowerLimitOptimizer
+    def __init__(
+        self,
+        monitor: ZeusMonitor,
+        optimum_selector: OptimumSelector | None = None,
+        wait_steps: int = 1,
+        warmup_steps: int = 10,
+        profile_steps: int = 40,
+        pl_step: float = 25,
+        profile_path: str | os.PathLike[str] | None = None,
+        *,
+        dry_run: bool = False,
+        observer_mode: bool = False,
+        reducer: Any | None = None,
+    ) -> None: ...
+    def on_step_begin(self, args: Any, state: Any, control: Any, **kwargs: Any) -> None: ...
+    def on_epoch_end(self, args: Any, state: Any, control: Any, **kwargs: Any) -> None: ...

@@ -1,0 +1,1 @@
+"""Helpers shared by zeuscpp's modules (upstream ``zeus.utils``)."""
