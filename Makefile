@@ -2,13 +2,14 @@
 # idempotent), configures and builds, then does its job.
 BUILD      ?= build
 ASAN_BUILD ?= build-asan
+TSAN_BUILD ?= build-tsan
 FUZZ_BUILD ?= build-fuzz
 FUZZ_SECONDS ?= 600
 JOBS       ?= 2
 CMAKE_ARGS ?=
 LAUNCHER   := $(shell command -v ccache >/dev/null 2>&1 && echo -DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
 
-.PHONY: all setup build run test test-asan fuzz bench format clean
+.PHONY: all setup build run test test-asan test-tsan fuzz bench bench-bso format clean
 
 all: build
 
@@ -36,11 +37,26 @@ test-asan: setup
 	@ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	  ctest --test-dir $(ASAN_BUILD) -j $(JOBS) --output-on-failure --timeout 600
 
+# The threaded parts under ThreadSanitizer: the energy and power monitors,
+# the RAPL keep-alive, the settings guard and the clock's waits. Only those
+# test binaries (and what they link) are built, to keep it small.
+TSAN_TESTS := test_monitor test_device_rapl test_device test_util
+test-tsan: setup
+	@cmake -S . -B $(TSAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DZEUS_TSAN=ON \
+	  -DZEUS_BUILD_BENCHMARKS=OFF $(LAUNCHER) $(CMAKE_ARGS) >/dev/null
+	@cmake --build $(TSAN_BUILD) -j $(JOBS) --target $(TSAN_TESTS) fake_nvml
+	@set -e; for t in $(TSAN_TESTS); do \
+	  echo "tsan: $$t"; \
+	  TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" ZEUS_LOG_LEVEL=error \
+	    $(TSAN_BUILD)/bin/$$t --gtest_brief=1 --gtest_filter='-*Fork*:*Child*:*Signal*'; \
+	done
+
 # Coverage-guided fuzzing (clang + libFuzzer + ASan/UBSan): every target in
 # tests/fuzz for FUZZ_SECONDS in all. See tests/fuzz/README.md.
 fuzz: setup
 	@cmake -S . -B $(FUZZ_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DZEUS_LIBFUZZER=ON \
 	  -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ -DZEUS_BUILD_BENCHMARKS=OFF \
+	  -DZEUS_WERROR=OFF \
 	  $(LAUNCHER) $(CMAKE_ARGS) >/dev/null
 	@cmake --build $(FUZZ_BUILD) -j $(JOBS) --target fuzz_all
 	@bash scripts/run_fuzz.sh $(FUZZ_BUILD) $(FUZZ_SECONDS)
@@ -48,8 +64,12 @@ fuzz: setup
 bench: build
 	@bash scripts/run_benchmarks.sh $(BUILD)
 
+# The batch-size optimizer service under the bso-w1 load (about 7 minutes).
+bench-bso: build
+	@bash scripts/run_bso_load.sh $(BUILD)
+
 format:
 	@git ls-files '*.cc' '*.h' | xargs clang-format -i
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(TSAN_BUILD) $(FUZZ_BUILD)

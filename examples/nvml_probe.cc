@@ -159,7 +159,12 @@ int main(int argc, char** argv) {
   app.add_option("--calls", calls, "calls per latency measurement")->check(CLI::Range(1, 10000000));
   app.add_option("--library", library,
                  "NVML library to load (default: $ZEUS_NVML_LIBRARY, else libnvidia-ml.so.1)");
-  CLI11_PARSE(app, argc, argv);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int code = app.exit(e);  // prints help or the error
+    return code == 0 ? 0 : zeus::kExitUsage;
+  }
 
   try {
     zeus::NvmlOptions options;
@@ -183,7 +188,8 @@ int main(int argc, char** argv) {
     }
   } catch (const zeus::Error& e) {
     std::cerr << "nvml_probe: error: " << e.what() << "\n";
-    return 1;
+    return zeus::exit_code_for(e.code());
   }
-  return 0;
+  std::cout.flush();
+  return std::cout.good() ? 0 : zeus::kExitFailure;
 }

@@ -4,15 +4,23 @@
 #include <CLI/CLI.hpp>
 
 #include <chrono>
+#include <cstdio>
 #include <vector>
+
+#include "zeus/util/error.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"Multiply matrices on the CPU for a while (a workload to measure)"};
   double seconds = 2.0;
   int n = 192;
-  app.add_option("--seconds", seconds, "How long to run")->check(CLI::PositiveNumber);
+  app.add_option("--seconds", seconds, "How long to run")->check(CLI::Range(0.001, 86400.0));
   app.add_option("--size", n, "Matrix size")->check(CLI::Range(8, 2048));
-  CLI11_PARSE(app, argc, argv);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int code = app.exit(e);  // prints help or the error
+    return code == 0 ? 0 : zeus::kExitUsage;
+  }
 
   const auto un = static_cast<std::size_t>(n);
   std::vector<double> a(un * un, 1.0001), b(un * un, 0.9999), c(un * un, 0.0);
@@ -34,5 +42,5 @@ int main(int argc, char** argv) {
       "workload: {} multiplications of {}x{} matrices in {:.2f} s ({:.2f} GFLOP/s), checksum "
       "{:.3e}\n",
       multiplications, n, n, elapsed, 2.0 * n * n * n * multiplications / elapsed / 1e9, c[0]);
-  return 0;
+  return std::fflush(stdout) == 0 ? 0 : zeus::kExitFailure;
 }

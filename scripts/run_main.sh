@@ -23,13 +23,26 @@ echo
 echo "== zeus monitor energy -- example_workload --seconds 2"
 "$BIN/zeus" monitor energy -- "$BIN/example_workload" --seconds 2
 
-if [ -x "$BIN/example_power_limit" ]; then
+echo
+if [ "$real_gpus" = 1 ]; then
+  echo "== zeus power-limit --gpu-backend nvml (real GPU present: dry run, settings never change)"
+  "$BIN/zeus" power-limit --gpu-backend nvml --warmup-steps 1 --profile-steps 2 --pl-step 50 \
+    -- "$BIN/example_workload" --seconds 0.5
+else
+  echo "== zeus power-limit (simulated GPU, simulated time)"
+  "$BIN/zeus" power-limit
+fi
+
+if [ -x "$BIN/example_bso_recurring_jobs" ]; then
   echo
-  if [ "$real_gpus" = 1 ]; then
-    echo "== example_power_limit --dry-run (real GPU present: settings are never changed)"
-    "$BIN/example_power_limit" --gpu-backend nvml --dry-run
-  else
-    echo "== example_power_limit (simulated GPU, simulated time)"
-    "$BIN/example_power_limit"
-  fi
+  echo "== zeus bso serve + example_bso_recurring_jobs (the batch-size optimizer service, simulated GPUs)"
+  bso_dir=$(mktemp -d)
+  "$BIN/zeus" bso serve --port 0 --port-file "$bso_dir/port" \
+    --database-url "sqlite:///$bso_dir/bso.db" --log-level warning &
+  bso_pid=$!
+  for _ in $(seq 100); do [ -s "$bso_dir/port" ] && break; sleep 0.1; done
+  "$BIN/example_bso_recurring_jobs" --url "http://127.0.0.1:$(cat "$bso_dir/port")" --jobs 3 --recurrences 30
+  kill -TERM "$bso_pid"
+  wait "$bso_pid" && echo "zeus bso serve stopped cleanly (exit 0)"
+  rm -rf "$bso_dir"
 fi

@@ -1,10 +1,11 @@
 // `zeus monitor energy` and `zeus monitor power`: thin adapters over
 // EnergyMonitor and PowerMonitor.
 #include <fmt/format.h>
-#include <signal.h>
 
+#include <cmath>
 #include <iostream>
 #include <memory>
+#include <stop_token>
 
 #include "command_registry.h"
 #include "zeus/device/devices.h"
@@ -14,10 +15,17 @@
 #include "zeus/util/error.h"
 #include "zeus/util/parse.h"
 #include "zeus/util/process.h"
+#include "zeus/util/signals.h"
+#include "zeus/util/text.h"
 
 namespace {
 
 using zeus::Seconds;
+
+// Bounds of the numeric flags (checked before use; NaN is never in range).
+constexpr int kMaxDeviceIndex = 4095;
+constexpr double kMinInterval = 0.01;  // NVML power readings update every 10-100 ms
+constexpr double kMaxSeconds = 1e7;    // about 116 days
 
 struct DeviceFlags {
   std::string gpus;
@@ -33,11 +41,13 @@ void add_device_flags(CLI::App* cmd, DeviceFlags& flags) {
 
 std::optional<std::vector<int>> indices(const std::string& text, const char* flag) {
   if (text.empty()) return std::nullopt;
-  return zeus::parse_int_list(text, flag);
+  return zeus::parse_int_list(text, flag, 0, kMaxDeviceIndex);
 }
 
 void announce(const zeus::DeviceInventory& devices) {
-  for (const auto& note : devices.notes) fmt::print(stderr, "zeus: note: {}\n", note);
+  for (const auto& note : devices.notes) {
+    fmt::print(stderr, "zeus: note: {}\n", zeus::printable(note, 400));
+  }
   if (devices.gpu_backend == "sim") {
     fmt::print(stderr,
                "zeus: note: measuring SIMULATED GPUs (ZEUS_GPU_BACKEND=sim): their energy comes "
@@ -45,20 +55,31 @@ void announce(const zeus::DeviceInventory& devices) {
   }
 }
 
+std::string gpu_name(const zeus::DeviceInventory& devices, int i) {
+  try {
+    return zeus::printable(devices.gpus.at(static_cast<std::size_t>(i))->name());
+  } catch (const std::exception&) {
+    return "?";
+  }
+}
+
 void print_measurement(const zeus::Measurement& m, const zeus::DeviceInventory& devices) {
   fmt::print("Time: {:.3f} s\n", m.time.count());
   for (const auto& [i, e] : m.gpu_energy) {
-    std::string name;
-    try {
-      name = devices.gpus[static_cast<std::size_t>(i)]->name();
-    } catch (const zeus::Error&) {
-    }
-    fmt::print("GPU {} ({}): {:.3f} J [{}]\n", i, name, e.value(),
+    fmt::print("GPU {} ({}): {:.3f} J [{}]\n", i, gpu_name(devices, i), e.value(),
                zeus::energy_source_name(m.gpu_energy_source.at(i)));
+  }
+  for (const auto& [i, why] : m.failed_gpus) {
+    fmt::print("GPU {} ({}): not measured: {}\n", i, gpu_name(devices, i),
+               zeus::printable(why, 300));
   }
   for (const auto& [i, e] : m.cpu_energy) fmt::print("CPU package {}: {:.3f} J\n", i, e.value());
   for (const auto& [i, e] : m.dram_energy) fmt::print("DRAM {}: {:.3f} J\n", i, e.value());
-  if (m.gpu_energy.empty() && m.cpu_energy.empty()) {
+  for (const auto& [i, why] : m.failed_cpus) {
+    fmt::print("CPU package {}: not measured: {}\n", i, zeus::printable(why, 300));
+  }
+  if (m.gpu_energy.empty() && m.cpu_energy.empty() && m.failed_gpus.empty() &&
+      m.failed_cpus.empty()) {
     fmt::print("No device was measured (see `zeus show-env`).\n");
   }
   fmt::print("Total: {:.3f} J\n", m.total_energy().value());
@@ -72,7 +93,6 @@ struct EnergyFlags {
 };
 
 void run_energy(const EnergyFlags& f) {
-  zeus::SignalCatcher signals;  // before any thread starts, so threads inherit the mask
   const auto devices = zeus::discover_devices();
   announce(devices);
   zeus::EnergyMonitorOptions options;
@@ -82,19 +102,25 @@ void run_energy(const EnergyFlags& f) {
   zeus::EnergyMonitor monitor(devices, options);
   const std::string window = "zeus.monitor.energy";
   int exit_code = 0;
-  std::optional<int> signal_seen;
+  monitor.begin_window(window);
   if (!f.command.empty()) {
-    monitor.begin_window(window);
-    const pid_t child = zeus::spawn_process(f.command);
-    exit_code = zeus::wait_forwarding_signals(child, signals);
+    exit_code = zeus::run_forwarding_signals(f.command);
   } else {
-    monitor.begin_window(window);
+    std::stop_source stop;
+    zeus::SignalSubscription on_signal(zeus::SignalSubscription::Kind::kHandle,
+                                       [&](int) { stop.request_stop(); });
     fmt::print(stderr, "zeus: measuring until Ctrl-C (SIGINT) or SIGTERM\n");
-    int sig = 0;
-    while (sig != SIGINT && sig != SIGTERM) sig = signals.wait();
-    signal_seen = sig;
+    zeus::SteadyClock::instance().wait_until(Seconds(INFINITY), stop.get_token());
   }
-  const auto m = monitor.end_window(window);
+  // A failing log write must not hide the measurement: print it first.
+  std::optional<zeus::Error> log_error;
+  zeus::Measurement m;
+  try {
+    m = monitor.end_window(window);
+  } catch (const zeus::Error& e) {
+    if (e.code() != zeus::ErrorCode::kIo || f.log.empty()) throw;
+    log_error = e;
+  }
   if (f.json) {
     auto j = zeus::to_json(m);
     j["gpu_backend"] = devices.gpu_backend;
@@ -106,14 +132,18 @@ void run_energy(const EnergyFlags& f) {
   } else {
     print_measurement(m, devices);
   }
+  if (log_error) {
+    fmt::print(stderr, "zeus: error: {}\n", log_error->what());
+    if (exit_code == 0) exit_code = zeus::kExitFailure;
+  }
   zeus::cli::set_exit_code(exit_code);
 }
 
 struct PowerFlags {
   DeviceFlags devices;
-  double interval = 1.0;
+  std::string interval = "1";
   std::string domain = "instant";
-  double duration = 0.0;
+  std::string duration;
   bool json = false;
   bool csv = false;
 };
@@ -124,8 +154,16 @@ zeus::PowerDomain parse_domain(const std::string& d) {
   return zeus::PowerDomain::kDeviceInstant;
 }
 
-void run_power(const PowerFlags& f) {
-  zeus::SignalCatcher signals;
+std::string energy_cell(const std::optional<zeus::Joules>& e) {
+  return e ? fmt::format("{:.3f} J", e->value()) : std::string("- (no samples)");
+}
+
+void run_power(const PowerFlags& f, bool domain_given, bool duration_given) {
+  const double interval = zeus::parse_double(f.interval, "--interval", kMinInterval, kMaxSeconds);
+  // 0: until a signal.
+  const double duration =
+      duration_given ? zeus::parse_double(f.duration, "--duration", kMinInterval, kMaxSeconds)
+                     : 0.0;
   const auto devices = zeus::discover_devices();
   announce(devices);
   const auto selection = zeus::select_devices(devices, indices(f.devices.gpus, "--gpus"),
@@ -134,14 +172,20 @@ void run_power(const PowerFlags& f) {
     throw zeus::Error(zeus::ErrorCode::kNotFound,
                       "no GPU or readable CPU package to monitor (see `zeus show-env`)");
   }
+  if (domain_given && selection.gpus.empty()) {
+    fmt::print(stderr, "zeus: note: --domain applies to GPUs; no GPU is monitored\n");
+  }
   const zeus::PowerDomain domain = parse_domain(f.domain);
   zeus::PowerMonitorOptions options;
-  options.interval = Seconds(f.interval);
+  options.interval = Seconds(interval);
   options.start_thread = false;  // this loop samples once per printed line
   if (!selection.gpus.empty()) options.domains = {domain};
   zeus::PowerMonitor pm(selection.gpus, selection.gpu_indices, selection.cpus,
                         selection.cpu_indices, options);
 
+  std::stop_source stop;
+  zeus::SignalSubscription on_signal(zeus::SignalSubscription::Kind::kHandle,
+                                     [&](int) { stop.request_stop(); });
   auto& clock = zeus::SteadyClock::instance();
   const Seconds start = clock.now();
   if (f.csv) {
@@ -151,14 +195,13 @@ void run_power(const PowerFlags& f) {
     fmt::print("{}\n", header);
   }
   Seconds next = start;
-  while (true) {
-    next += Seconds(f.interval);
-    if (f.duration > 0 && next - start > Seconds(f.duration) + Seconds(1e-9)) {
-      next = start + Seconds(f.duration);
+  for (bool last = false; !last;) {
+    next += Seconds(interval);
+    if (duration > 0 && next - start >= Seconds(duration) - Seconds(1e-9)) {
+      next = start + Seconds(duration);
+      last = true;
     }
-    const int sig = signals.wait(next - clock.now());
-    if (sig == SIGINT || sig == SIGTERM) break;
-    if (sig != 0) continue;  // SIGCHLD: not ours
+    if (!clock.wait_until(next, stop.get_token())) break;
     pm.sample_now();
     const Seconds t = clock.now() - start;
     nlohmann::json line = {{"time_s", t.count()}};
@@ -186,29 +229,40 @@ void run_power(const PowerFlags& f) {
     }
     if (f.json) {
       std::cout << line.dump() << std::endl;
-    } else if (f.csv) {
-      fmt::print("{}\n", csv);
-      std::fflush(stdout);
     } else {
-      fmt::print("{}\n", text);
+      fmt::print("{}\n", f.csv ? csv : text);
       std::fflush(stdout);
     }
-    if (f.duration > 0 && t >= Seconds(f.duration) - Seconds(1e-3)) break;
   }
   const Seconds end = clock.now();
   nlohmann::json totals = {{"total_time_s", (end - start).count()}};
   std::string text = fmt::format("Total time: {:.3f} s\n", (end - start).count());
-  double sum = 0;
+  double gpu_sum = 0, sum = 0;
   for (int i : selection.gpu_indices) {
     const auto e = pm.gpu_energy(i, domain, start, end);
     totals["gpu_energy_j"][std::to_string(i)] =
         e ? nlohmann::json(e->value()) : nlohmann::json(nullptr);
-    if (e) sum += e->value();
-    text += e ? fmt::format("GPU {} energy: {:.3f} J\n", i, e->value())
-              : fmt::format("GPU {} energy: - (no samples)\n", i);
+    if (e) gpu_sum += e->value();
+    text += fmt::format("GPU {} energy: {}\n", i, energy_cell(e));
   }
-  totals["total_gpu_energy_j"] = sum;
-  text += fmt::format("Total GPU energy: {:.3f} J ({} power, integrated)\n", sum, f.domain);
+  sum = gpu_sum;
+  for (std::size_t k = 0; k < selection.cpu_indices.size(); ++k) {
+    const int i = selection.cpu_indices[k];
+    for (const bool dram : {false, true}) {
+      if (dram && !selection.cpus[k]->has_dram()) continue;
+      const auto e = pm.cpu_energy(i, dram, start, end);
+      totals[dram ? "dram_energy_j" : "cpu_energy_j"][std::to_string(i)] =
+          e ? nlohmann::json(e->value()) : nlohmann::json(nullptr);
+      if (e) sum += e->value();
+      text += fmt::format("{} {} energy: {}\n", dram ? "DRAM" : "CPU package", i, energy_cell(e));
+    }
+  }
+  totals["total_gpu_energy_j"] = gpu_sum;
+  totals["total_energy_j"] = sum;
+  if (!selection.gpu_indices.empty()) {
+    text += fmt::format("Total GPU energy: {:.3f} J ({} power, integrated)\n", gpu_sum, f.domain);
+  }
+  text += fmt::format("Total energy: {:.3f} J\n", sum);
   if (f.json) {
     std::cout << totals.dump() << std::endl;
   } else if (f.csv) {
@@ -227,26 +281,35 @@ void setup(CLI::App& root) {
       "energy", "Measure the time and energy of a command (or until Ctrl-C)");
   add_device_flags(energy, ef->devices);
   energy->add_flag("--json", ef->json, "Print one JSON object");
-  energy->add_option("--log", ef->log, "Also append the window to this CSV log file");
+  energy->add_option("--log", ef->log,
+                     "Also append the window to this CSV log file (header written to a new or "
+                     "empty file; a file with other columns is refused)");
   energy->add_option("command", ef->command,
                      "Command to run and measure, after `--` (its exit code is passed on; "
                      "SIGINT/SIGTERM are forwarded to it)");
-  energy->footer("Example: zeus monitor energy --gpus 0 -- python train.py --epochs 1");
+  energy->footer(
+      "A device that fails to read at the end is reported as not measured (with why); the "
+      "others are still reported and the command's exit code is still passed on.\n"
+      "Example: zeus monitor energy --gpus 0 -- python train.py --epochs 1");
   energy->callback([ef] { run_energy(*ef); });
 
   auto pf = std::make_shared<PowerFlags>();
   auto* power = monitor->add_subcommand("power", "Print power per device every interval");
   add_device_flags(power, pf->devices);
-  power->add_option("--interval", pf->interval, "Seconds between lines (default 1)")
-      ->check(CLI::PositiveNumber);
-  power->add_option("--domain", pf->domain, "GPU power domain: instant, average or memory")
-      ->check(CLI::IsMember({"instant", "average", "memory"}));
-  power->add_option("--duration", pf->duration, "Stop after this many seconds (default: Ctrl-C)")
-      ->check(CLI::NonNegativeNumber);
+  power->add_option("--interval", pf->interval,
+                    fmt::format("Seconds between lines, at least {} (default 1)", kMinInterval));
+  auto* domain =
+      power->add_option("--domain", pf->domain, "GPU power domain: instant, average or memory")
+          ->check(CLI::IsMember({"instant", "average", "memory"}));
+  auto* duration = power->add_option(
+      "--duration", pf->duration, "Stop after this many seconds (default: at Ctrl-C or SIGTERM)");
   auto* json_flag = power->add_flag("--json", pf->json, "JSON lines, then a totals object");
   auto* csv_flag = power->add_flag("--csv", pf->csv, "CSV rows (totals go to stderr)");
   json_flag->excludes(csv_flag);
-  power->callback([pf] { run_power(*pf); });
+  power->footer(
+      "The totals integrate the sampled power of every device: GPUs, CPU packages and DRAM.");
+  power->callback(
+      [pf, domain, duration] { run_power(*pf, domain->count() > 0, duration->count() > 0); });
 }
 
 const bool registered = zeus::cli::register_command(20, &setup);

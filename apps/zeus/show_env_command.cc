@@ -4,7 +4,8 @@
 #include <iostream>
 
 #include "command_registry.h"
-#include "zeus/device/environment_report.h"
+#include "zeus/device/environment_report_json.h"
+#include "zeus/util/text.h"
 
 namespace {
 
@@ -12,7 +13,9 @@ using nlohmann::json;
 
 std::string or_dash(const json& v) {
   if (v.is_null()) return "-";
-  if (v.is_string()) return v.get<std::string>().empty() ? "-" : v.get<std::string>();
+  // Names, paths and versions come from devices and the environment: escaped.
+  if (v.is_string())
+    return v.get<std::string>().empty() ? "-" : zeus::printable(v.get<std::string>(), 200);
   if (v.is_boolean()) return v.get<bool>() ? "yes" : "no";
   if (v.is_number_float()) return fmt::format("{:.1f}", v.get<double>());
   return v.dump();
@@ -43,14 +46,13 @@ void print_text(const json& r) {
                or_dash(g["power_w"]["instant"]), or_dash(g["power_w"]["average"]),
                or_dash(g["power_w"]["memory"]));
     if (g.contains("errors")) {
-      for (const auto& [k, v] : g["errors"].items())
-        fmt::print("    {}: {}\n", k, v.get<std::string>());
+      for (const auto& [k, v] : g["errors"].items()) fmt::print("    {}: {}\n", k, or_dash(v));
     }
   }
   if (r["gpus"].empty()) fmt::print("  (none)\n");
   fmt::print("{}\nCPUs (RAPL powercap):\n", rule);
   for (const auto& z : r["rapl_zones"]) {
-    fmt::print("  {:<14} {} {}\n", z["name"].get<std::string>(), z["path"].get<std::string>(),
+    fmt::print("  {:<14} {} {}\n", or_dash(z["name"]), or_dash(z["path"]),
                z["readable"].get<bool>() ? "readable"
                                          : "NOT readable: " + z["problem"].get<std::string>());
   }
@@ -77,7 +79,8 @@ void print_text(const json& r) {
   }
   if (!r["notes"].empty()) {
     fmt::print("{}\nNotes:\n", rule);
-    for (const auto& n : r["notes"]) fmt::print("  - {}\n", n.get<std::string>());
+    for (const auto& n : r["notes"])
+      fmt::print("  - {}\n", zeus::printable(n.get<std::string>(), 400));
   }
   fmt::print("{}\n", rule);
 }

@@ -5,16 +5,19 @@
 #include <CLI/CLI.hpp>
 
 #include <unistd.h>
+#include <atomic>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
+#include <future>
 #include <string>
 
 #include "zeus/device/devices.h"
 #include "zeus/util/error.h"
 #include "zeus/util/log.h"
 #include "zeus/util/parse.h"
-#include "zeus/util/process.h"
+#include "zeus/util/signals.h"
 #include "zeus/zeusd/daemon.h"
 #include "zeus/zeusd/jwt.h"
 
@@ -104,8 +107,13 @@ int serve(const ServeFlags& f) {
   log::info("zeusd: {} GPU(s) ({}), {} CPU package(s)", inv.gpus.size(), inv.gpu_backend,
             inv.cpus.size());
 
-  // Block SIGINT/SIGTERM before any thread starts, then wait for them here.
-  SignalCatcher signals;
+  // SIGINT/SIGTERM through the project's one signal mechanism: the daemon
+  // keeps running until one arrives, then shuts down here (restoring leases).
+  std::promise<int> stop;
+  std::atomic<bool> stopping{false};
+  SignalSubscription signals(SignalSubscription::Kind::kHandle, [&](int sig) {
+    if (!stopping.exchange(true)) stop.set_value(sig);
+  });
   zeusd::DaemonDevices devices{inv.gpus, {}, inv.cpus};
   zeusd::Daemon daemon(o, devices);
   daemon.start();
@@ -113,13 +121,8 @@ int serve(const ServeFlags& f) {
   if (!daemon.metrics_url().empty()) {
     std::fprintf(stderr, "zeusd: metrics on %s/metrics\n", daemon.metrics_url().c_str());
   }
-  for (;;) {
-    const int sig = signals.wait();
-    if (sig == SIGINT || sig == SIGTERM) {
-      log::info("zeusd: signal {} received; restoring leased settings and stopping", sig);
-      break;
-    }
-  }
+  const int sig = stop.get_future().get();
+  log::info("zeusd: signal {} received; restoring leased settings and stopping", sig);
   daemon.shutdown();
   return 0;
 }

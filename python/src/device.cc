@@ -13,7 +13,7 @@
 
 #include "binding.h"
 #include "zeus/device/devices.h"
-#include "zeus/device/environment_report.h"
+#include "zeus/device/environment_report_json.h"
 #include "zeus/device/sim_gpu.h"
 #include "zeus/util/error.h"
 

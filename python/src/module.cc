@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "binding.h"
-#include "zeus/optimizer/gpu_settings_guard.h"
+#include "zeus/device/gpu_settings_guard.h"
 #include "zeus/util/version.h"
 
 namespace zeuscpp {

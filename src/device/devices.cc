@@ -5,9 +5,11 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include "device/nvml/cuda_visible_devices.h"
 #include "device/zeusd/attach_zeusd.h"
 #include "zeus/device/nvml.h"
 #include "zeus/device/sim_gpu.h"
+#include "zeus/device/sim_gpu_model_json.h"
 #include "zeus/util/error.h"
 #include "zeus/util/parse.h"
 
@@ -31,13 +33,30 @@ void add_sim_gpus(const DiscoveryOptions& options, DeviceInventory& inv) {
                 fmt::format("ZEUS_SIM_GPUS must be between 0 and 1024, got {}", count));
   }
   const std::string model_path = options.sim_model_path.value_or(env_or("ZEUS_SIM_MODEL", ""));
-  const SimGpuModel model =
-      model_path.empty() ? SimGpuModel{} : SimGpuModel::from_json_file(model_path);
+  const SimGpuModel model = model_path.empty() ? SimGpuModel{} : read_sim_gpu_model(model_path);
   Clock& clock = options.clock != nullptr ? *options.clock : SteadyClock::instance();
   auto gpus = make_sim_gpus(count, model, clock);
-  for (int i = 0; i < count; ++i) {
-    inv.gpus.push_back(std::move(gpus[static_cast<std::size_t>(i)]));
-    inv.gpu_physical_indices.push_back(static_cast<unsigned>(i));
+  // CUDA_VISIBLE_DEVICES selects simulated GPUs as it selects real ones.
+  std::vector<unsigned> visible;
+  if (const char* env = std::getenv("CUDA_VISIBLE_DEVICES"); env != nullptr) {
+    auto applied = nvml_internal::apply_cuda_visible_devices(
+        env, static_cast<unsigned>(count), [&](std::string_view prefix) {
+          std::vector<unsigned> out;
+          for (std::size_t i = 0; i < gpus.size(); ++i) {
+            if (nvml_internal::uuid_has_prefix(gpus[i]->uuid(), prefix)) {
+              out.push_back(static_cast<unsigned>(i));
+            }
+          }
+          return out;
+        });
+    if (!applied.hidden.empty()) inv.notes.push_back(std::move(applied.hidden));
+    visible = std::move(applied.indices);
+  } else {
+    for (int i = 0; i < count; ++i) visible.push_back(static_cast<unsigned>(i));
+  }
+  for (const unsigned i : visible) {
+    inv.gpus.push_back(std::move(gpus[i]));
+    inv.gpu_physical_indices.push_back(i);
   }
   inv.gpu_backend = "sim";
 }

@@ -3,13 +3,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
-#include <filesystem>
 
 #include "zeus/util/csv.h"
 #include "zeus/util/error.h"
 #include "zeus/util/log.h"
+#include "zeus/util/text.h"
 
 namespace zeus {
 
@@ -64,28 +62,27 @@ EnergyMonitor::EnergyMonitor(const DeviceInventory& devices, EnergyMonitorOption
         std::vector<int>{}, std::move(pm));
   }
   if (!options_.log_file.empty()) {
-    const std::filesystem::path path(options_.log_file);
-    std::error_code ec;
-    if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path(), ec);
-    log_ = std::fopen(options_.log_file.c_str(), "w");
-    if (log_ == nullptr) {
-      throw_error(ErrorCode::kIo, fmt::format("cannot open the log file '{}': {}",
-                                              options_.log_file, std::strerror(errno)));
-    }
     std::string header = "start_time,window_name,elapsed_time";
     for (int i : gpu_indices_) header += fmt::format(",gpu{}_energy", i);
     for (std::size_t k = 0; k < cpu_indices_.size(); ++k) {
       header += fmt::format(",cpu{}_energy", cpu_indices_[k]);
       if (cpu_has_dram_[k]) header += fmt::format(",dram{}_energy", cpu_indices_[k]);
     }
-    std::fprintf(log_, "%s\n", header.c_str());
-    std::fflush(log_);
+    log_ = std::make_unique<AppendFile>(options_.log_file);
+    if (log_->was_empty()) {
+      log_->append(header + "\n");
+    } else if (log_->first_line() != header) {
+      throw_error(ErrorCode::kInvalidArgument,
+                  fmt::format("the log file '{}' has the columns '{}', but this run measures "
+                              "'{}'; appending would mix them: give another log file (or the "
+                              "same devices as before)",
+                              options_.log_file, printable(log_->first_line(), 200), header));
+    }
   }
 }
 
 EnergyMonitor::~EnergyMonitor() {
   if (power_monitor_) power_monitor_->stop();
-  if (log_ != nullptr) std::fclose(log_);
 }
 
 const std::shared_ptr<Gpu>& EnergyMonitor::gpu(int gpu_index) const {
@@ -95,15 +92,30 @@ const std::shared_ptr<Gpu>& EnergyMonitor::gpu(int gpu_index) const {
   throw_error(ErrorCode::kNotFound, fmt::format("GPU {} is not monitored", gpu_index));
 }
 
-EnergyMonitor::WindowState EnergyMonitor::read_state() {
+EnergyMonitor::WindowState EnergyMonitor::read_state(bool tolerate_failures) {
   WindowState s;
   s.time = clock_.now();
   s.gpu.resize(gpus_.size());
+  s.gpu_error.resize(gpus_.size());
+  s.cpu.resize(cpus_.size());
+  s.cpu_error.resize(cpus_.size());
   for (std::size_t k = 0; k < gpus_.size(); ++k) {
-    if (gpu_has_counter_[k]) s.gpu[k] = gpus_[k]->total_energy();
+    if (!gpu_has_counter_[k]) continue;
+    try {
+      s.gpu[k] = gpus_[k]->total_energy();
+    } catch (const Error& e) {
+      if (!tolerate_failures) throw;
+      s.gpu_error[k] = e.what();
+    }
   }
-  s.cpu.reserve(cpus_.size());
-  for (const auto& cpu : cpus_) s.cpu.push_back(cpu->total_energy());
+  for (std::size_t k = 0; k < cpus_.size(); ++k) {
+    try {
+      s.cpu[k] = cpus_[k]->total_energy();
+    } catch (const Error& e) {
+      if (!tolerate_failures) throw;
+      s.cpu_error[k] = e.what();
+    }
+  }
   return s;
 }
 
@@ -123,7 +135,7 @@ void EnergyMonitor::begin_window(const std::string& name, bool sync, bool restar
     }
   }
   if (sync && options_.sync_execution && !gpus_.empty()) options_.sync_execution();
-  WindowState state = read_state();
+  WindowState state = read_state(/*tolerate_failures=*/false);
   state.wall_time = log_ != nullptr ? wall_time_seconds() : 0.0;
   if (power_monitor_) power_monitor_->sample_now();  // a sample at the window's left edge
   std::lock_guard lock(mutex_);
@@ -158,12 +170,16 @@ Measurement EnergyMonitor::end_window(const std::string& name, bool sync, bool c
     return m;
   }
   if (sync && options_.sync_execution && !gpus_.empty()) options_.sync_execution();
-  const WindowState end = read_state();
+  const WindowState end = read_state(/*tolerate_failures=*/true);
   if (power_monitor_) power_monitor_->sample_now();  // a sample at the window's right edge
   m.time = end.time - start.time;
 
   for (std::size_t k = 0; k < gpus_.size(); ++k) {
     const int index = gpu_indices_[k];
+    if (!end.gpu_error[k].empty()) {
+      m.failed_gpus[index] = end.gpu_error[k];
+      continue;
+    }
     std::optional<Joules> energy;
     EnergySource source = EnergySource::kCounter;
     if (gpu_has_counter_[k]) {
@@ -181,7 +197,10 @@ Measurement EnergyMonitor::end_window(const std::string& name, bool sync, bool c
           energy = gpus_[k]->power(PowerDomain::kDeviceInstant) * m.time;
           source = EnergySource::kInstantPowerApprox;
         } catch (const Error& e) {
-          if (e.code() != ErrorCode::kNotSupported) throw;
+          if (e.code() != ErrorCode::kNotSupported) {
+            m.failed_gpus[index] = e.what();
+            continue;
+          }
           energy = energy.value_or(Joules(0));
         }
       }
@@ -201,10 +220,21 @@ Measurement EnergyMonitor::end_window(const std::string& name, bool sync, bool c
         name, fmt::join(m.gpus_below_update_period, ", "), m.time.count());
   }
   for (std::size_t k = 0; k < cpus_.size(); ++k) {
+    if (!end.cpu_error[k].empty()) {
+      m.failed_cpus[cpu_indices_[k]] = end.cpu_error[k];
+      continue;
+    }
     m.cpu_energy[cpu_indices_[k]] = end.cpu[k].package - start.cpu[k].package;
     if (end.cpu[k].dram && start.cpu[k].dram) {
       m.dram_energy[cpu_indices_[k]] = *end.cpu[k].dram - *start.cpu[k].dram;
     }
+  }
+  for (const auto& [i, why] : m.failed_gpus) {
+    log::warn("window '{}': GPU {} could not be read at the end and is left out: {}", name, i, why);
+  }
+  for (const auto& [i, why] : m.failed_cpus) {
+    log::warn("window '{}': CPU package {} could not be read at the end and is left out: {}", name,
+              i, why);
   }
   if (log_ != nullptr) log_window(name, start, m);
   return m;
@@ -214,17 +244,18 @@ void EnergyMonitor::log_window(const std::string& name, const WindowState& start
                                const Measurement& m) {
   std::string row =
       fmt::format("{:.6f},{},{:.6f}", start.wall_time, csv_escape(name), m.time.count());
-  for (int i : gpu_indices_) row += fmt::format(",{:.6f}", m.gpu_energy.at(i).value());
+  const auto cell = [](const std::map<int, Joules>& energies, int i) {
+    const auto it = energies.find(i);
+    return it == energies.end() ? std::string(",") : fmt::format(",{:.6f}", it->second.value());
+  };
+  for (int i : gpu_indices_) row += cell(m.gpu_energy, i);
   for (std::size_t k = 0; k < cpu_indices_.size(); ++k) {
-    row += fmt::format(",{:.6f}", m.cpu_energy.at(cpu_indices_[k]).value());
-    if (cpu_has_dram_[k]) {
-      const auto it = m.dram_energy.find(cpu_indices_[k]);
-      row += fmt::format(",{:.6f}", it == m.dram_energy.end() ? 0.0 : it->second.value());
-    }
+    row += cell(m.cpu_energy, cpu_indices_[k]);
+    if (cpu_has_dram_[k]) row += cell(m.dram_energy, cpu_indices_[k]);
   }
+  row += "\n";
   std::lock_guard lock(mutex_);
-  std::fprintf(log_, "%s\n", row.c_str());
-  std::fflush(log_);
+  log_->append(row);
 }
 
 }  // namespace zeus

@@ -11,6 +11,12 @@ nlohmann::json by_index(const std::map<int, Joules>& energies) {
   return j;
 }
 
+nlohmann::json by_index_text(const std::map<int, std::string>& texts) {
+  nlohmann::json j = nlohmann::json::object();
+  for (const auto& [i, t] : texts) j[std::to_string(i)] = t;
+  return j;
+}
+
 }  // namespace
 
 nlohmann::json to_json(const Measurement& m) {
@@ -23,7 +29,9 @@ nlohmann::json to_json(const Measurement& m) {
           {"dram_energy_j", by_index(m.dram_energy)},
           {"total_gpu_energy_j", m.total_gpu_energy().value()},
           {"total_energy_j", m.total_energy().value()},
-          {"gpus_below_update_period", m.gpus_below_update_period}};
+          {"gpus_below_update_period", m.gpus_below_update_period},
+          {"failed_gpus", by_index_text(m.failed_gpus)},
+          {"failed_cpus", by_index_text(m.failed_cpus)}};
 }
 
 }  // namespace zeus

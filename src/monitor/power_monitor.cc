@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <chrono>
 #include <set>
 
 #include "zeus/util/error.h"
@@ -81,26 +80,17 @@ PowerMonitor::PowerMonitor(std::vector<std::shared_ptr<Gpu>> gpus, std::vector<i
 PowerMonitor::~PowerMonitor() { stop(); }
 
 void PowerMonitor::stop() {
-  {
-    std::lock_guard lock(stop_mutex_);
-    stopping_ = true;
-  }
-  stop_cv_.notify_all();
+  stop_.request_stop();
   if (thread_.joinable()) thread_.join();
 }
 
 void PowerMonitor::run() {
-  auto next = std::chrono::steady_clock::now();
-  const auto period = std::chrono::duration_cast<std::chrono::steady_clock::duration>(interval_);
-  std::unique_lock lock(stop_mutex_);
-  while (!stopping_) {
-    lock.unlock();
+  // The constructor took the first sample.
+  Seconds next = clock_.now();
+  for (;;) {
+    next = std::max(next + interval_, clock_.now());  // fell behind: no burst to catch up
+    if (!clock_.wait_until(next, stop_.get_token())) return;
     sample_now();
-    lock.lock();
-    next += period;
-    const auto now = std::chrono::steady_clock::now();
-    if (next < now) next = now;  // fell behind: do not burst to catch up
-    stop_cv_.wait_until(lock, next, [this] { return stopping_; });
   }
 }
 
@@ -234,12 +224,20 @@ std::optional<Joules> PowerMonitor::gpu_energy(int gpu_index, PowerDomain domain
   return integrate_power(*tl, start, end);
 }
 
+std::optional<Joules> PowerMonitor::cpu_energy(int cpu_index, bool dram, Seconds start,
+                                               Seconds end) const {
+  std::lock_guard lock(mutex_);
+  const auto it = cpu_timelines_.find({cpu_index, dram});
+  if (it == cpu_timelines_.end()) return std::nullopt;
+  return integrate_power(it->second, start, end);
+}
+
 Seconds PowerMonitor::infer_interval(const std::vector<std::shared_ptr<Gpu>>& gpus,
                                      PowerDomain domain, Clock& clock) {
   constexpr int kReads = 1000;
   constexpr int kSkip = 10;  // the first reads can be slow (driver warm-up)
   std::set<std::string> models_seen;
-  Seconds fastest = kMaxInterval;
+  std::optional<Seconds> fastest;  // none: no reading ever changed
   for (const auto& gpu : gpus) {
     if (!models_seen.insert(gpu->name()).second) continue;
     std::optional<Seconds> min_gap;
@@ -262,10 +260,11 @@ Seconds PowerMonitor::infer_interval(const std::vector<std::shared_ptr<Gpu>>& gp
       }
       last_value = value;
     }
-    if (min_gap && *min_gap < fastest) fastest = *min_gap;
+    if (min_gap && (!fastest || *min_gap < *fastest)) fastest = *min_gap;
   }
+  if (!fastest) return kMaxInterval;
   // Sample twice per update so no update is missed.
-  return std::clamp(fastest / 2.0, kMinInferredInterval, kMaxInterval);
+  return std::clamp(*fastest / 2.0, kMinInferredInterval, kMaxInterval);
 }
 
 }  // namespace zeus

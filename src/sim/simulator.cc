@@ -70,12 +70,12 @@ class ZeusStrategy final : public SimStrategy {
     return d;
   }
   void observe(const Decision& d, Joules cost, bool reached) override {
-    policy_.report(d.ticket, cost.value(), reached);
+    policy_.report(d.ticket, cost, reached);
   }
 
  private:
-  static bs::PruningGtsOptions make_options(const WorkloadTrace& trace, const SimOptions& o) {
-    bs::PruningGtsOptions p;
+  static bs::BatchSizeSearchOptions make_options(const WorkloadTrace& trace, const SimOptions& o) {
+    bs::BatchSizeSearchOptions p;
     p.batch_sizes = trace.batch_size_list();
     p.default_batch_size = trace.default_batch_size;
     p.num_pruning_rounds = o.num_pruning_rounds;
@@ -85,7 +85,7 @@ class ZeusStrategy final : public SimStrategy {
   }
   const WorkloadTrace& trace_;
   double eta_;
-  bs::PruningGtsPolicy policy_;
+  bs::BatchSizeSearch policy_;
   std::map<int, Milliwatts> jit_;
 };
 
@@ -174,8 +174,9 @@ RunOutcome run_job(const WorkloadTrace& t, int recurrence, const Decision& d, Jo
   const auto& runs = t.runs(b, recurrence);
   const double target = runs[rng.uniform_int(runs.size())];
   const auto& p = b.at(d.power_limit);
-  const double per_epoch = bs::epoch_cost(eta, p.average_power, p.time_per_epoch, t.max_power);
-  const double max_epochs = bs::epochs_within_bound(cost_ub.value(), per_epoch, t.spec.max_epochs);
+  const Joules per_epoch =
+      bs::epoch_cost(eta, p.average_power, p.time_per_epoch, t.max_power);
+  const double max_epochs = bs::epochs_within_bound(cost_ub, per_epoch, t.spec.max_epochs);
   if (max_epochs == 0) return {};
   RunOutcome r;
   double n = max_epochs;
@@ -235,7 +236,7 @@ SimResult simulate_sequential(const WorkloadTrace& t, SimStrategy& strategy, dou
     bool done = false;
     for (int attempt = 0; attempt < kMaxTries && !done; ++attempt) {
       const Decision d = strategy.decide();
-      const Joules ub(bs::cost_upper_bound(beta, min_cost.value()));
+      const Joules ub = bs::cost_upper_bound(beta, min_cost);
       const RunOutcome out = run_job(t, i, d, ub, o.eta, rng);
       RunRecord run{i,           d.batch_size, d.power_limit, out.energy, out.time,   Joules(0.0),
                     out.reached, d.profile,    false,         d.kind,     Seconds(0), 0};
@@ -305,8 +306,8 @@ SimResult simulate_overlapping(const WorkloadTrace& t, SimStrategy& strategy, do
     auto& rec = res.recurrences[static_cast<std::size_t>(e.recurrence)];
     if (e.order == 1) {
       const Decision d = strategy.decide();
-      const RunOutcome out = run_job(
-          t, e.recurrence, d, Joules(bs::cost_upper_bound(beta, min_cost.value())), o.eta, rng);
+      const RunOutcome out =
+          run_job(t, e.recurrence, d, bs::cost_upper_bound(beta, min_cost), o.eta, rng);
       RunRecord run{e.recurrence, d.batch_size, d.power_limit, out.energy, out.time, Joules(0.0),
                     out.reached,  d.profile,    false,         d.kind,     e.time,   in_flight};
       run.could_not_run = out.energy.value() == 0 && out.time.count() == 0 && !out.reached;
@@ -399,7 +400,7 @@ Reference compute_reference(const WorkloadTrace& t, double eta, bool after_drift
     if (!always) continue;
     const double epochs = mean(runs);
     for (const auto& p : b.limits) {  // descending: ties keep the higher limit
-      const Joules c(epochs * bs::epoch_cost(eta, p.average_power, p.time_per_epoch, t.max_power));
+      const Joules c = epochs * bs::epoch_cost(eta, p.average_power, p.time_per_epoch, t.max_power);
       if (c < r.opt_cost) {
         r.opt_cost = c;
         r.opt_batch_size = b.batch_size;

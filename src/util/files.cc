@@ -214,24 +214,74 @@ std::string read_file(const std::string& path, std::size_t max_bytes) {
   return out;
 }
 
-bool read_small_file(const std::string& path, std::string& out) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return false;
-  char buf[256];
-  ssize_t n;
-  do {
-    n = ::read(fd, buf, sizeof(buf));
-  } while (n < 0 && errno == EINTR);
-  const int saved = errno;
-  ::close(fd);
-  if (n < 0) {
-    errno = saved;
-    return false;
+void check_output_path(const std::string& path) {
+  const fs::path target = follow_links(fs::path(path));
+  std::error_code ec;
+  if (fs::is_directory(target, ec)) {
+    throw_error(ErrorCode::kInvalidArgument,
+                fmt::format("'{}' is a directory; give a file path to write", path));
   }
-  std::size_t len = static_cast<std::size_t>(n);
-  while (len > 0 && (buf[len - 1] == '\n' || buf[len - 1] == ' ' || buf[len - 1] == '\t')) --len;
-  out.assign(buf, len);
-  return true;
+  fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
+  while (!fs::exists(dir, ec)) {
+    if (!dir.has_parent_path() || dir.parent_path() == dir) break;
+    dir = dir.parent_path();
+  }
+  if (!fs::is_directory(dir, ec)) {
+    throw_error(ErrorCode::kInvalidArgument,
+                fmt::format("cannot write '{}': '{}' is not a directory", path, dir.string()));
+  }
+  if (::access(dir.c_str(), W_OK | X_OK) != 0) {
+    throw_error(ErrorCode::kNoPermission,
+                fmt::format("cannot write '{}': the folder '{}' is not writable ({}); choose "
+                            "another path",
+                            path, dir.string(), errno_text(errno)));
+  }
+}
+
+AppendFile::AppendFile(const std::string& path) : path_(path) {
+  const fs::path p(path);
+  std::error_code ec;
+  if (p.has_parent_path()) fs::create_directories(p.parent_path(), ec);
+  fd_ = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY, 0666);
+  if (fd_ < 0) {
+    if (errno == EISDIR) {
+      throw_error(ErrorCode::kInvalidArgument,
+                  fmt::format("'{}' is a directory; give a file to append to", path));
+    }
+    throw_io("cannot open for appending", path);
+  }
+  struct stat st {};
+  if (::fstat(fd_, &st) != 0) {
+    const int saved = errno;
+    ::close(fd_);
+    throw_io("cannot inspect", path, saved);
+  }
+  if (S_ISREG(st.st_mode) && st.st_size > 0) {
+    was_empty_ = false;
+    const int rd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (rd >= 0) {
+      char buf[65536];
+      ssize_t n;
+      do {
+        n = ::pread(rd, buf, sizeof(buf), 0);
+      } while (n < 0 && errno == EINTR);
+      ::close(rd);
+      if (n > 0) {
+        const std::string_view head(buf, static_cast<std::size_t>(n));
+        first_line_ = std::string(head.substr(0, head.find('\n')));
+        if (!first_line_.empty() && first_line_.back() == '\r') first_line_.pop_back();
+      }
+    }
+  }
+  // A device or pipe (/dev/stdout) counts as empty: it gets the header.
+}
+
+AppendFile::~AppendFile() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+void AppendFile::append(std::string_view text) {
+  if (!write_all(fd_, text)) throw_io("cannot append to", path_);
 }
 
 }  // namespace zeus

@@ -75,6 +75,11 @@ json parse_json(std::string_view text, std::string_view source) {
     }
     throw FieldError(ErrorCode::kParse, "",
                      fmt::format("{}: not valid JSON (line {}, column {})", source, line, column));
+  } catch (const json::exception&) {
+    // nlohmann reports a number beyond double's range (1e400) as out_of_range.
+    throw FieldError(
+        ErrorCode::kParse, "",
+        fmt::format("{}: a number is too large to represent (beyond about 1.8e308)", source));
   }
 }
 

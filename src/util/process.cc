@@ -7,54 +7,14 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <mutex>
 
 #include "zeus/util/error.h"
+#include "zeus/util/signals.h"
 
 namespace zeus {
-namespace {
-
-sigset_t caught_signals() {
-  sigset_t set;
-  sigemptyset(&set);
-  sigaddset(&set, SIGINT);
-  sigaddset(&set, SIGTERM);
-  sigaddset(&set, SIGCHLD);
-  return set;
-}
-
-}  // namespace
-
-SignalCatcher::SignalCatcher() {
-  const sigset_t set = caught_signals();
-  pthread_sigmask(SIG_BLOCK, &set, &old_mask_);
-}
-
-SignalCatcher::~SignalCatcher() { pthread_sigmask(SIG_SETMASK, &old_mask_, nullptr); }
-
-int SignalCatcher::wait(std::optional<Seconds> timeout) {
-  const sigset_t set = caught_signals();
-  while (true) {
-    int sig;
-    if (timeout) {
-      const double s = std::max(0.0, timeout->count());
-      timespec ts{};
-      ts.tv_sec = static_cast<time_t>(s);
-      ts.tv_nsec = static_cast<long>((s - std::floor(s)) * 1e9);
-      sig = sigtimedwait(&set, nullptr, &ts);
-      if (sig < 0 && errno == EAGAIN) return 0;
-    } else {
-      sig = sigwaitinfo(&set, nullptr);
-    }
-    if (sig > 0) return sig;
-    if (errno != EINTR) {
-      throw_error(ErrorCode::kIo,
-                  fmt::format("waiting for signals failed: {}", std::strerror(errno)));
-    }
-  }
-}
 
 pid_t spawn_process(const std::vector<std::string>& argv, bool quiet) {
   if (argv.empty()) throw_error(ErrorCode::kInvalidArgument, "no command given to run");
@@ -63,8 +23,7 @@ pid_t spawn_process(const std::vector<std::string>& argv, bool quiet) {
   args.push_back(nullptr);
   const pid_t pid = fork();
   if (pid < 0) {
-    throw_error(ErrorCode::kIo,
-                fmt::format("cannot start '{}': {}", argv[0], std::strerror(errno)));
+    throw_error(ErrorCode::kIo, fmt::format("cannot start '{}': {}", argv[0], errno_text(errno)));
   }
   if (pid == 0) {
     sigset_t none;
@@ -81,29 +40,48 @@ pid_t spawn_process(const std::vector<std::string>& argv, bool quiet) {
     }
     execvp(args[0], args.data());
     if (quiet) _exit(127);
-    std::fprintf(stderr, "zeus: cannot run '%s': %s\n", args[0], std::strerror(errno));
+    // After fork only async-signal-safe calls: no allocation, a static text.
+    std::fprintf(stderr, "zeus: cannot run '%s': %s\n", args[0], ::strerrordesc_np(errno));
     _exit(127);
   }
   return pid;
 }
 
-int wait_forwarding_signals(pid_t child, SignalCatcher& catcher) {
-  while (true) {
+int wait_for_child(pid_t child) {
+  for (;;) {
     int status = 0;
-    const pid_t done = waitpid(child, &status, WNOHANG);
-    if (done == child) {
-      if (WIFEXITED(status)) return WEXITSTATUS(status);
-      if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
-      continue;
-    }
-    if (done < 0 && errno != EINTR) {
+    const pid_t done = ::waitpid(child, &status, 0);
+    if (done < 0) {
+      if (errno == EINTR) continue;
       throw_error(ErrorCode::kIo,
-                  fmt::format("waiting for the child failed: {}", std::strerror(errno)));
+                  fmt::format("waiting for the child failed: {}", errno_text(errno)));
     }
-    // SIGCHLD may have been consumed before the child was reaped: poll as a backstop.
-    const int sig = catcher.wait(Seconds(0.2));
-    if (sig == SIGINT || sig == SIGTERM) kill(child, sig);
+    if (WIFEXITED(status)) return WEXITSTATUS(status);
+    if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
   }
+}
+
+int run_forwarding_signals(const std::vector<std::string>& argv) {
+  // Subscribed before the child exists, so no signal in between ends this
+  // process; one that comes before the child is started is forwarded after.
+  std::mutex mutex;  // guards child and pending
+  pid_t child = 0;
+  int pending = 0;
+  SignalSubscription forward(SignalSubscription::Kind::kHandle, [&](int sig) {
+    std::lock_guard lock(mutex);
+    if (child > 0) {
+      ::kill(child, sig);
+    } else {
+      pending = sig;
+    }
+  });
+  pid_t pid;
+  {
+    std::lock_guard lock(mutex);
+    pid = child = spawn_process(argv);
+    if (pending != 0) ::kill(child, pending);
+  }
+  return wait_for_child(pid);
 }
 
 }  // namespace zeus

@@ -6,7 +6,7 @@
 #include <random>
 #include <set>
 
-#include "zeus/optimizer/gpu_settings_guard.h"
+#include "zeus/device/gpu_settings_guard.h"
 #include "zeus/util/error.h"
 #include "zeus/util/log.h"
 
@@ -20,7 +20,6 @@ struct LeaseManager::Lease {
   std::mutex mutex;
   bool ended = false;
   std::map<int, std::unique_ptr<GpuSettingsGuard>> guards;  // per GPU touched
-  std::map<int, std::pair<bool, bool>> clocks_changed;      // per GPU: (graphics, memory)
 };
 
 namespace {
@@ -152,24 +151,16 @@ void LeaseManager::end(const std::shared_ptr<Lease>& lease, const char* why) {
     std::lock_guard lock(lease->mutex);
     lease->ended = true;
     for (const auto& [gpu, guard] : lease->guards) touched.insert(gpu);
-    for (const auto& [gpu, changed] : lease->clocks_changed) touched.insert(gpu);
   }
   log::info("zeusd: lease {} ended because {}; restoring {} GPU(s)", lease->info.id, why,
             touched.size());
   for (int gpu : touched) {
     auto restore = [this, lease, gpu] {
       std::lock_guard lock(lease->mutex);
+      // The guard puts back the limit and persistence mode and resets clocks
+      // locked through it; failures are logged there.
       if (auto it = lease->guards.find(gpu); it != lease->guards.end()) it->second->restore();
-      if (auto it = lease->clocks_changed.find(gpu); it != lease->clocks_changed.end()) {
-        try {
-          if (it->second.first) gpus_[gpu]->reset_gpu_locked_clocks();
-          if (it->second.second) gpus_[gpu]->reset_memory_locked_clocks();
-        } catch (const std::exception& e) {
-          log::error("zeusd: could not reset the locked clocks of GPU {}: {}", gpu, e.what());
-        }
-      }
       lease->guards.erase(gpu);
-      lease->clocks_changed.erase(gpu);
     };
     if (!workers_[gpu]->post(restore)) restore();  // the worker is stopping: restore here
   }
@@ -238,7 +229,6 @@ void LeaseManager::run_under_lease(const std::string& id, const std::string& own
   if (!guard) {
     guard = std::make_unique<GpuSettingsGuard>(std::vector<std::shared_ptr<Gpu>>{gpus_[gpu]});
   }
-  auto& clocks = lease->clocks_changed[gpu];
   switch (op) {
     case GpuOp::kSetPowerLimit:
       guard->set_power_limit(Milliwatts(args.power_limit_mw));
@@ -247,15 +237,13 @@ void LeaseManager::run_under_lease(const std::string& id, const std::string& own
       guard->set_persistence_mode(args.enabled);
       break;
     case GpuOp::kSetGpuLockedClocks:
-      clocks.first = true;
-      device.set_gpu_locked_clocks(Megahertz(args.min_clock_mhz), Megahertz(args.max_clock_mhz));
+      guard->set_gpu_locked_clocks(Megahertz(args.min_clock_mhz), Megahertz(args.max_clock_mhz));
       break;
     case GpuOp::kResetGpuLockedClocks:
       device.reset_gpu_locked_clocks();
       break;
     case GpuOp::kSetMemLockedClocks:
-      clocks.second = true;
-      device.set_memory_locked_clocks(Megahertz(args.min_clock_mhz), Megahertz(args.max_clock_mhz));
+      guard->set_memory_locked_clocks(Megahertz(args.min_clock_mhz), Megahertz(args.max_clock_mhz));
       break;
     case GpuOp::kResetMemLockedClocks:
       device.reset_memory_locked_clocks();

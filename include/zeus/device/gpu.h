@@ -1,6 +1,7 @@
 // The GPU seam: one narrow interface every GPU backend implements (NVML, the
-// simulated GPU, later AMD and zeusd-backed). Values come back in the
-// project's unit types, converted once inside the backend.
+// simulated GPU; any other vendor or a remote daemon implements the same).
+// Values come back in the project's unit types, converted once inside the
+// backend.
 #pragma once
 
 #include <string>

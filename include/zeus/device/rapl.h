@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "zeus/device/cpu.h"
+#include "zeus/util/clock.h"
 #include "zeus/util/units.h"
 
 namespace zeus {
@@ -34,6 +35,8 @@ struct RaplOptions {
   // Negative: no keep-alive thread (tests drive wraps by hand; the caller must
   // then read at least once per wrap period).
   Seconds keepalive_period{0.0};
+  // The clock the keep-alive waits on. nullptr: the process's steady clock.
+  Clock* clock = nullptr;
 };
 
 struct RaplZoneInfo {

@@ -14,6 +14,7 @@
 
 #include <memory>
 #include <mutex>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -22,37 +23,37 @@
 
 namespace zeus {
 
-// Parameters of the model. Every field has a default; a JSON model file may set
-// any subset (field names as below, e.g. {"busy_power_w": 350}). See
-// docs/measuring.md for the file format.
+// Parameters of the model, in unit types. Every field has a default; a JSON
+// model file may set any subset, with the unit in the field name
+// ({"busy_power_w": 350, "max_graphics_clock_mhz": 1980, "average_window_s": 1};
+// see docs/measuring.md and sim_gpu_model_json.h). validate() keeps every
+// value finite and physically sensible, so nothing computed from a model
+// overflows.
 struct SimGpuModel {
   std::string name = "Zeus Simulated GPU";
   GpuArchitecture architecture = GpuArchitecture::kAmpere;
   bool energy_counter = true;  // false models pre-Volta GPUs
   bool memory_power = true;    // whether the memory power domain exists
-  double idle_power_w = 90.0;
-  double busy_power_w = 300.0;  // at full load, maximum clock, no cap
+  Watts idle_power{90.0};
+  Watts busy_power{300.0};  // at full load, maximum clock, no cap
   double memory_power_fraction = 0.15;
-  double power_limit_min_w = 100.0;
-  double power_limit_max_w = 300.0;
-  double power_limit_default_w = 300.0;
-  double power_limit_step_w = 1.0;  // set_power_limit rounds down to this grid
-  int max_graphics_clock_mhz = 1410;
-  int min_graphics_clock_mhz = 210;
-  int graphics_clock_step_mhz = 15;
-  std::vector<int> memory_clocks_mhz = {1215};
+  Watts power_limit_min{100.0};
+  Watts power_limit_max{300.0};
+  Watts power_limit_default{300.0};
+  Watts power_limit_step{1.0};  // set_power_limit rounds down to this grid
+  Megahertz max_graphics_clock{1410};
+  Megahertz min_graphics_clock{210};
+  Megahertz graphics_clock_step{15};
+  std::vector<Megahertz> memory_clocks = {Megahertz(1215)};
   double peak_throughput = 100.0;  // work units per second at load 1, max clock
   double compute_bound_fraction = 0.9;
-  double load = 1.0;                     // utilization when nothing else is said
-  double counter_update_period_s = 0.0;  // >0: energy counter steps like NVML's
-  double average_window_s = 1.0;         // window of the kDeviceAverage domain
-  double idle_temperature_c = 35.0;
-  double busy_temperature_c = 75.0;
+  double load = 1.0;                   // utilization when nothing else is said
+  Seconds counter_update_period{0.0};  // >0: energy counter steps like NVML's
+  Seconds average_window{1.0};         // window of the kDeviceAverage domain
+  Celsius idle_temperature{35.0};
+  Celsius busy_temperature{75.0};
 
-  // Reads a JSON model file; unknown fields and bad values are kInvalidArgument
-  // naming the field. Validates the model (see validate()).
-  static SimGpuModel from_json_file(const std::string& path);
-  static SimGpuModel from_json_text(const std::string& text, const std::string& source);
+  // kInvalidArgument saying which value is out of its sensible range.
   void validate() const;
 
   // The model's steady state at full load under power limit `limit` (no clock
@@ -128,6 +129,12 @@ class SimGpu final : public Gpu {
   bool lost_ = false;
   std::vector<Segment> segments_;  // recent history; older ones are pruned
 };
+
+// One data-parallel training step on simulated GPUs that share `clock`: each
+// runs `work_units` at once, so time moves by the slowest GPU's time, which
+// is returned. kInvalidArgument for no GPUs or work that is not positive.
+Seconds run_data_parallel_step(std::span<SimGpu* const> gpus, ManualClock& clock,
+                               double work_units);
 
 // N simulated GPUs sharing one clock and one model.
 std::vector<std::unique_ptr<SimGpu>> make_sim_gpus(int count, const SimGpuModel& model,

@@ -17,6 +17,7 @@
 #include "zeus/device/devices.h"
 #include "zeus/monitor/power_monitor.h"
 #include "zeus/util/clock.h"
+#include "zeus/util/files.h"
 
 namespace zeus {
 
@@ -38,6 +39,11 @@ struct Measurement {
   // than the counter's update period, so their energy is 0 (or approximated
   // when approx_instant_energy is on). Never a silent zero.
   std::vector<int> gpus_below_update_period;
+  // Devices whose reading failed at the end of the window (GPU lost, counter
+  // unreadable), with the error: left out of the energies and totals above,
+  // so one failing device never costs the others' results.
+  std::map<int, std::string> failed_gpus;
+  std::map<int, std::string> failed_cpus;
 
   Joules total_gpu_energy() const;
   // GPUs + CPU packages + DRAM.
@@ -51,7 +57,11 @@ struct EnergyMonitorOptions {
   std::optional<std::vector<int>> cpu_indices;
   // Windows whose counter did not move get instant power x time instead of 0.
   bool approx_instant_energy = false;
-  // CSV log: a row per ended window (start_time,window_name,elapsed_time,gpu<i>_energy...).
+  // CSV log: a row per ended window (start_time,window_name,elapsed_time,
+  // gpu<i>_energy,cpu<i>_energy,dram<i>_energy...), appended; the header is
+  // written to a new or empty file, and an existing file whose header differs
+  // is refused (kInvalidArgument) rather than mixed. An empty cell is a device
+  // whose reading failed.
   std::string log_file;
   // Called before counters are read (when a call asks for sync), so a
   // framework can wait for queued GPU work: e.g. [] { cudaDeviceSynchronize(); }.
@@ -76,6 +86,9 @@ class EnergyMonitor {
   void begin_window(const std::string& name, bool sync = true, bool restart = false);
   // Ends window `name` and returns what it measured. kNotFound for a window
   // that is not running. cancel: drop it, return an empty measurement, log nothing.
+  // A device whose reading fails now is reported in failed_gpus/failed_cpus
+  // (and warned about) instead of failing the whole window. kIo when the log
+  // row cannot be written (the window is ended all the same).
   Measurement end_window(const std::string& name, bool sync = true, bool cancel = false);
   // Drops every running window.
   void reset_windows();
@@ -90,14 +103,17 @@ class EnergyMonitor {
   Clock& clock() const { return clock_; }
 
  private:
-  // Counter readings at a window's start.
+  // Counter readings at a window's edge.
   struct WindowState {
     Seconds time{};
     double wall_time = 0;        // for the log
     std::vector<Joules> gpu;     // parallel to gpus_ (0 for GPUs without a counter)
     std::vector<CpuEnergy> cpu;  // parallel to cpus_
+    // At the end edge only: why a device could not be read (empty: it was).
+    std::vector<std::string> gpu_error, cpu_error;
   };
-  WindowState read_state();
+  // tolerate_failures: record a failing device's error instead of throwing.
+  WindowState read_state(bool tolerate_failures);
   void log_window(const std::string& name, const WindowState& start, const Measurement& m);
 
   Clock& clock_;
@@ -112,7 +128,7 @@ class EnergyMonitor {
 
   mutable std::mutex mutex_;  // guards windows_ and log_
   std::unordered_map<std::string, WindowState> windows_;
-  std::FILE* log_ = nullptr;
+  std::unique_ptr<AppendFile> log_;
   std::atomic<bool> warned_short_window_{false};
 };
 

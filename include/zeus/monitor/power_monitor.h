@@ -3,12 +3,12 @@
 // anyone who wants a power timeline (the `zeus monitor power` command).
 #pragma once
 
-#include <condition_variable>
 #include <deque>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <stop_token>
 #include <thread>
 #include <vector>
 
@@ -37,7 +37,9 @@ struct PowerMonitorOptions {
   Clock* clock = nullptr;  // nullptr: the process's steady clock
 };
 
-// Thread-safe. One background thread calls sample_now() every interval; any
+// Thread-safe. One background thread calls sample_now() every interval of the
+// injected clock (waiting with Clock::wait_until, so stop() wakes it and a
+// ManualClock steps it); any
 // thread may query timelines or call sample_now() itself (the energy monitor
 // does at window edges). A mutex guards the timelines; device reads happen
 // outside it. Runs of equal readings are stored as their first and last
@@ -73,7 +75,8 @@ class PowerMonitor {
                                         std::optional<Seconds> end = std::nullopt) const;
 
   // Power at time t, linearly interpolated between the neighbouring samples
-  // (held flat beyond the ends). nullopt when there are no samples.
+  // (held flat beyond the ends). nullopt when there are no samples. (The
+  // Python binding's get_power(time) serves it.)
   std::optional<Watts> gpu_power_at(int gpu_index, PowerDomain domain, Seconds t) const;
   std::optional<Watts> latest_gpu_power(int gpu_index, PowerDomain domain) const;
 
@@ -82,6 +85,9 @@ class PowerMonitor {
   // when no sample exists. Reads power samples only (not energy counters).
   std::optional<Joules> gpu_energy(int gpu_index, PowerDomain domain, Seconds start,
                                    Seconds end) const;
+
+  // The same over a CPU package's (or its DRAM's) derived power timeline.
+  std::optional<Joules> cpu_energy(int cpu_index, bool dram, Seconds start, Seconds end) const;
 
   // Infers the update period of the GPUs' power readings (see options.interval).
   static Seconds infer_interval(const std::vector<std::shared_ptr<Gpu>>& gpus, PowerDomain domain,
@@ -113,9 +119,7 @@ class PowerMonitor {
   std::vector<CpuLast> cpu_last_;
   std::map<std::pair<int, PowerDomain>, int> unsupported_counts_;
 
-  std::mutex stop_mutex_;
-  std::condition_variable stop_cv_;
-  bool stopping_ = false;
+  std::stop_source stop_;  // wakes the thread's Clock::wait_until
   std::thread thread_;
 };
 

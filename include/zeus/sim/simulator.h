@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-#include "zeus/optimizer/batch_size/pruning_gts_policy.h"
+#include "zeus/optimizer/batch_size/batch_size_search.h"
 #include "zeus/sim/trace.h"
 
 namespace zeus::sim {

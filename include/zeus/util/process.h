@@ -2,33 +2,11 @@
 // (`zeus monitor energy -- CMD`). POSIX only.
 #pragma once
 
-#include <signal.h>
 #include <sys/types.h>
-#include <optional>
 #include <string>
 #include <vector>
 
-#include "zeus/util/units.h"
-
 namespace zeus {
-
-// Blocks SIGINT, SIGTERM and SIGCHLD in the calling thread for its lifetime, so
-// they can be waited for synchronously. Create it before starting any thread:
-// threads inherit the mask, so the signals reach only wait() calls.
-class SignalCatcher {
- public:
-  SignalCatcher();
-  ~SignalCatcher();
-  SignalCatcher(const SignalCatcher&) = delete;
-  SignalCatcher& operator=(const SignalCatcher&) = delete;
-
-  // Waits up to `timeout` (forever when nullopt) for SIGINT, SIGTERM or
-  // SIGCHLD. Returns the signal number, or 0 when the timeout passed.
-  int wait(std::optional<Seconds> timeout = std::nullopt);
-
- private:
-  sigset_t old_mask_;
-};
 
 // Starts argv[0] (searched in PATH) with the signal mask and dispositions
 // restored. kInvalidArgument for an empty argv. If exec fails, the child
@@ -36,8 +14,13 @@ class SignalCatcher {
 // stdout and stderr to /dev/null.
 pid_t spawn_process(const std::vector<std::string>& argv, bool quiet = false);
 
-// Runs a spawned child to completion while `catcher` forwards SIGINT and
-// SIGTERM to it. Returns its exit status, or 128 + the signal that killed it.
-int wait_forwarding_signals(pid_t child, SignalCatcher& catcher);
+// Starts argv (as spawn_process) and waits for it while SIGINT and SIGTERM
+// are forwarded to it (a kHandle subscription of zeus/util/signals.h, so this
+// process survives them and reports). Returns the child's exit status, or
+// 128 + the signal that killed it.
+int run_forwarding_signals(const std::vector<std::string>& argv);
+
+// Waits for a child started with spawn_process; the same status as above.
+int wait_for_child(pid_t child);
 
 }  // namespace zeus

@@ -11,8 +11,8 @@
 // kAlreadyExists (409). Requests without a lease (the upstream client) work as
 // upstream: their changes stay.
 //
-// The record of what to restore is the library's GpuSettingsGuard (one per
-// lease and GPU); locked clocks are put back by resetting them.
+// The record of what to restore is the device layer's GpuSettingsGuard (one
+// per lease and GPU); it puts locked clocks back by resetting them.
 #pragma once
 
 #include <condition_variable>

@@ -5,8 +5,10 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <optional>
 
 #include "zeus/util/error.h"
+#include "zeus/util/text.h"
 
 namespace zeus::nvml_internal {
 namespace {
@@ -33,98 +35,63 @@ bool uuid_has_prefix(std::string_view uuid, std::string_view prefix) {
   return starts_with_nocase(uuid, prefix);
 }
 
-std::vector<VisibleDevice> parse_cuda_visible_devices(std::string_view value) {
-  std::vector<VisibleDevice> out;
+VisibleDevices apply_cuda_visible_devices(
+    std::string_view value, unsigned device_count,
+    const std::function<std::vector<unsigned>(std::string_view uuid_prefix)>& find_uuid) {
+  VisibleDevices out;
   const std::string_view all = trim(value);
-  if (all.empty()) return out;
+  if (all.empty()) {
+    out.hidden =
+        "CUDA_VISIBLE_DEVICES is set but empty, so no GPU is visible (as in CUDA); unset "
+        "it to use every GPU";
+    return out;
+  }
   std::size_t start = 0;
   while (true) {
     const std::size_t comma = all.find(',', start);
     const std::string_view entry = trim(
         all.substr(start, comma == std::string_view::npos ? all.size() - start : comma - start));
-    if (entry.empty()) {
-      throw_error(ErrorCode::kInvalidArgument,
-                  fmt::format("CUDA_VISIBLE_DEVICES='{}' has an empty entry; list GPU indices or "
-                              "GPU-<uuid> values separated by single commas",
-                              value));
-    }
-    VisibleDevice dev;
+    std::string why;  // non-empty: this entry is invalid
+    std::optional<unsigned> index;
     if (starts_with_nocase(entry, "MIG")) {
       throw_error(ErrorCode::kInvalidArgument,
                   fmt::format("CUDA_VISIBLE_DEVICES entry '{}' is a MIG instance: NVML cannot "
                               "measure the energy or power of a MIG slice on its own; make whole "
                               "GPUs visible (indices or GPU-<uuid>) to measure them",
-                              entry));
-    } else if (starts_with_nocase(entry, "GPU-")) {
-      if (entry.size() == 4) {
-        throw_error(ErrorCode::kInvalidArgument,
-                    fmt::format("CUDA_VISIBLE_DEVICES entry '{}' has no UUID after 'GPU-'; "
-                                "`nvidia-smi -L` lists the GPUs' UUIDs",
-                                entry));
+                              printable(entry)));
+    } else if (starts_with_nocase(entry, "GPU-") && entry.size() > 4) {
+      const std::vector<unsigned> matches = find_uuid(entry);
+      if (matches.empty()) {
+        why = "matches no GPU's UUID";
+      } else if (matches.size() > 1) {
+        why = fmt::format("matches {} GPUs' UUIDs", matches.size());
+      } else {
+        index = matches.front();
       }
-      dev.kind = VisibleDevice::Kind::kUuid;
-      dev.uuid = std::string(entry);
     } else {
-      unsigned index = 0;
-      const auto [end, ec] = std::from_chars(entry.data(), entry.data() + entry.size(), index);
-      if (ec != std::errc() || end != entry.data() + entry.size()) {
-        throw_error(ErrorCode::kInvalidArgument,
-                    fmt::format("CUDA_VISIBLE_DEVICES entry '{}' is neither a GPU index (0, 1, "
-                                "...) nor a GPU UUID (GPU-...); `nvidia-smi -L` lists both",
-                                entry));
+      unsigned i = 0;
+      const auto [end, ec] = std::from_chars(entry.data(), entry.data() + entry.size(), i);
+      if (entry.empty() || ec != std::errc() || end != entry.data() + entry.size()) {
+        why = "is neither a GPU index nor a GPU UUID";
+      } else if (i >= device_count) {
+        why = fmt::format("names GPU {} of {}", i, device_count);
+      } else {
+        index = i;
       }
-      dev.kind = VisibleDevice::Kind::kIndex;
-      dev.index = index;
     }
-    out.push_back(std::move(dev));
+    if (index && std::find(out.indices.begin(), out.indices.end(), *index) != out.indices.end()) {
+      why = "names a GPU a second time";
+    }
+    if (!why.empty()) {
+      out.hidden = fmt::format(
+          "CUDA_VISIBLE_DEVICES entry '{}' {}: as in CUDA, it and every entry after it are "
+          "hidden, so {} GPU(s) are visible; `nvidia-smi -L` lists the indices and UUIDs",
+          printable(entry), why, out.indices.size());
+      return out;
+    }
+    out.indices.push_back(*index);
     if (comma == std::string_view::npos) break;
     start = comma + 1;
-  }
-  return out;
-}
-
-std::vector<unsigned> resolve_visible_devices(
-    const std::vector<VisibleDevice>& entries, unsigned device_count,
-    const std::function<std::vector<unsigned>(std::string_view uuid_prefix)>& find_uuid) {
-  std::vector<unsigned> out;
-  for (const auto& entry : entries) {
-    unsigned index = 0;
-    std::string shown;
-    if (entry.kind == VisibleDevice::Kind::kIndex) {
-      shown = std::to_string(entry.index);
-      if (entry.index >= device_count) {
-        throw_error(ErrorCode::kInvalidArgument,
-                    device_count == 0
-                        ? fmt::format("CUDA_VISIBLE_DEVICES names GPU {}, but NVML sees no GPUs",
-                                      entry.index)
-                        : fmt::format("CUDA_VISIBLE_DEVICES names GPU {}, but NVML sees only {} "
-                                      "GPU(s) (indices 0-{}); `nvidia-smi -L` lists them",
-                                      entry.index, device_count, device_count - 1));
-      }
-      index = entry.index;
-    } else {
-      shown = entry.uuid;
-      const std::vector<unsigned> matches = find_uuid(entry.uuid);
-      if (matches.empty()) {
-        throw_error(ErrorCode::kInvalidArgument,
-                    fmt::format("CUDA_VISIBLE_DEVICES entry '{}' matches no GPU's UUID; "
-                                "`nvidia-smi -L` lists the UUIDs",
-                                entry.uuid));
-      }
-      if (matches.size() > 1) {
-        throw_error(ErrorCode::kInvalidArgument,
-                    fmt::format("CUDA_VISIBLE_DEVICES entry '{}' matches {} GPUs; give more of "
-                                "the UUID so that it names one GPU",
-                                entry.uuid, matches.size()));
-      }
-      index = matches.front();
-    }
-    if (std::find(out.begin(), out.end(), index) != out.end()) {
-      throw_error(ErrorCode::kInvalidArgument,
-                  fmt::format("CUDA_VISIBLE_DEVICES lists GPU {} (entry '{}') more than once",
-                              index, shown));
-    }
-    out.push_back(index);
   }
   return out;
 }

@@ -1,13 +1,16 @@
-// CUDA_VISIBLE_DEVICES parsing and mapping to NVML device indices, kept apart
-// from NVML so it can be tested on its own. Pure functions; thread-safe.
+// CUDA_VISIBLE_DEVICES the way CUDA applies it, kept apart from NVML so the
+// simulated backend honours it too and it can be tested on its own. Pure
+// functions; thread-safe.
 //
-// Accepted, as CUDA does: a comma list of GPU indices ("0,2") and GPU UUIDs
-// ("GPU-8932f937-..." in full or any unique prefix). Integer entries are taken
-// as NVML indices, which match CUDA's numbering when CUDA_DEVICE_ORDER=PCI_BUS_ID
-// (UUIDs are unambiguous either way). An empty value hides every GPU (CUDA's
-// behaviour). Rejected with kInvalidArgument: MIG instances ("MIG-..."; NVML
-// cannot measure a MIG slice on its own), malformed or duplicate entries, and
-// entries that name no GPU.
+// Entries: GPU indices ("0,2") and GPU UUIDs ("GPU-8932f937-..." in full or
+// any unique prefix), whitespace around them ignored. Integer entries are
+// taken as NVML indices, which match CUDA's numbering when
+// CUDA_DEVICE_ORDER=PCI_BUS_ID (UUIDs are unambiguous either way). As in
+// CUDA, the entries count in order up to the first invalid one (malformed,
+// negative such as -1, an index with no GPU, a UUID matching no GPU or
+// several, a GPU named twice): that entry and every later one are hidden, so
+// an invalid first entry (or an empty value) hides every GPU. The only error
+// is a MIG instance ("MIG-..."): NVML cannot measure a slice on its own.
 #pragma once
 
 #include <functional>
@@ -17,20 +20,17 @@
 
 namespace zeus::nvml_internal {
 
-struct VisibleDevice {
-  enum class Kind { kIndex, kUuid };
-  Kind kind = Kind::kIndex;
-  unsigned index = 0;  // kIndex
-  std::string uuid;    // kUuid: the full entry, "GPU-" prefix included
+struct VisibleDevices {
+  std::vector<unsigned> indices;  // device indices, in the order CUDA numbers them
+  // Why entries were hidden (the first invalid entry and what it hid), for a
+  // note to the user; empty when every entry counted.
+  std::string hidden;
 };
 
-// Parses a CUDA_VISIBLE_DEVICES value. Whitespace around entries is ignored.
-std::vector<VisibleDevice> parse_cuda_visible_devices(std::string_view value);
-
-// Maps parsed entries to NVML indices, in order. `find_uuid(entry)` returns the
-// NVML indices whose UUID starts with `entry` (case-insensitively).
-std::vector<unsigned> resolve_visible_devices(
-    const std::vector<VisibleDevice>& entries, unsigned device_count,
+// `find_uuid(prefix)` returns the device indices whose UUID starts with
+// `prefix` (case-insensitively). kInvalidArgument for a MIG entry.
+VisibleDevices apply_cuda_visible_devices(
+    std::string_view value, unsigned device_count,
     const std::function<std::vector<unsigned>(std::string_view uuid_prefix)>& find_uuid);
 
 // Whether `uuid` starts with `prefix`, ignoring ASCII case.

@@ -132,17 +132,14 @@ NvmlGpuSet open_nvml_gpus(const NvmlOptions& options) {
   if (!visible) {
     for (unsigned i = 0; i < count; ++i) indices.push_back(i);
   } else {
-    const auto entries = nvml_internal::parse_cuda_visible_devices(*visible);
-    if (entries.empty()) {
-      std::string note =
-          "CUDA_VISIBLE_DEVICES is set but empty, so no GPU is visible (as in CUDA); unset it to "
-          "use every GPU";
-      log::warn("{}", note);
-      set.notes.push_back(std::move(note));
-    }
     UuidFinder finder(*lib, count);
-    indices = nvml_internal::resolve_visible_devices(
-        entries, count, [&](std::string_view prefix) { return finder.find(prefix); });
+    auto applied = nvml_internal::apply_cuda_visible_devices(
+        *visible, count, [&](std::string_view prefix) { return finder.find(prefix); });
+    if (!applied.hidden.empty()) {
+      log::warn("{}", applied.hidden);
+      set.notes.push_back(std::move(applied.hidden));
+    }
+    indices = std::move(applied.indices);
   }
 
   for (std::size_t k = 0; k < indices.size(); ++k) {

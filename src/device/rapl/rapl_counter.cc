@@ -22,9 +22,9 @@ namespace {
     throw_error(ErrorCode::kIo,
                 fmt::format("cannot {} {}: the file vanished ({}); was the RAPL driver "
                             "unloaded or the powercap tree unmounted?",
-                            what, path, std::strerror(err)));
+                            what, path, errno_text(err)));
   }
-  throw_error(ErrorCode::kIo, fmt::format("cannot {} {}: {}", what, path, std::strerror(err)));
+  throw_error(ErrorCode::kIo, fmt::format("cannot {} {}: {}", what, path, errno_text(err)));
 }
 
 }  // namespace

@@ -118,14 +118,13 @@ bool parse_package_name(std::string_view name, int& package, int& die) {
 std::string read_text_file(const std::string& path) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
-    throw_error(ErrorCode::kIo, fmt::format("cannot open {}: {}", path, std::strerror(errno)));
+    throw_error(ErrorCode::kIo, fmt::format("cannot open {}: {}", path, errno_text(errno)));
   }
   char buf[256];
   const ssize_t n = ::pread(fd, buf, sizeof(buf), 0);
   const int err = errno;
   ::close(fd);
-  if (n < 0)
-    throw_error(ErrorCode::kIo, fmt::format("cannot read {}: {}", path, std::strerror(err)));
+  if (n < 0) throw_error(ErrorCode::kIo, fmt::format("cannot read {}: {}", path, errno_text(err)));
   std::string s(buf, static_cast<std::size_t>(n));
   while (!s.empty() && (s.back() == '\n' || s.back() == ' ' || s.back() == '\r')) s.pop_back();
   return s;
@@ -326,7 +325,9 @@ RaplCpuSet open_rapl_cpus(const RaplOptions& options) {
     const Seconds period = options.keepalive_period.count() > 0.0
                                ? options.keepalive_period
                                : rapl_detail::default_keepalive_period(smallest_range);
-    keepalive = std::make_shared<RaplKeepAlive>(std::move(counters), period);
+    keepalive = std::make_shared<RaplKeepAlive>(
+        std::move(counters), period,
+        options.clock != nullptr ? *options.clock : SteadyClock::instance());
   }
   for (auto& p : packages) {
     set.cpus.push_back(std::make_unique<RaplCpu>(std::move(p.name), std::move(p.package_counter),

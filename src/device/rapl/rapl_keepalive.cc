@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <chrono>
 #include <exception>
 
 #include "zeus/util/log.h"
@@ -24,8 +23,9 @@ Seconds default_keepalive_period(std::uint64_t smallest_range_uj) {
   return Seconds(std::clamp(wrap_s / 4.0, 0.1, 30.0));
 }
 
-RaplKeepAlive::RaplKeepAlive(std::vector<std::shared_ptr<RaplCounter>> counters, Seconds period)
-    : counters_(std::move(counters)), period_(period) {
+RaplKeepAlive::RaplKeepAlive(std::vector<std::shared_ptr<RaplCounter>> counters, Seconds period,
+                             Clock& clock)
+    : counters_(std::move(counters)), period_(period), clock_(clock) {
   g_threads_running.fetch_add(1);
   try {
     thread_ = std::thread([this] { run(); });
@@ -36,21 +36,17 @@ RaplKeepAlive::RaplKeepAlive(std::vector<std::shared_ptr<RaplCounter>> counters,
 }
 
 RaplKeepAlive::~RaplKeepAlive() {
-  {
-    std::lock_guard lock(mu_);
-    stop_ = true;
-  }
-  cv_.notify_all();
+  stop_.request_stop();
   thread_.join();
   g_threads_running.fetch_sub(1);
 }
 
 void RaplKeepAlive::run() {
-  const auto period = std::chrono::duration_cast<std::chrono::steady_clock::duration>(period_);
   std::vector<bool> warned(counters_.size(), false);
-  std::unique_lock lock(mu_);
-  while (!cv_.wait_for(lock, period, [this] { return stop_; })) {
-    lock.unlock();
+  Seconds next = clock_.now();
+  for (;;) {
+    next = std::max(next + period_, clock_.now());  // fell behind: no burst to catch up
+    if (!clock_.wait_until(next, stop_.get_token())) return;
     for (std::size_t i = 0; i < counters_.size(); ++i) {
       try {
         counters_[i]->read_uj();
@@ -61,7 +57,6 @@ void RaplKeepAlive::run() {
       }
     }
     g_sweeps.fetch_add(1);
-    lock.lock();
   }
 }
 

@@ -2,28 +2,29 @@
 // user reads (internal to the RAPL backend).
 #pragma once
 
-#include <condition_variable>
 #include <cstdint>
 #include <memory>
-#include <mutex>
+#include <stop_token>
 #include <thread>
 #include <vector>
 
 #include "device/rapl/rapl_counter.h"
+#include "zeus/util/clock.h"
 #include "zeus/util/units.h"
 
 namespace zeus::rapl_detail {
 
-// One thread for a whole set of counters: every `period` it reads each counter
-// once (which records any wrap), and ignores read errors (the user's next read
-// reports them). The destructor wakes the thread through a condition variable
-// and joins it, so destruction returns promptly whatever the period.
+// One thread for a whole set of counters: every `period` of `clock` it reads
+// each counter once (which records any wrap), and ignores read errors (the
+// user's next read reports them). The destructor requests the stop, which
+// wakes the thread's Clock::wait_until, and joins it, so destruction returns
+// promptly whatever the period.
 //
 // Thread-safety: constructed and destroyed by one thread; the worker only
-// touches the counters (themselves thread-safe) and `mu_`-guarded `stop_`.
+// touches the counters (themselves thread-safe) and the stop token.
 class RaplKeepAlive {
  public:
-  RaplKeepAlive(std::vector<std::shared_ptr<RaplCounter>> counters, Seconds period);
+  RaplKeepAlive(std::vector<std::shared_ptr<RaplCounter>> counters, Seconds period, Clock& clock);
   ~RaplKeepAlive();
   RaplKeepAlive(const RaplKeepAlive&) = delete;
   RaplKeepAlive& operator=(const RaplKeepAlive&) = delete;
@@ -35,9 +36,8 @@ class RaplKeepAlive {
 
   const std::vector<std::shared_ptr<RaplCounter>> counters_;
   const Seconds period_;
-  std::mutex mu_;
-  std::condition_variable cv_;
-  bool stop_ = false;  // guarded by mu_
+  Clock& clock_;
+  std::stop_source stop_;
   std::thread thread_;
 };
 

@@ -13,9 +13,9 @@ SimGpu::SimGpu(SimGpuModel model, Clock& clock, int index)
     : model_(std::move(model)),
       clock_(clock),
       index_(index),
-      limit_(to_milliwatts(Watts(model_.power_limit_default_w))),
+      limit_(to_milliwatts(Watts(model_.power_limit_default.value()))),
       load_(model_.load),
-      locked_max_mhz_(model_.max_graphics_clock_mhz) {
+      locked_max_mhz_(static_cast<double>(model_.max_graphics_clock.value())) {
   model_.validate();
   segments_.push_back(Segment{clock_.now().count(), 0.0, current_power_locked()});
 }
@@ -30,13 +30,13 @@ void SimGpu::check_alive_locked() const {
 }
 
 double SimGpu::clock_fraction_locked() const {
-  const double x_min =
-      static_cast<double>(model_.min_graphics_clock_mhz) / model_.max_graphics_clock_mhz;
-  const double x_lock = locked_max_mhz_ / model_.max_graphics_clock_mhz;
+  const double x_min = static_cast<double>(model_.min_graphics_clock.value()) /
+                       static_cast<double>(model_.max_graphics_clock.value());
+  const double x_lock = locked_max_mhz_ / static_cast<double>(model_.max_graphics_clock.value());
   double x = 1.0;
   if (load_ > 0.0) {
-    const double headroom = (to_watts(limit_).value() - model_.idle_power_w) /
-                            (load_ * (model_.busy_power_w - model_.idle_power_w));
+    const double headroom = (to_watts(limit_).value() - model_.idle_power.value()) /
+                            (load_ * (model_.busy_power.value() - model_.idle_power.value()));
     x = headroom <= 0.0 ? x_min : std::min(1.0, std::cbrt(headroom));
   }
   // The power cap wins over a locked minimum clock, as on real GPUs.
@@ -45,7 +45,8 @@ double SimGpu::clock_fraction_locked() const {
 
 double SimGpu::current_power_locked() const {
   const double x = clock_fraction_locked();
-  return model_.idle_power_w + load_ * (model_.busy_power_w - model_.idle_power_w) * x * x * x;
+  return model_.idle_power.value() +
+         load_ * (model_.busy_power.value() - model_.idle_power.value()) * x * x * x;
 }
 
 double SimGpu::energy_at_locked(double t) {
@@ -63,7 +64,8 @@ void SimGpu::change_state_locked() {
   segments_.push_back(Segment{now, energy, current_power_locked()});
   // Keep enough history for the averaging window and counter steps.
   const double horizon =
-      now - 2.0 * std::max(model_.average_window_s, model_.counter_update_period_s) - 1.0;
+      now - 2.0 * std::max(model_.average_window.count(), model_.counter_update_period.count()) -
+      1.0;
   auto first_needed = std::upper_bound(segments_.begin(), segments_.end(), horizon,
                                        [](double v, const Segment& s) { return v < s.start; });
   if (first_needed - segments_.begin() > 1) segments_.erase(segments_.begin(), first_needed - 1);
@@ -103,8 +105,8 @@ Joules SimGpu::total_energy() {
                             index_, architecture_name(model_.architecture)));
   }
   double t = clock_.now().count();
-  if (model_.counter_update_period_s > 0) {
-    t = std::floor(t / model_.counter_update_period_s) * model_.counter_update_period_s;
+  if (model_.counter_update_period.count() > 0) {
+    t = std::floor(t / model_.counter_update_period.count()) * model_.counter_update_period.count();
   }
   return Joules(energy_at_locked(t));
 }
@@ -122,7 +124,7 @@ Watts SimGpu::power(PowerDomain domain) {
       return Watts(current_power_locked());
     case PowerDomain::kDeviceAverage: {
       const double now = clock_.now().count();
-      const double from = std::max(now - model_.average_window_s, segments_.front().start);
+      const double from = std::max(now - model_.average_window.count(), segments_.front().start);
       if (now - from <= 0.0) return Watts(current_power_locked());
       return Watts((energy_at_locked(now) - energy_at_locked(from)) / (now - from));
     }
@@ -140,8 +142,8 @@ Watts SimGpu::power(PowerDomain domain) {
 PowerLimitConstraints SimGpu::power_limit_constraints() {
   std::lock_guard lock(mutex_);
   check_alive_locked();
-  return {to_milliwatts(Watts(model_.power_limit_min_w)),
-          to_milliwatts(Watts(model_.power_limit_max_w))};
+  return {to_milliwatts(Watts(model_.power_limit_min.value())),
+          to_milliwatts(Watts(model_.power_limit_max.value()))};
 }
 
 Milliwatts SimGpu::power_limit() {
@@ -153,20 +155,20 @@ Milliwatts SimGpu::power_limit() {
 Milliwatts SimGpu::default_power_limit() {
   std::lock_guard lock(mutex_);
   check_alive_locked();
-  return to_milliwatts(Watts(model_.power_limit_default_w));
+  return to_milliwatts(Watts(model_.power_limit_default.value()));
 }
 
 void SimGpu::set_power_limit(Milliwatts limit) {
   std::lock_guard lock(mutex_);
   check_alive_locked();
-  const Milliwatts lo = to_milliwatts(Watts(model_.power_limit_min_w));
-  const Milliwatts hi = to_milliwatts(Watts(model_.power_limit_max_w));
+  const Milliwatts lo = to_milliwatts(Watts(model_.power_limit_min.value()));
+  const Milliwatts hi = to_milliwatts(Watts(model_.power_limit_max.value()));
   if (limit < lo || limit > hi) {
     throw_error(ErrorCode::kInvalidArgument,
                 fmt::format("power limit {} W is outside the GPU's range [{}, {}] W",
                             to_watts(limit).value(), to_watts(lo).value(), to_watts(hi).value()));
   }
-  const std::int64_t step = to_milliwatts(Watts(model_.power_limit_step_w)).value();
+  const std::int64_t step = to_milliwatts(Watts(model_.power_limit_step.value())).value();
   const Milliwatts snapped(std::max(lo.value(), (limit.value() / step) * step));
   if (snapped == limit_) return;
   limit_ = snapped;
@@ -188,8 +190,7 @@ void SimGpu::set_persistence_mode(bool enabled) {
 std::vector<Megahertz> SimGpu::supported_memory_clocks() {
   std::lock_guard lock(mutex_);
   check_alive_locked();
-  std::vector<Megahertz> out;
-  for (int c : model_.memory_clocks_mhz) out.emplace_back(c);
+  std::vector<Megahertz> out = model_.memory_clocks;
   std::sort(out.rbegin(), out.rend());
   return out;
 }
@@ -197,15 +198,15 @@ std::vector<Megahertz> SimGpu::supported_memory_clocks() {
 std::vector<Megahertz> SimGpu::supported_graphics_clocks(Megahertz memory_clock) {
   std::lock_guard lock(mutex_);
   check_alive_locked();
-  const auto& mem = model_.memory_clocks_mhz;
-  if (std::find(mem.begin(), mem.end(), memory_clock.value()) == mem.end()) {
+  const auto& mem = model_.memory_clocks;
+  if (std::find(mem.begin(), mem.end(), memory_clock) == mem.end()) {
     throw_error(
         ErrorCode::kInvalidArgument,
         fmt::format("memory clock {} MHz is not supported by this GPU", memory_clock.value()));
   }
   std::vector<Megahertz> out;
-  for (int c = model_.max_graphics_clock_mhz; c >= model_.min_graphics_clock_mhz;
-       c -= model_.graphics_clock_step_mhz) {
+  for (std::int64_t c = model_.max_graphics_clock.value(); c >= model_.min_graphics_clock.value();
+       c -= model_.graphics_clock_step.value()) {
     out.emplace_back(c);
   }
   return out;
@@ -214,13 +215,13 @@ std::vector<Megahertz> SimGpu::supported_graphics_clocks(Megahertz memory_clock)
 void SimGpu::set_gpu_locked_clocks(Megahertz min, Megahertz max) {
   std::lock_guard lock(mutex_);
   check_alive_locked();
-  if (min > max || min.value() < model_.min_graphics_clock_mhz ||
-      max.value() > model_.max_graphics_clock_mhz) {
+  if (min > max || min.value() < model_.min_graphics_clock.value() ||
+      max.value() > model_.max_graphics_clock.value()) {
     throw_error(ErrorCode::kInvalidArgument,
                 fmt::format("locked graphics clocks [{}, {}] MHz must satisfy {} <= min <= max <= "
                             "{} MHz",
-                            min.value(), max.value(), model_.min_graphics_clock_mhz,
-                            model_.max_graphics_clock_mhz));
+                            min.value(), max.value(), model_.min_graphics_clock.value(),
+                            model_.max_graphics_clock.value()));
   }
   locked_max_mhz_ = static_cast<double>(max.value());
   change_state_locked();
@@ -229,7 +230,7 @@ void SimGpu::set_gpu_locked_clocks(Megahertz min, Megahertz max) {
 void SimGpu::reset_gpu_locked_clocks() {
   std::lock_guard lock(mutex_);
   check_alive_locked();
-  locked_max_mhz_ = model_.max_graphics_clock_mhz;
+  locked_max_mhz_ = static_cast<double>(model_.max_graphics_clock.value());
   change_state_locked();
 }
 
@@ -250,10 +251,10 @@ void SimGpu::reset_memory_locked_clocks() {
 Celsius SimGpu::temperature() {
   std::lock_guard lock(mutex_);
   check_alive_locked();
-  const double share =
-      (current_power_locked() - model_.idle_power_w) / (model_.busy_power_w - model_.idle_power_w);
-  return Celsius(model_.idle_temperature_c +
-                 share * (model_.busy_temperature_c - model_.idle_temperature_c));
+  const double share = (current_power_locked() - model_.idle_power.value()) /
+                       (model_.busy_power.value() - model_.idle_power.value());
+  return Celsius(model_.idle_temperature.value() +
+                 share * (model_.busy_temperature.value() - model_.idle_temperature.value()));
 }
 
 void SimGpu::set_load(double load) {
@@ -308,6 +309,19 @@ std::vector<std::unique_ptr<SimGpu>> make_sim_gpus(int count, const SimGpuModel&
   std::vector<std::unique_ptr<SimGpu>> gpus;
   for (int i = 0; i < count; ++i) gpus.push_back(std::make_unique<SimGpu>(model, clock, i));
   return gpus;
+}
+
+Seconds run_data_parallel_step(std::span<SimGpu* const> gpus, ManualClock& clock,
+                               double work_units) {
+  if (gpus.empty() || !(work_units > 0.0) || !std::isfinite(work_units)) {
+    throw_error(ErrorCode::kInvalidArgument,
+                "a simulated step needs at least one GPU and a positive, finite amount of work");
+  }
+  double rate = gpus[0]->throughput();
+  for (SimGpu* g : gpus) rate = std::min(rate, g->throughput());
+  const Seconds took(work_units / rate);
+  clock.advance(took);
+  return took;
 }
 
 }  // namespace zeus

@@ -5,13 +5,13 @@
 #include <limits>
 #include <vector>
 
-#include "zeus/optimizer/power_limit_selector.h"
+#include "zeus/optimizer/power_limit_selection/power_limit_selector.h"
 #include "zeus/util/metric.h"
 
 namespace zeus::batch_size {
 
-double epoch_cost(double eta, Watts average_power, Seconds time_per_epoch, Watts max_power) {
-  return zeus_cost(average_power * time_per_epoch, time_per_epoch, eta, max_power);
+Joules epoch_cost(double eta, Watts average_power, Seconds time_per_epoch, Watts max_power) {
+  return Joules(zeus_cost(average_power * time_per_epoch, time_per_epoch, eta, max_power));
 }
 
 Milliwatts choose_power_limit(double eta, std::span<const PowerLimitEpoch> epochs) {
@@ -23,8 +23,10 @@ Milliwatts choose_power_limit(double eta, std::span<const PowerLimitEpoch> epoch
   return ZeusCostSelector(eta).select(m);
 }
 
-double cost_upper_bound(double beta, double min_cost) {
-  if (std::isinf(beta) || std::isinf(min_cost)) return std::numeric_limits<double>::infinity();
+Joules cost_upper_bound(double beta, Joules min_cost) {
+  if (std::isinf(beta) || std::isinf(min_cost.value())) {
+    return Joules(std::numeric_limits<double>::infinity());
+  }
   return beta * min_cost;
 }
 
@@ -39,10 +41,29 @@ double python_floor_div(double a, double b) {
   return floordiv;
 }
 
-double epochs_within_bound(double cost_upper_bound, double cost_per_epoch, int max_epochs) {
+double epochs_within_bound(Joules cost_upper_bound, Joules cost_per_epoch, int max_epochs) {
   const double cap = static_cast<double>(max_epochs);
-  if (std::isinf(cost_upper_bound)) return cap;
-  return std::min(python_floor_div(cost_upper_bound, cost_per_epoch), cap);
+  if (std::isinf(cost_upper_bound.value())) return cap;
+  return std::min(python_floor_div(cost_upper_bound.value(), cost_per_epoch.value()), cap);
+}
+
+EpochVerdict judge_epoch(const StopRule& rule, Joules min_cost, Joules cost, double metric,
+                         int epoch) {
+  EpochVerdict v;
+  v.cost_upper_bound = cost_upper_bound(rule.beta, min_cost);
+  const bool within = !exceeds_cost_bound(cost, v.cost_upper_bound);
+  const bool reached =
+      rule.higher_is_better ? metric >= rule.target_metric : metric <= rule.target_metric;
+  if (within && epoch < rule.max_epochs && !reached) {
+    v.end = TrialEnd::kContinue;
+  } else if (!within) {
+    v.end = TrialEnd::kOverCostBound;
+  } else if (reached) {
+    v.end = TrialEnd::kConverged;
+  } else {
+    v.end = TrialEnd::kMaxEpochs;
+  }
+  return v;
 }
 
 }  // namespace zeus::batch_size

@@ -7,14 +7,9 @@
 #include <limits>
 #include <numeric>
 
-#include "json_number.h"
 #include "zeus/util/error.h"
 
 namespace zeus::batch_size {
-
-using detail::decode_double;
-using detail::encode_double;
-using detail::field;
 
 GaussianThompsonSampling::GaussianThompsonSampling(std::vector<int> batch_sizes,
                                                    GaussianTsOptions options)
@@ -63,10 +58,11 @@ void GaussianThompsonSampling::refit(GaussianArm& a) const {
     a.reward_precision = 0.0;
     return;
   }
-  const double sum = std::accumulate(a.rewards.begin(), a.rewards.end(), 0.0);
+  double sum = 0.0;
+  for (const Joules r : a.rewards) sum += r.value();
   const double mean = sum / n;
   double ss = 0.0;  // two-pass population variance, like numpy.var
-  for (double r : a.rewards) ss += (r - mean) * (r - mean);
+  for (const Joules r : a.rewards) ss += (r.value() - mean) * (r.value() - mean);
   const double var = ss / n;
   if (var == 0.0) {
     a.reward_precision = std::numeric_limits<double>::infinity();
@@ -80,16 +76,16 @@ void GaussianThompsonSampling::refit(GaussianArm& a) const {
       (options_.prior_precision * options_.prior_mean + a.reward_precision * sum) / a.precision;
 }
 
-void GaussianThompsonSampling::fit(int batch_size, std::span<const double> costs) {
+void GaussianThompsonSampling::fit(int batch_size, std::span<const Joules> costs) {
   GaussianArm& a = arm(batch_size);
   a.rewards.clear();
-  for (double c : costs) a.rewards.push_back(-c);
+  for (const Joules c : costs) a.rewards.push_back(-c);
   const auto w = static_cast<std::size_t>(options_.window_size);
   while (w > 0 && a.rewards.size() > w) a.rewards.pop_front();
   refit(a);
 }
 
-void GaussianThompsonSampling::observe(int batch_size, double cost) {
+void GaussianThompsonSampling::observe(int batch_size, Joules cost) {
   GaussianArm& a = arm(batch_size);
   a.rewards.push_back(-cost);
   const auto w = static_cast<std::size_t>(options_.window_size);
@@ -128,41 +124,12 @@ int GaussianThompsonSampling::predict(Rng& rng) const {
   return best;
 }
 
-nlohmann::json GaussianThompsonSampling::to_json() const {
-  nlohmann::json arms = nlohmann::json::array();
-  for (const auto& a : arms_) {
-    nlohmann::json rewards = nlohmann::json::array();
-    for (double r : a.rewards) rewards.push_back(encode_double(r));
-    arms.push_back({{"batch_size", a.batch_size},
-                    {"rewards", rewards},
-                    {"mean", encode_double(a.mean)},
-                    {"precision", encode_double(a.precision)},
-                    {"reward_precision", encode_double(a.reward_precision)}});
-  }
-  return {{"prior_mean", encode_double(options_.prior_mean)},
-          {"prior_precision", encode_double(options_.prior_precision)},
-          {"num_explorations", options_.num_explorations},
-          {"window_size", options_.window_size},
-          {"arms", arms}};
-}
-
-GaussianThompsonSampling GaussianThompsonSampling::from_json(const nlohmann::json& j) {
-  GaussianTsOptions o;
-  o.prior_mean = decode_double(field(j, "prior_mean"));
-  o.prior_precision = decode_double(field(j, "prior_precision"));
-  o.num_explorations = field(j, "num_explorations").get<int>();
-  o.window_size = field(j, "window_size").get<int>();
+GaussianThompsonSampling GaussianThompsonSampling::restore(GaussianTsOptions options,
+                                                           std::vector<GaussianArm> arms) {
   std::vector<int> sizes;
-  for (const auto& a : field(j, "arms")) sizes.push_back(field(a, "batch_size").get<int>());
-  GaussianThompsonSampling ts(sizes, o);
-  for (const auto& ja : field(j, "arms")) {
-    GaussianArm& a = ts.arm(ja.at("batch_size").get<int>());
-    for (const auto& r : field(ja, "rewards")) a.rewards.push_back(decode_double(r));
-    // Stored, not refitted: the restored object must equal the saved one bit for bit.
-    a.mean = decode_double(field(ja, "mean"));
-    a.precision = decode_double(field(ja, "precision"));
-    a.reward_precision = decode_double(field(ja, "reward_precision"));
-  }
+  for (const auto& a : arms) sizes.push_back(a.batch_size);
+  GaussianThompsonSampling ts(std::move(sizes), options);
+  for (auto& a : arms) ts.arm(a.batch_size) = std::move(a);
   return ts;
 }
 

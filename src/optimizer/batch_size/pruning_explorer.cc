@@ -5,18 +5,16 @@
 #include <algorithm>
 #include <limits>
 
-#include "json_number.h"
 #include "zeus/util/error.h"
 
 namespace zeus::batch_size {
 
-using detail::decode_double;
-using detail::encode_double;
-using detail::field;
-
 PruningExplorer::PruningExplorer(std::vector<int> batch_sizes, int default_batch_size,
-                                 int num_rounds)
-    : batch_sizes_(std::move(batch_sizes)), default_(default_batch_size), num_rounds_(num_rounds) {
+                                 int num_rounds, History history)
+    : batch_sizes_(std::move(batch_sizes)),
+      default_(default_batch_size),
+      num_rounds_(num_rounds),
+      history_(std::move(history)) {
   std::sort(batch_sizes_.begin(), batch_sizes_.end());
   if (batch_sizes_.empty()) {
     throw_error(ErrorCode::kInvalidArgument, "pruning: the list of batch sizes is empty");
@@ -34,7 +32,8 @@ PruningExplorer::PruningExplorer(std::vector<int> batch_sizes, int default_batch
   }
 }
 
-PruningExplorer::Step PruningExplorer::walk(std::vector<int>* survivors_out) const {
+PruningExplorer::Step PruningExplorer::walk(std::vector<int>* survivors_out,
+                                            std::optional<int>* empty_round) const {
   std::vector<int> list = batch_sizes_;
   int def = default_;
   for (int round = 0; round < num_rounds_; ++round) {
@@ -46,7 +45,7 @@ PruningExplorer::Step PruningExplorer::walk(std::vector<int>* survivors_out) con
       if (b > def) up.push_back(b);
     }
     std::vector<int> good;
-    double best_cost = std::numeric_limits<double>::infinity();
+    Joules best_cost(std::numeric_limits<double>::infinity());
     int best = def;
     for (const auto* direction : {&down, &up}) {
       for (int b : *direction) {
@@ -67,22 +66,30 @@ PruningExplorer::Step PruningExplorer::walk(std::vector<int>* survivors_out) con
       std::sort(good.begin(), good.end());
       list = std::move(good);
       def = best;
+    } else if (empty_round != nullptr && !empty_round->has_value()) {
+      *empty_round = round;
     }
   }
   if (survivors_out != nullptr) *survivors_out = list;
   return {Action::kDone, 0};
 }
 
-PruningExplorer::Step PruningExplorer::next() const { return walk(nullptr); }
+PruningExplorer::Step PruningExplorer::next() const { return walk(nullptr, nullptr); }
 
 std::vector<int> PruningExplorer::survivors() const {
   std::vector<int> s;
-  if (walk(&s).action != Action::kDone) return {};
+  if (walk(&s, nullptr).action != Action::kDone) return {};
   return s;
 }
 
+std::optional<int> PruningExplorer::round_without_survivor() const {
+  std::optional<int> r;
+  walk(nullptr, &r);
+  return r;
+}
+
 void PruningExplorer::dispatched(std::int64_t trial_id, int batch_size) {
-  history_[batch_size].push_back({trial_id});
+  history_[batch_size].push_back({trial_id, false, false, Joules(0)});
 }
 
 bool PruningExplorer::is_pending(std::int64_t trial_id) const {
@@ -94,7 +101,7 @@ bool PruningExplorer::is_pending(std::int64_t trial_id) const {
   return false;
 }
 
-bool PruningExplorer::finished(std::int64_t trial_id, double cost, bool converged) {
+bool PruningExplorer::finished(std::int64_t trial_id, Joules cost, bool converged) {
   for (auto& [b, list] : history_) {
     for (auto& e : list) {
       if (e.trial_id == trial_id && !e.done) {
@@ -118,36 +125,6 @@ bool PruningExplorer::cancelled(std::int64_t trial_id) {
     }
   }
   return false;
-}
-
-nlohmann::json PruningExplorer::to_json() const {
-  nlohmann::json hist = nlohmann::json::array();
-  for (const auto& [b, list] : history_) {
-    for (const auto& e : list) {
-      hist.push_back({{"batch_size", b},
-                      {"trial_id", e.trial_id},
-                      {"done", e.done},
-                      {"converged", e.converged},
-                      {"cost", encode_double(e.cost)}});
-    }
-  }
-  return {{"batch_sizes", batch_sizes_},
-          {"default_batch_size", default_},
-          {"num_rounds", num_rounds_},
-          {"history", hist}};
-}
-
-PruningExplorer PruningExplorer::from_json(const nlohmann::json& j) {
-  PruningExplorer p(field(j, "batch_sizes").get<std::vector<int>>(),
-                    field(j, "default_batch_size").get<int>(), field(j, "num_rounds").get<int>());
-  for (const auto& e : field(j, "history")) {
-    Exploration x{field(e, "trial_id").get<std::int64_t>()};
-    x.done = field(e, "done").get<bool>();
-    x.converged = field(e, "converged").get<bool>();
-    x.cost = decode_double(field(e, "cost"));
-    p.history_[field(e, "batch_size").get<int>()].push_back(x);
-  }
-  return p;
 }
 
 }  // namespace zeus::batch_size

@@ -1,7 +1,5 @@
 #include "zeus/optimizer/batch_size/rng.h"
 
-#include <fmt/format.h>
-
 #include <cmath>
 #include <numbers>
 
@@ -61,48 +59,12 @@ double Rng::normal() {
   return std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * std::numbers::pi * u2);
 }
 
-nlohmann::json Rng::to_json() const {
-  nlohmann::json words = nlohmann::json::array();
-  for (auto w : s_) words.push_back(fmt::format("0x{:016x}", w));
-  return {{"algorithm", "xoshiro256**"}, {"state", words}};
-}
-
-Rng Rng::from_json(const nlohmann::json& j) {
-  auto bad = [&](const std::string& why) {
-    throw_error(ErrorCode::kParse, "RNG state: " + why + " in " + j.dump());
-  };
-  if (!j.is_object() || j.value("algorithm", "") != "xoshiro256**") {
-    bad("expected {\"algorithm\":\"xoshiro256**\",\"state\":[4 hex words]}");
+Rng Rng::from_state(const std::array<std::uint64_t, 4>& state) {
+  if (state[0] == 0 && state[1] == 0 && state[2] == 0 && state[3] == 0) {
+    throw_error(ErrorCode::kInvalidArgument, "RNG state: the all-zero state is invalid");
   }
-  const auto& st = j.at("state");
-  if (!st.is_array() || st.size() != 4) bad("state must be an array of 4 words");
   Rng r;
-  bool any = false;
-  for (std::size_t i = 0; i < 4; ++i) {
-    if (!st[i].is_string()) bad("state words must be hex strings");
-    const auto& s = st[i].get_ref<const std::string&>();
-    if (s.size() < 3 || s.size() > 18 || s[0] != '0' || (s[1] != 'x' && s[1] != 'X')) {
-      bad("malformed word '" + s + "'");
-    }
-    std::uint64_t v = 0;
-    for (std::size_t k = 2; k < s.size(); ++k) {
-      const char c = s[k];
-      int d;
-      if (c >= '0' && c <= '9') {
-        d = c - '0';
-      } else if (c >= 'a' && c <= 'f') {
-        d = c - 'a' + 10;
-      } else if (c >= 'A' && c <= 'F') {
-        d = c - 'A' + 10;
-      } else {
-        bad("malformed word '" + s + "'");
-      }
-      v = (v << 4) | static_cast<std::uint64_t>(d);
-    }
-    r.s_[i] = v;
-    any = any || v != 0;
-  }
-  if (!any) bad("the all-zero state is invalid");
+  r.s_ = state;
   return r;
 }
 

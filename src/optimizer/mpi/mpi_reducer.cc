@@ -1,4 +1,4 @@
-#include "zeus/optimizer/mpi_reducer.h"
+#include "zeus/optimizer/mpi/mpi_reducer.h"
 
 #include <fmt/format.h>
 

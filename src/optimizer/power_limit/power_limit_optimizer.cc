@@ -1,4 +1,4 @@
-#include "zeus/optimizer/power_limit_optimizer.h"
+#include "zeus/optimizer/power_limit/power_limit_optimizer.h"
 
 #include <fmt/format.h>
 
@@ -8,6 +8,8 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "zeus/optimizer/power_limit/power_limit_profile_json.h"
+#include "zeus/optimizer/power_limit/power_limit_report.h"
 #include "zeus/util/error.h"
 #include "zeus/util/files.h"
 #include "zeus/util/log.h"
@@ -17,19 +19,16 @@ namespace {
 
 double watts(Milliwatts mw) { return to_watts(mw).value(); }
 
+// Call from a catch block only: anything but kNoPermission is rethrown as it
+// is (`throw;` keeps its dynamic type, e.g. NvmlError), a refusal gets advice.
 [[noreturn]] void rethrow_with_privilege_hint(const Error& e, const std::string& what) {
-  if (e.code() != ErrorCode::kNoPermission) throw e;
+  if (e.code() != ErrorCode::kNoPermission) throw;
   throw_error(ErrorCode::kNoPermission,
               fmt::format("cannot {}: {}. Changing GPU settings needs CAP_SYS_ADMIN: run as root, "
                           "grant the capability (e.g. docker run --cap-add SYS_ADMIN), go through "
                           "zeusd (run `zeusd serve` as root and set ZEUSD_SOCK_PATH; "
                           "docs/zeusd.md), or use dry-run mode (--dry-run) to only measure",
                           what, e.what()));
-}
-
-[[noreturn]] void bad_profile(ErrorCode code, const std::string& path, const std::string& problem) {
-  throw_error(code, fmt::format("power-limit profile '{}': {}. Delete the file to profile again",
-                                path, problem));
 }
 
 void validate(const GlobalPowerLimitOptimizerOptions& o) {
@@ -63,11 +62,13 @@ const char* phase_name(GlobalPowerLimitOptimizer::Phase phase) {
   return "unknown";
 }
 
-double PowerLimitSaving::energy_saving_fraction() const {
+std::optional<double> PowerLimitSaving::energy_saving_fraction() const {
+  if (!(energy_at_maximum.value() > 0.0)) return std::nullopt;
   return (energy_at_maximum - energy_at_chosen) / energy_at_maximum;
 }
 
-double PowerLimitSaving::time_change_fraction() const {
+std::optional<double> PowerLimitSaving::time_change_fraction() const {
+  if (!(time_at_maximum.count() > 0.0)) return std::nullopt;
   return (time_at_chosen - time_at_maximum) / time_at_maximum;
 }
 
@@ -91,6 +92,11 @@ GlobalPowerLimitOptimizer::GlobalPowerLimitOptimizer(EnergyMonitor& monitor,
                                                      GlobalPowerLimitOptimizerOptions options)
     : monitor_(monitor), options_(std::move(options)) {
   validate(options_);
+  // An unwritable profile path fails now, not after the whole profile was run.
+  if (!options_.profile_path.empty() && !options_.dry_run &&
+      !std::filesystem::exists(options_.profile_path)) {
+    check_output_path(options_.profile_path);
+  }
   reducer_ = options_.reducer != nullptr ? options_.reducer : &local_reducer_;
 
   for (int i : monitor_.gpu_indices()) gpus_.push_back(monitor_.gpu(i));
@@ -121,6 +127,21 @@ GlobalPowerLimitOptimizer::GlobalPowerLimitOptimizer(EnergyMonitor& monitor,
   }
 
   const std::int64_t step = to_milliwatts(options_.pl_step).value();
+  if (!(c.min.value() > 0 && c.min <= c.max)) {
+    throw_error(ErrorCode::kInvalidArgument,
+                fmt::format("GPU {} reports the power-limit range [{}, {}] W, which has no "
+                            "candidate limit",
+                            monitor_.gpu_indices()[0], watts(c.min), watts(c.max)));
+  }
+  // Counted before anything is allocated: a bogus range must not blow up memory.
+  const std::int64_t count = (c.max.value() - c.min.value()) / step + 1;
+  if (count > static_cast<std::int64_t>(kMaxCandidateLimits)) {
+    throw_error(ErrorCode::kInvalidArgument,
+                fmt::format("{} W to {} W in steps of {} W is {} candidate limits (at most {}); "
+                            "raise pl_step",
+                            watts(c.max), watts(c.min), options_.pl_step.value(), count,
+                            kMaxCandidateLimits));
+  }
   for (std::int64_t l = c.max.value(); l >= c.min.value(); l -= step) candidates_.emplace_back(l);
 
   selector_ = options_.selector;
@@ -146,8 +167,8 @@ GlobalPowerLimitOptimizer::GlobalPowerLimitOptimizer(EnergyMonitor& monitor,
   }
 
   if (!options_.profile_path.empty() && std::filesystem::exists(options_.profile_path)) {
-    measurements_ =
-        parse_profile(read_file(options_.profile_path), options_.profile_path, candidates_);
+    measurements_ = parse_power_limit_profile(read_file(options_.profile_path),
+                                              options_.profile_path, candidates_);
     log::info("power-limit profile '{}' loaded ({} limits); applying its optimum",
               options_.profile_path, measurements_.size());
     finish(/*from_file=*/true);
@@ -247,11 +268,13 @@ void GlobalPowerLimitOptimizer::finish(bool from_file) {
   set_limit(options_.observer_mode ? candidates_.front() : *optimal_);
 
   const auto s = saving();
+  const auto energy = s ? s->energy_saving_fraction() : std::nullopt;
+  const auto time = s ? s->time_change_fraction() : std::nullopt;
   const std::string gain =
-      s ? fmt::format("{:+.1f}% energy, {:+.1f}% time against the maximum limit {} W",
-                      -100.0 * s->energy_saving_fraction(), 100.0 * s->time_change_fraction(),
-                      watts(s->maximum))
-        : std::string("no measurement at the maximum limit to compare with");
+      energy && time ? fmt::format("{:+.1f}% energy, {:+.1f}% time against the maximum limit {} W",
+                                   -100.0 * *energy, 100.0 * *time, watts(s->maximum))
+      : s            ? std::string("the maximum limit measured zero energy or time")
+                     : std::string("no measurement at the maximum limit to compare with");
   if (options_.observer_mode) {
     log::info("observer mode: {} would choose {} W ({}); staying at the maximum limit {} W",
               selector_->name(), watts(*optimal_), gain, watts(candidates_.front()));
@@ -276,8 +299,14 @@ void GlobalPowerLimitOptimizer::finish(bool from_file) {
       return;
     }
   }
-  write_file_atomically(options_.profile_path, profile_json(measurements_));
-  log::info("power-limit profile saved to '{}'", options_.profile_path);
+  try {
+    write_file_atomically(options_.profile_path, power_limit_profile_json(measurements_));
+    log::info("power-limit profile saved to '{}'", options_.profile_path);
+  } catch (const Error& e) {
+    // The choice stands; losing the file must not lose the training run.
+    profile_save_error_ = e.what();
+    log::error("could not save the power-limit profile: {}", e.what());
+  }
 }
 
 void GlobalPowerLimitOptimizer::on_step_begin() {
@@ -314,92 +343,7 @@ std::optional<Milliwatts> GlobalPowerLimitOptimizer::optimal_power_limit() const
 
 std::optional<PowerLimitSaving> GlobalPowerLimitOptimizer::saving() const {
   if (!optimal_) return std::nullopt;
-  auto find = [&](Milliwatts l) -> const PowerLimitMeasurement* {
-    for (const auto& x : measurements_) {
-      if (x.power_limit == l) return &x;
-    }
-    return nullptr;
-  };
-  const PowerLimitMeasurement* top = find(candidates_.front());
-  const PowerLimitMeasurement* chosen = find(*optimal_);
-  if (top == nullptr || chosen == nullptr) return std::nullopt;
-  return PowerLimitSaving{chosen->power_limit, top->power_limit, chosen->energy,
-                          top->energy,         chosen->time,     top->time};
-}
-
-std::vector<PowerLimitMeasurement> GlobalPowerLimitOptimizer::parse_profile(
-    const std::string& text, const std::string& path, const std::vector<Milliwatts>& candidates) {
-  nlohmann::json doc;
-  try {
-    doc = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
-    bad_profile(ErrorCode::kParse, path, fmt::format("not valid JSON ({})", e.what()));
-  }
-  if (!doc.is_object() || !doc.contains("measurements") || !doc["measurements"].is_array()) {
-    bad_profile(ErrorCode::kParse, path,
-                "expected an object {\"measurements\": [{\"power_limit\": W, \"energy\": J, "
-                "\"time\": s}, ...]}");
-  }
-  const auto& list = doc["measurements"];
-  if (list.empty()) bad_profile(ErrorCode::kParse, path, "\"measurements\" is empty");
-
-  std::vector<PowerLimitMeasurement> out;
-  std::set<std::int64_t> seen;
-  for (std::size_t i = 0; i < list.size(); ++i) {
-    const auto& item = list[i];
-    double v[3];
-    const char* fields[3] = {"power_limit", "energy", "time"};
-    if (!item.is_object()) {
-      bad_profile(ErrorCode::kParse, path, fmt::format("measurement {} is not an object", i));
-    }
-    for (int f = 0; f < 3; ++f) {
-      if (!item.contains(fields[f]) || !item[fields[f]].is_number()) {
-        bad_profile(ErrorCode::kParse, path,
-                    fmt::format("measurement {} has no numeric \"{}\"", i, fields[f]));
-      }
-      v[f] = item[fields[f]].get<double>();
-      if (!std::isfinite(v[f]) || v[f] <= 0.0) {
-        bad_profile(
-            ErrorCode::kInvalidArgument, path,
-            fmt::format("measurement {} has \"{}\" = {}; it must be positive", i, fields[f], v[f]));
-      }
-    }
-    const Milliwatts limit = to_milliwatts(Watts(v[0]));
-    if (std::find(candidates.begin(), candidates.end(), limit) == candidates.end()) {
-      bad_profile(
-          ErrorCode::kInvalidArgument, path,
-          fmt::format("measurement {} is at {} W, which is not a candidate limit of these GPUs "
-                      "({} W down to {} W in steps of {} W); it was made on other GPUs or with "
-                      "another pl_step",
-                      i, v[0], watts(candidates.front()), watts(candidates.back()),
-                      candidates.size() > 1 ? watts(candidates[0]) - watts(candidates[1]) : 0.0));
-    }
-    if (!seen.insert(limit.value()).second) {
-      bad_profile(ErrorCode::kInvalidArgument, path,
-                  fmt::format("power limit {} W is measured twice", v[0]));
-    }
-    out.push_back(PowerLimitMeasurement{limit, Joules(v[1]), Seconds(v[2])});
-  }
-  return out;
-}
-
-std::string GlobalPowerLimitOptimizer::profile_json(
-    const std::vector<PowerLimitMeasurement>& measurements) {
-  nlohmann::ordered_json list = nlohmann::ordered_json::array();
-  for (const auto& x : measurements) {
-    nlohmann::ordered_json item;
-    if (x.power_limit.value() % 1000 == 0) {
-      item["power_limit"] = x.power_limit.value() / 1000;
-    } else {
-      item["power_limit"] = watts(x.power_limit);
-    }
-    item["energy"] = x.energy.value();
-    item["time"] = x.time.count();
-    list.push_back(std::move(item));
-  }
-  nlohmann::ordered_json doc;
-  doc["measurements"] = std::move(list);
-  return doc.dump(4) + "\n";
+  return compare_limits(measurements_, *optimal_, candidates_.front());
 }
 
 }  // namespace zeus

@@ -53,6 +53,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "zeus/util/error.h"
+
 namespace zeus::testing {
 
 // Real max_energy_range_uj values (see nvml-rapl-facts.md §3.2).
@@ -157,7 +159,7 @@ class FakePowercap {
   };
 
   [[noreturn]] static void fail(const std::string& what) {
-    throw std::runtime_error("FakePowercap: " + what + ": " + std::strerror(errno));
+    throw std::runtime_error("FakePowercap: " + what + ": " + zeus::errno_text(errno));
   }
 
   Zone& zone(const std::string& id) {

@@ -13,8 +13,8 @@
 
 #include "zeus/device/sim_gpu.h"
 #include "zeus/monitor/energy_monitor.h"
-#include "zeus/optimizer/mpi_reducer.h"
-#include "zeus/optimizer/power_limit_optimizer.h"
+#include "zeus/optimizer/mpi/mpi_reducer.h"
+#include "zeus/optimizer/power_limit/power_limit_optimizer.h"
 
 namespace {
 
@@ -39,8 +39,8 @@ int run() {
   check(reducer.all_reduce_max(static_cast<double>(my_rank)) == size - 1.0, "max of ranks");
 
   zeus::SimGpuModel model;
-  model.power_limit_min_w = 100.0;
-  model.counter_update_period_s = 0.0;
+  model.power_limit_min = zeus::Watts(100.0);
+  model.counter_update_period = zeus::Seconds(0.0);
   zeus::ManualClock clock;
   auto sim = std::make_shared<zeus::SimGpu>(model, clock, 0);
   zeus::DeviceInventory inventory;

@@ -1,11 +1,13 @@
 // End-to-end tests of `zeus show-env` and `zeus monitor` on the simulated GPU.
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <nlohmann/json.hpp>
 
 #include "cli_test_helpers.h"
+#include "fakes/powercap/fake_powercap.h"
 
 namespace zeus::testing {
 namespace {
@@ -129,6 +131,112 @@ TEST(MonitorPower, UnsupportedDomainIsAClearError) {
                    "ZEUS_SIM_MODEL=" ZEUS_SOURCE_DIR "/tests/unit/cli/a40_like_model.json"});
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_NE(r.err.find("memory"), std::string::npos) << r.err;
+}
+
+// Every numeric flag: non-finite, zero, negative, huge, below the minimum,
+// truncated and malformed values are usage errors (exit 2) that name the
+// flag, never a hang, a crash or a 309-digit number.
+TEST(MonitorPower, EveryBadNumberIsAUsageErrorNamingTheFlag) {
+  for (const char* flag : {"--interval", "--duration"}) {
+    for (const char* value : {"nan", "inf", "-inf", "0", "-1", "1e308", "0.001", "1e", "", "x"}) {
+      const auto r = run_program({bin("zeus"), "monitor", "power", flag, value}, kSim);
+      EXPECT_EQ(r.exit_code, 2) << flag << " " << value << ": " << r.err;
+      EXPECT_NE(r.err.find(flag), std::string::npos) << r.err;
+      EXPECT_LT(r.err.size(), 400u) << r.err;
+    }
+  }
+  for (const char* value : {"0-99999999999", "4294967297", "-1", "0,0", "1-0", "0-"}) {
+    const auto r =
+        run_program({bin("zeus"), "monitor", "energy", "--gpus", value, "--", "true"}, kSim);
+    EXPECT_EQ(r.exit_code, 2) << value << ": " << r.err;
+    EXPECT_NE(r.err.find("--gpus"), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find("0000000000000000000000"), std::string::npos) << r.err;
+  }
+}
+
+// Special files where a model or profile file belongs: refused at once with
+// exit 2 (never read forever from /dev/zero, never blocked on a FIFO).
+TEST(Cli, SpecialFilesAsInputsAreUsageErrors) {
+  const std::string fifo = ::testing::TempDir() + "zeus_fifo_" + std::to_string(::getpid());
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  for (const std::string& path : {std::string("/dev/zero"), fifo, ::testing::TempDir()}) {
+    const auto model = run_program({bin("zeus"), "monitor", "energy", "--", "true"},
+                                   {"ZEUS_GPU_BACKEND=sim", "ZEUS_SIM_MODEL=" + path});
+    EXPECT_EQ(model.exit_code, 2) << path << ": " << model.err;
+    const auto profile = run_program({bin("zeus"), "power-limit", "--profile-path", path});
+    EXPECT_EQ(profile.exit_code, 2) << path << ": " << profile.err;
+  }
+  ::unlink(fifo.c_str());
+}
+
+TEST(Cli, UnknownCommandsAreNamed) {
+  const auto r = run_program({bin("zeus"), "bogus"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("unknown command 'bogus'"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("monitor"), std::string::npos) << "lists the commands: " << r.err;
+  const auto nested = run_program({bin("zeus"), "monitor", "wattage"});
+  EXPECT_EQ(nested.exit_code, 2);
+  EXPECT_NE(nested.err.find("'wattage'"), std::string::npos) << nested.err;
+}
+
+TEST(Cli, AnOutputThatCannotBeWrittenIsAFailure) {
+  const auto r = run_program({"/bin/sh", "-c", bin("zeus") + " show-env >/dev/full"}, kSim);
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("could not write"), std::string::npos) << r.err;
+}
+
+TEST(MonitorEnergy, LogIsAppendedAndItsWriteErrorsAreFailures) {
+  const std::string dir = ::testing::TempDir() + "zeus_cli_log_" + std::to_string(::getpid());
+  const std::string log = dir + "/windows.csv";
+  for (int run = 0; run < 2; ++run) {
+    const auto r =
+        run_program({bin("zeus"), "monitor", "energy", "--log", log, "--", "true"}, kSim);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+  }
+  const auto lines = run_program({"/usr/bin/wc", "-l", log});
+  EXPECT_EQ(lines.out.substr(0, lines.out.find(' ')), "3") << "a header and two windows";
+  const auto other = run_program(
+      {bin("zeus"), "monitor", "energy", "--gpus", "1", "--log", log, "--", "true"}, kSim);
+  EXPECT_EQ(other.exit_code, 2) << other.err;
+  EXPECT_NE(other.err.find("gpu1_energy"), std::string::npos) << other.err;
+  // A log on a full disk: refused at the header, before the command runs.
+  const auto full =
+      run_program({bin("zeus"), "monitor", "energy", "--log", "/dev/full", "--", "true"}, kSim);
+  EXPECT_EQ(full.exit_code, 1) << full.err;
+  EXPECT_NE(full.err.find("/dev/full"), std::string::npos) << full.err;
+  run_program({"/bin/rm", "-rf", dir});
+}
+
+TEST(MonitorEnergy, CudaVisibleDevicesSelectsSimulatedGpusAsCudaDoes) {
+  auto env = kSim;
+  env.push_back("CUDA_VISIBLE_DEVICES=1,-1,0");
+  const auto r = run_program({bin("zeus"), "monitor", "energy", "--json", "--", "true"}, env);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = json::parse(r.out);
+  EXPECT_EQ(j["gpu_energy_j"].size(), 1u) << r.out;
+  EXPECT_NE(r.err.find("'-1'"), std::string::npos) << "a note says what was hidden: " << r.err;
+  env.back() = "CUDA_VISIBLE_DEVICES=-1";
+  const auto none = run_program({bin("zeus"), "monitor", "energy", "--json", "--", "true"}, env);
+  ASSERT_EQ(none.exit_code, 0) << none.err;
+  EXPECT_TRUE(json::parse(none.out)["gpu_energy_j"].empty()) << none.out;
+}
+
+TEST(MonitorPower, TotalsIncludeCpuAndDramEnergy) {
+  FakePowercap fake;
+  fake.add_zone("intel-rapl:0", "package-0", 1'000'000);
+  fake.add_zone("intel-rapl:0:0", "dram", 500'000);
+  const auto r = run_program(
+      {bin("zeus"), "monitor", "power", "--interval", "0.05", "--duration", "0.2", "--json"},
+      {"ZEUS_GPU_BACKEND=sim", "ZEUS_SIM_GPUS=1", "ZEUS_POWERCAP_ROOT=" + fake.root()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto last_line = r.out.rfind('\n', r.out.size() - 2);  // the totals line
+  const auto totals = json::parse(r.out.substr(last_line == std::string::npos ? 0 : last_line + 1));
+  ASSERT_TRUE(totals.contains("cpu_energy_j")) << r.out;
+  ASSERT_TRUE(totals.contains("dram_energy_j")) << r.out;
+  const double gpu = totals["total_gpu_energy_j"].get<double>();
+  const double cpu = totals["cpu_energy_j"]["0"].get<double>();
+  const double dram = totals["dram_energy_j"]["0"].get<double>();
+  EXPECT_DOUBLE_EQ(totals["total_energy_j"].get<double>(), gpu + cpu + dram);
 }
 
 }  // namespace

@@ -8,117 +8,69 @@
 namespace zeus::nvml_internal {
 namespace {
 
+using ::testing::ElementsAre;
 using ::testing::HasSubstr;
-using Kind = VisibleDevice::Kind;
+using ::testing::IsEmpty;
 
-ErrorCode code_of(const std::function<void()>& f, std::string* message = nullptr) {
+// Four GPUs with these UUIDs.
+const std::vector<std::string> kUuids = {"GPU-aaaa1111", "GPU-aaaa2222", "GPU-bbbb3333",
+                                         "GPU-cccc4444"};
+
+VisibleDevices apply(std::string_view value) {
+  return apply_cuda_visible_devices(value, 4, [](std::string_view prefix) {
+    std::vector<unsigned> out;
+    for (unsigned i = 0; i < kUuids.size(); ++i) {
+      if (uuid_has_prefix(kUuids[i], prefix)) out.push_back(i);
+    }
+    return out;
+  });
+}
+
+TEST(CudaVisibleDevices, ValidEntriesKeepTheirOrder) {
+  const auto v = apply(" 2, 0 ,GPU-cccc");
+  EXPECT_THAT(v.indices, ElementsAre(2, 0, 3));
+  EXPECT_THAT(v.hidden, IsEmpty());
+  EXPECT_THAT(apply("gpu-BBBB").indices, ElementsAre(2)) << "UUID prefixes ignore case";
+}
+
+// CUDA's rule: an invalid entry hides itself and every later entry.
+TEST(CudaVisibleDevices, AnInvalidEntryHidesItAndEveryLaterOne) {
+  struct Case {
+    const char* value;
+    std::vector<unsigned> visible;
+    const char* why;
+  };
+  for (const Case& c :
+       {Case{"1,-1,0", {1}, "'-1'"}, Case{"0,7,1", {0}, "names GPU 7 of 4"},
+        Case{"3,x,0", {3}, "neither a GPU index"}, Case{"1,GPU-aaaa,0", {1}, "matches 2 GPUs"},
+        Case{"1,GPU-ffff,0", {1}, "matches no GPU"}, Case{"1,1,0", {1}, "a second time"},
+        Case{"0,,1", {0}, "''"}, Case{"2,4294967297", {2}, "neither a GPU index"}}) {
+    const auto v = apply(c.value);
+    EXPECT_EQ(v.indices, c.visible) << c.value;
+    EXPECT_THAT(v.hidden, HasSubstr(c.why)) << c.value;
+  }
+}
+
+TEST(CudaVisibleDevices, AnInvalidFirstEntryOrAnEmptyValueHidesEveryGpu) {
+  for (const char* value : {"-1", "-1,0,1", "GPU-none", "", "  "}) {
+    const auto v = apply(value);
+    EXPECT_THAT(v.indices, IsEmpty()) << value;
+    EXPECT_FALSE(v.hidden.empty()) << value;
+  }
+}
+
+TEST(CudaVisibleDevices, MigInstancesAreAnErrorSayingWhy) {
   try {
-    f();
+    (void)apply("MIG-GPU-aaaa1111/1/0");
+    FAIL();
   } catch (const Error& e) {
-    if (message != nullptr) *message = e.what();
-    return e.code();
-  }
-  ADD_FAILURE() << "expected a zeus::Error";
-  return ErrorCode::kInternal;
-}
-
-TEST(CudaVisibleDevicesParse, IntegerListKeepsOrderAndIgnoresSpaces) {
-  const auto entries = parse_cuda_visible_devices(" 2 , 0,1 ");
-  ASSERT_EQ(entries.size(), 3u);
-  EXPECT_EQ(entries[0].kind, Kind::kIndex);
-  EXPECT_EQ(entries[0].index, 2u);
-  EXPECT_EQ(entries[1].index, 0u);
-  EXPECT_EQ(entries[2].index, 1u);
-}
-
-TEST(CudaVisibleDevicesParse, EmptyOrBlankMeansNoDevices) {
-  EXPECT_TRUE(parse_cuda_visible_devices("").empty());
-  EXPECT_TRUE(parse_cuda_visible_devices("  ").empty());
-}
-
-TEST(CudaVisibleDevicesParse, GpuUuidEntriesAreKeptWhole) {
-  const auto entries = parse_cuda_visible_devices("GPU-8932f937,1");
-  ASSERT_EQ(entries.size(), 2u);
-  EXPECT_EQ(entries[0].kind, Kind::kUuid);
-  EXPECT_EQ(entries[0].uuid, "GPU-8932f937");
-  EXPECT_EQ(entries[1].kind, Kind::kIndex);
-}
-
-TEST(CudaVisibleDevicesParse, MigEntriesAreRejectedWithReason) {
-  std::string message;
-  EXPECT_EQ(code_of([] { parse_cuda_visible_devices("MIG-GPU-1234/1/0"); }, &message),
-            ErrorCode::kInvalidArgument);
-  EXPECT_THAT(message, HasSubstr("MIG"));
-  EXPECT_THAT(message, HasSubstr("NVML cannot measure"));
-  EXPECT_EQ(code_of([] { parse_cuda_visible_devices("0,MIG-5a6b"); }), ErrorCode::kInvalidArgument);
-}
-
-TEST(CudaVisibleDevicesParse, MalformedEntriesAreRejected) {
-  for (const char* bad : {"0,,1", "0,", "abc", "-1", "1.5", "GPU-", "0x1"}) {
-    std::string message;
-    EXPECT_EQ(code_of([&] { parse_cuda_visible_devices(bad); }, &message),
-              ErrorCode::kInvalidArgument)
-        << bad;
-    EXPECT_THAT(message, HasSubstr("CUDA_VISIBLE_DEVICES")) << bad;
+    EXPECT_EQ(e.code(), ErrorCode::kInvalidArgument);
+    EXPECT_THAT(e.what(), HasSubstr("MIG slice"));
   }
 }
 
-std::vector<unsigned> no_uuids(std::string_view) { return {}; }
-
-TEST(CudaVisibleDevicesResolve, IndicesMapInOrder) {
-  const auto entries = parse_cuda_visible_devices("3,1");
-  EXPECT_EQ(resolve_visible_devices(entries, 4, no_uuids), (std::vector<unsigned>{3, 1}));
-}
-
-TEST(CudaVisibleDevicesResolve, MissingIndexNamesTheValue) {
-  std::string message;
-  const auto entries = parse_cuda_visible_devices("0,5");
-  EXPECT_EQ(code_of([&] { resolve_visible_devices(entries, 2, no_uuids); }, &message),
-            ErrorCode::kInvalidArgument);
-  EXPECT_THAT(message, HasSubstr("GPU 5"));
-  EXPECT_THAT(message, HasSubstr("only 2"));
-}
-
-TEST(CudaVisibleDevicesResolve, UuidNeedsExactlyOneMatch) {
-  const auto entries = parse_cuda_visible_devices("GPU-ab");
-  EXPECT_EQ(resolve_visible_devices(entries, 3,
-                                    [](std::string_view p) {
-                                      EXPECT_EQ(p, "GPU-ab");
-                                      return std::vector<unsigned>{2};
-                                    }),
-            (std::vector<unsigned>{2}));
-  std::string message;
-  EXPECT_EQ(code_of([&] { resolve_visible_devices(entries, 3, no_uuids); }, &message),
-            ErrorCode::kInvalidArgument);
-  EXPECT_THAT(message, HasSubstr("matches no GPU"));
-  EXPECT_EQ(code_of(
-                [&] {
-                  resolve_visible_devices(entries, 3, [](std::string_view) {
-                    return std::vector<unsigned>{0, 1};
-                  });
-                },
-                &message),
-            ErrorCode::kInvalidArgument);
-  EXPECT_THAT(message, HasSubstr("matches 2 GPUs"));
-}
-
-TEST(CudaVisibleDevicesResolve, DuplicatesAreRejected) {
-  const auto entries = parse_cuda_visible_devices("1,GPU-x");
-  std::string message;
-  EXPECT_EQ(code_of(
-                [&] {
-                  resolve_visible_devices(
-                      entries, 2, [](std::string_view) { return std::vector<unsigned>{1}; });
-                },
-                &message),
-            ErrorCode::kInvalidArgument);
-  EXPECT_THAT(message, HasSubstr("more than once"));
-}
-
-TEST(CudaVisibleDevicesResolve, UuidPrefixIgnoresCase) {
-  EXPECT_TRUE(uuid_has_prefix("GPU-ABCdef-1", "gpu-abcDEF"));
-  EXPECT_FALSE(uuid_has_prefix("GPU-abc", "GPU-abcd"));
-  EXPECT_FALSE(uuid_has_prefix("GPU-abd", "GPU-abc"));
+TEST(CudaVisibleDevices, EscapesTheEntryInItsNote) {
+  EXPECT_THAT(apply("0,\x1b[31mred").hidden, HasSubstr("\\x1b"));
 }
 
 }  // namespace

@@ -84,7 +84,7 @@ TEST_F(NvmlLoaderTest, InitIsSharedAndShutDownWithTheLastGpu) {
 }
 
 TEST_F(NvmlLoaderTest, FailedOpenShutsNvmlDown) {
-  EXPECT_EQ(error_of([&] { open("7"); }).code(), ErrorCode::kInvalidArgument);
+  EXPECT_EQ(error_of([&] { open("MIG-1"); }).code(), ErrorCode::kInvalidArgument);
   EXPECT_EQ(fake_.init_ref_count(), 0);
   EXPECT_EQ(fake_.call_count("nvmlShutdown"), 1u);
 }
@@ -137,13 +137,17 @@ TEST_F(NvmlLoaderTest, CudaVisibleDevicesUniqueUuidPrefix) {
   EXPECT_EQ(set.gpus[0]->uuid(), "GPU-ffee0011-2233-4455-6677-8899aabbccdd");
 }
 
-TEST_F(NvmlLoaderTest, CudaVisibleDevicesAmbiguousOrUnknownUuidIsInvalid) {
-  Error e = error_of([&] { open("GPU-1a2b"); });
-  EXPECT_EQ(e.code(), ErrorCode::kInvalidArgument);
-  EXPECT_THAT(e.what(), HasSubstr("matches 2 GPUs"));
-  e = error_of([&] { open("GPU-dead"); });
-  EXPECT_EQ(e.code(), ErrorCode::kInvalidArgument);
-  EXPECT_THAT(e.what(), HasSubstr("GPU-dead"));
+// As in CUDA: an invalid entry hides itself and every later one, with a note.
+TEST_F(NvmlLoaderTest, CudaVisibleDevicesAmbiguousOrUnknownUuidHidesTheRest) {
+  fake_.set_device_count(3);
+  NvmlGpuSet set = open("1,GPU-1a2b,0");
+  EXPECT_EQ(set.nvml_indices, (std::vector<unsigned>{1}));
+  ASSERT_EQ(set.notes.size(), 1u);
+  EXPECT_THAT(set.notes[0], HasSubstr("matches 3 GPUs"));
+  set = open("GPU-dead,0");
+  EXPECT_TRUE(set.gpus.empty());
+  ASSERT_EQ(set.notes.size(), 1u);
+  EXPECT_THAT(set.notes[0], HasSubstr("GPU-dead"));
 }
 
 TEST_F(NvmlLoaderTest, CudaVisibleDevicesMigIsInvalid) {
@@ -152,10 +156,12 @@ TEST_F(NvmlLoaderTest, CudaVisibleDevicesMigIsInvalid) {
   EXPECT_THAT(e.what(), HasSubstr("MIG"));
 }
 
-TEST_F(NvmlLoaderTest, CudaVisibleDevicesMissingIndexIsInvalid) {
-  const Error e = error_of([&] { open("0,5"); });
-  EXPECT_EQ(e.code(), ErrorCode::kInvalidArgument);
-  EXPECT_THAT(e.what(), HasSubstr("GPU 5"));
+TEST_F(NvmlLoaderTest, CudaVisibleDevicesMissingIndexHidesItAndLaterOnes) {
+  NvmlGpuSet set = open("0,5,1");
+  EXPECT_EQ(set.nvml_indices, (std::vector<unsigned>{0}));
+  ASSERT_EQ(set.notes.size(), 1u);
+  EXPECT_THAT(set.notes[0], HasSubstr("GPU 5"));
+  EXPECT_TRUE(open("-1").gpus.empty()) << "-1 first hides every GPU";
 }
 
 TEST_F(NvmlLoaderTest, CudaVisibleDevicesEmptyHidesEveryGpuWithANote) {

@@ -72,17 +72,6 @@ class ScopedEnv {
   std::optional<std::string> old_;
 };
 
-// Bounded poll (not a timing assertion): true once the keep-alive threads have
-// completed `target` sweeps in total.
-bool wait_for_sweeps(std::uint64_t target) {
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-  while (rapl_detail::keepalive_sweeps() < target) {
-    if (std::chrono::steady_clock::now() > deadline) return false;
-    std::this_thread::sleep_for(std::chrono::microseconds(200));
-  }
-  return true;
-}
-
 TEST(RaplDiscovery, FindsPackagesByNameNotByDirectoryIndex) {
   FakePowercap fake;
   fake.add_zone("intel-rapl:0", "package-0", 1000);
@@ -223,47 +212,61 @@ TEST(RaplEnergy, WrapAddsTheFullCounterPeriod) {
   EXPECT_NEAR((set.cpus[0]->total_energy().package - start).value(), 101e-6, 1e-9);
 }
 
+// The keep-alive thread waits on the injected clock: stepping the clock by one
+// period makes it read the counter exactly once, so wraps between two user
+// reads are seen. Without the thread's reads (or with sweeps that ignore the
+// clock) the three wraps are lost and the total reads 0 J.
 TEST(RaplKeepAlive, CatchesWrapsBetweenTwoUserReads) {
   FakePowercap fake;
   fake.add_zone("intel-rapl:0", "package-0", 500'000, kSmallRange);
+  ManualClock clock;
   RaplOptions options;
   options.root = fake.root();
-  options.keepalive_period = Seconds(0.001);
+  options.keepalive_period = Seconds(1.0);
+  options.clock = &clock;
   const RaplCpuSet set = open_rapl_cpus(options);
   ASSERT_EQ(set.cpus.size(), 1u);
+  ASSERT_TRUE(clock.await_blocked(1)) << "the keep-alive does not wait on the injected clock";
   const Joules start = set.cpus[0]->total_energy().package;
-  // Each step changes one digit (a live reader cannot see a torn value);
+  const std::uint64_t sweeps = rapl_detail::keepalive_sweeps();
   // 500000 -> 900000 -> 100000 (wrap) -> 500000 is 1 J per cycle.
   for (int cycle = 0; cycle < 3; ++cycle) {
     for (std::uint64_t v : {900'000u, 100'000u, 500'000u}) {
       fake.set_energy("intel-rapl:0", v);
-      // Two more sweeps: at least one started after the write.
-      ASSERT_TRUE(wait_for_sweeps(rapl_detail::keepalive_sweeps() + 2))
-          << "the keep-alive thread made no progress";
+      clock.advance(Seconds(1.0));
+      ASSERT_TRUE(clock.await_blocked(1)) << "the keep-alive thread made no progress";
     }
   }
+  EXPECT_EQ(rapl_detail::keepalive_sweeps() - sweeps, 9u) << "one sweep per period";
   const Joules end = set.cpus[0]->total_energy().package;
   EXPECT_NEAR((end - start).value(), 3.0, 1e-9);  // raw value is back where it started
 }
 
+// Destruction wakes a thread whose next sweep is an hour of (standing) clock
+// time away: it would hang, and the suite's timeout fail it, otherwise.
 TEST(RaplKeepAlive, OneThreadPerSetThatStopsWhenTheLastCpuIsDestroyed) {
   FakePowercap fake;
   fake.add_zone("intel-rapl:0", "package-0");
   fake.add_zone("intel-rapl:1", "package-1");
   const int before = rapl_detail::keepalive_threads_running();
+  ManualClock clock;
   RaplOptions options;
   options.root = fake.root();
-  options.keepalive_period = Seconds(3600.0);  // a sleep loop would hang the test
+  options.keepalive_period = Seconds(3600.0);
+  options.clock = &clock;
   std::unique_ptr<Cpu> kept;
   {
     RaplCpuSet set = open_rapl_cpus(options);
     ASSERT_EQ(set.cpus.size(), 2u);
     EXPECT_EQ(rapl_detail::keepalive_threads_running(), before + 1);
+    ASSERT_TRUE(clock.await_blocked(1));
     kept = std::move(set.cpus[1]);
   }
   EXPECT_EQ(rapl_detail::keepalive_threads_running(), before + 1);  // kept uses it
+  EXPECT_EQ(clock.blocked(), 1u);
   kept.reset();
   EXPECT_EQ(rapl_detail::keepalive_threads_running(), before);
+  EXPECT_EQ(clock.blocked(), 0u);
 }
 
 TEST(RaplKeepAlive, NegativePeriodStartsNoThread) {

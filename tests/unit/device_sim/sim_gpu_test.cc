@@ -1,4 +1,5 @@
 #include "zeus/device/sim_gpu.h"
+#include "zeus/device/sim_gpu_model_json.h"
 
 #include <gtest/gtest.h>
 
@@ -15,8 +16,9 @@ using namespace zeus::literals;
 TEST(SimGpuModel, SteadyStateFollowsTheCubicPowerLaw) {
   SimGpuModel m;
   EXPECT_DOUBLE_EQ(m.clock_fraction_at(300000_mW), 1.0);  // cap above busy power
-  EXPECT_DOUBLE_EQ(m.power_at(300000_mW).value(), m.busy_power_w);
-  const double x = std::cbrt((170.0 - m.idle_power_w) / (m.busy_power_w - m.idle_power_w));
+  EXPECT_DOUBLE_EQ(m.power_at(300000_mW).value(), m.busy_power.value());
+  const double x =
+      std::cbrt((170.0 - m.idle_power.value()) / (m.busy_power.value() - m.idle_power.value()));
   EXPECT_NEAR(m.clock_fraction_at(170000_mW), x, 1e-12);
   EXPECT_NEAR(m.power_at(170000_mW).value(), 170.0, 1e-9);
   EXPECT_LT(m.throughput_at(170000_mW), m.throughput_at(300000_mW));
@@ -29,7 +31,7 @@ TEST(SimGpuModel, SteadyStateFollowsTheCubicPowerLaw) {
 }
 
 TEST(SimGpuModel, JsonFilesAreValidatedField_By_Field) {
-  const auto m = SimGpuModel::from_json_text(
+  const auto m = parse_sim_gpu_model(
       R"({"name": "Old", "architecture": "pascal", "energy_counter": false, "busy_power_w": 250})",
       "model.json");
   EXPECT_EQ(m.name, "Old");
@@ -37,7 +39,7 @@ TEST(SimGpuModel, JsonFilesAreValidatedField_By_Field) {
   EXPECT_FALSE(m.energy_counter);
   auto expect_bad = [](const char* text, const char* needle) {
     try {
-      SimGpuModel::from_json_text(text, "m.json");
+      parse_sim_gpu_model(text, "m.json");
       ADD_FAILURE() << text;
     } catch (const Error& e) {
       EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
@@ -50,6 +52,13 @@ TEST(SimGpuModel, JsonFilesAreValidatedField_By_Field) {
   expect_bad(R"({"architecture": "fermi2"})", "fermi2");
   expect_bad(R"({"load": 2})", "load");
   expect_bad("{", "JSON");
+  // Finite and physically sensible, so nothing computed later overflows.
+  expect_bad(R"({"power_limit_max_w": 1e308, "power_limit_default_w": 1e308})",
+             "power_limit_max_w");
+  expect_bad(R"({"busy_power_w": 1e400})", "too large");
+  expect_bad(R"({"max_graphics_clock_mhz": 4294967297})", "max_graphics_clock_mhz");
+  expect_bad(R"({"power_limit_step_w": 1e-9})", "power_limit_step_w");
+  expect_bad(R"({"memory_clocks_mhz": []})", "memory_clocks_mhz");
 }
 
 TEST(SimGpu, EnergyCounterIntegratesPowerOverTheInjectedClock) {
@@ -60,8 +69,8 @@ TEST(SimGpu, EnergyCounterIntegratesPowerOverTheInjectedClock) {
   gpu.set_load(0.5);
   clock.advance(Seconds(1));
   const SimGpuModel& m = gpu.model();
-  const double busy = m.busy_power_w;
-  const double half = m.idle_power_w + 0.5 * (busy - m.idle_power_w);
+  const double busy = m.busy_power.value();
+  const double half = m.idle_power.value() + 0.5 * (busy - m.idle_power.value());
   EXPECT_NEAR((gpu.total_energy() - e0).value(), 2 * busy + half, 1e-9);
   EXPECT_NEAR(gpu.power(PowerDomain::kDeviceInstant).value(), half, 1e-9);
   // The 1 s average spans exactly the last (half-load) second.
@@ -129,13 +138,13 @@ TEST(SimGpu, PreVoltaModelHasNoCounterAndCounterStepsQuantize) {
     EXPECT_EQ(e.code(), ErrorCode::kNotSupported);
   }
   SimGpuModel stepped;
-  stepped.counter_update_period_s = 0.1;
+  stepped.counter_update_period = Seconds(0.1);
   SimGpu b(stepped, clock);
   const Joules e0 = b.total_energy();
   clock.advance(Seconds(0.05));
   EXPECT_DOUBLE_EQ((b.total_energy() - e0).value(), 0.0);
   clock.advance(Seconds(0.06));
-  EXPECT_NEAR((b.total_energy() - e0).value(), 0.1 * stepped.busy_power_w, 1e-9);
+  EXPECT_NEAR((b.total_energy() - e0).value(), 0.1 * stepped.busy_power.value(), 1e-9);
 }
 
 TEST(SimGpu, LostGpuFailsEveryCall) {

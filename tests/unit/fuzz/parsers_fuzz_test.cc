@@ -11,9 +11,7 @@
 #include <functional>
 #include <string>
 
-#include "zeus/device/sim_gpu.h"
 #include "zeus/optimizer/batch_size/rng.h"
-#include "zeus/optimizer/power_limit_optimizer.h"
 #include "zeus/perseus/planner.h"
 #include "zeus/perseus/plans_json.h"
 #include "zeus/perseus/profile.h"
@@ -83,25 +81,6 @@ void fuzz(const std::string& seed, std::uint64_t rng_seed,
   }
   ::testing::Test::RecordProperty("accepted", accepted);
   EXPECT_GT(accepted, 0) << "no mutant was accepted";
-}
-
-TEST(ParserFuzz, SimGpuModelJson) {
-  fuzz(
-      R"({"name": "x", "architecture": "pascal", "busy_power_w": 250, "memory_clocks_mhz": [877, 715], "load": 0.5})",
-      2, [](const std::string& text) {
-        const auto m = SimGpuModel::from_json_text(text, "fuzz.json");
-        (void)m.power_at(Milliwatts(200000));
-      });
-}
-
-TEST(ParserFuzz, PowerLimitProfileJson) {
-  const std::vector<Milliwatts> candidates = {Milliwatts(300000), Milliwatts(275000),
-                                              Milliwatts(250000)};
-  fuzz(
-      R"({"measurements": [{"power_limit": 300, "energy": 10.5, "time": 1.0}, {"power_limit": 250, "energy": 9.0, "time": 1.2}]})",
-      3, [&](const std::string& text) {
-        (void)GlobalPowerLimitOptimizer::parse_profile(text, "fuzz.json", candidates);
-      });
 }
 
 TEST(ParserFuzz, PerseusStageProfile) {

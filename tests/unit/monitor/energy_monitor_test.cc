@@ -1,6 +1,7 @@
 #include "zeus/monitor/energy_monitor.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <filesystem>
@@ -9,6 +10,7 @@
 #include "monitor_test_helpers.h"
 #include "zeus/util/csv.h"
 #include "zeus/util/error.h"
+#include "zeus/util/log.h"
 
 namespace zeus {
 namespace {
@@ -97,10 +99,30 @@ TEST(EnergyMonitor, DuplicateUnknownRestartAndCancel) {
   EXPECT_FALSE(monitor.window_running("c"));
 }
 
+// Warned once per monitor (like Python's warnings), every window flagged.
+TEST(EnergyMonitor, ShortWindowsAreWarnedOncePerMonitor) {
+  auto sink = std::make_shared<log::CapturingSink>();
+  log::ScopedSink scoped(sink, log::Level::kWarn);
+  ManualClock clock(Seconds(100.0));
+  SimGpuModel model;
+  model.counter_update_period = Seconds(0.1);
+  auto rig = make_rig(clock, 1, model);
+  for (int monitors = 1; monitors <= 2; ++monitors) {
+    EnergyMonitor monitor(rig.inventory, on_clock(clock));
+    for (int w = 0; w < 3; ++w) {
+      clock.advance(Seconds(0.2));
+      monitor.begin_window("short");
+      clock.advance(Seconds(0.01));
+      EXPECT_EQ(monitor.end_window("short").gpus_below_update_period, std::vector<int>{0});
+    }
+    EXPECT_EQ(sink->count(log::Level::kWarn, "did not move"), static_cast<std::size_t>(monitors));
+  }
+}
+
 TEST(EnergyMonitor, ShortWindowsAreFlaggedNeverSilentlyZero) {
   ManualClock clock(Seconds(100.0));
   SimGpuModel model;
-  model.counter_update_period_s = 0.1;  // NVML-like counter steps
+  model.counter_update_period = Seconds(0.1);  // NVML-like counter steps
   auto rig = make_rig(clock, 1, model);
   EnergyMonitor monitor(rig.inventory, on_clock(clock));
   clock.advance(Seconds(0.01));
@@ -118,7 +140,7 @@ TEST(EnergyMonitor, ShortWindowsAreFlaggedNeverSilentlyZero) {
   clock.advance(Seconds(0.02));
   const auto a = approx.end_window("short");
   EXPECT_EQ(a.gpu_energy_source.at(0), EnergySource::kInstantPowerApprox);
-  EXPECT_NEAR(a.gpu_energy.at(0).value(), model.busy_power_w * 0.02, 1e-6);
+  EXPECT_NEAR(a.gpu_energy.at(0).value(), model.busy_power.value() * 0.02, 1e-6);
   EXPECT_EQ(a.gpus_below_update_period, std::vector<int>{0});
 }
 
@@ -200,24 +222,39 @@ TEST(EnergyMonitor, SelectsIndicesAndRejectsMissingOnes) {
   EXPECT_THROW(EnergyMonitor(rig.inventory, opts), Error);
 }
 
-TEST(EnergyMonitor, GpuLostMidWindowIsAnError) {
+// A device failing at the end of a window costs only its own result: the
+// others are reported, the failure is named and warned about.
+TEST(EnergyMonitor, GpuLostMidWindowLeavesTheOtherDevicesMeasured) {
+  auto sink = std::make_shared<log::CapturingSink>();
+  log::ScopedSink scoped(sink, log::Level::kWarn);
   ManualClock clock;
-  auto rig = make_rig(clock, 1);
+  auto rig = make_rig(clock, 2, {}, 1);
   EnergyMonitor monitor(rig.inventory, on_clock(clock));
   monitor.begin_window("w");
+  rig.cpus[0]->add(Joules(5.0), Joules(1.0));
+  clock.advance(Seconds(1.0));
   rig.sims[0]->fail_as_lost();
-  try {
-    monitor.end_window("w");
-    FAIL();
-  } catch (const Error& e) {
-    EXPECT_EQ(e.code(), ErrorCode::kGpuLost);
-  }
+  const Measurement m = monitor.end_window("w");
+  ASSERT_EQ(m.failed_gpus.count(0), 1u);
+  EXPECT_NE(m.failed_gpus.at(0).find("lost"), std::string::npos) << m.failed_gpus.at(0);
+  EXPECT_EQ(m.gpu_energy.count(0), 0u);
+  EXPECT_NEAR(m.gpu_energy.at(1).value(), SimGpuModel{}.busy_power.value(), 1e-6);
+  EXPECT_DOUBLE_EQ(m.cpu_energy.at(0).value(), 5.0);
+  EXPECT_NEAR(m.total_energy().value(), SimGpuModel{}.busy_power.value() + 6.0, 1e-6);
+  EXPECT_EQ(sink->count(log::Level::kWarn, "GPU 0 could not be read"), 1u);
+  // A window cannot begin on a lost GPU: that is still an error.
+  EXPECT_THROW(monitor.begin_window("next"), Error);
+}
+
+std::filesystem::path unique_dir(const std::string& name) {
+  return std::filesystem::temp_directory_path() /
+         ("zeus_" + name + "_" + std::to_string(::getpid()));
 }
 
 TEST(EnergyMonitor, WritesACsvRowPerEndedWindow) {
   ManualClock clock;
   auto rig = make_rig(clock, 2, {}, 1);
-  const auto path = std::filesystem::temp_directory_path() / "zeus_monitor_log" / "log.csv";
+  const auto path = unique_dir("monitor_log") / "log.csv";
   std::filesystem::remove_all(path.parent_path());
   {
     auto opts = on_clock(clock);
@@ -236,8 +273,55 @@ TEST(EnergyMonitor, WritesACsvRowPerEndedWindow) {
   ASSERT_EQ(t.num_rows(), 1u);
   EXPECT_EQ(t.cell(0, 1), "epoch,1");
   EXPECT_DOUBLE_EQ(t.as_double(0, 2), 2.0);
-  EXPECT_NEAR(t.as_double(0, 3), 2 * SimGpuModel{}.busy_power_w, 1e-3);
+  EXPECT_NEAR(t.as_double(0, 3), 2 * SimGpuModel{}.busy_power.value(), 1e-3);
   std::filesystem::remove_all(path.parent_path());
+}
+
+// The log is appended to: earlier windows survive the next run, the header
+// is written once, and a log with other columns is refused, not mixed.
+TEST(EnergyMonitor, LogAppendsAndRefusesOtherColumns) {
+  ManualClock clock;
+  auto rig = make_rig(clock, 2);
+  const auto path = unique_dir("monitor_append") / "log.csv";
+  std::filesystem::remove_all(path.parent_path());
+  for (int run = 0; run < 2; ++run) {
+    auto opts = on_clock(clock);
+    opts.log_file = path.string();
+    EnergyMonitor monitor(rig.inventory, opts);
+    monitor.begin_window("run" + std::to_string(run));
+    clock.advance(Seconds(1));
+    monitor.end_window("run" + std::to_string(run));
+  }
+  const auto t = CsvTable::read_file(path.string());
+  ASSERT_EQ(t.num_rows(), 2u);
+  EXPECT_EQ(t.cell(0, 1), "run0");
+  EXPECT_EQ(t.cell(1, 1), "run1");
+  auto one_gpu = on_clock(clock);
+  one_gpu.log_file = path.string();
+  one_gpu.gpu_indices = std::vector<int>{1};
+  try {
+    EnergyMonitor monitor(rig.inventory, one_gpu);
+    FAIL() << "mixed columns into the log";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kInvalidArgument);
+    EXPECT_NE(std::string(e.what()).find("gpu1_energy"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(CsvTable::read_file(path.string()).num_rows(), 2u) << "the log is untouched";
+  std::filesystem::remove_all(path.parent_path());
+}
+
+TEST(EnergyMonitor, LogWriteFailureIsAnError) {
+  ManualClock clock;
+  auto rig = make_rig(clock, 1);
+  auto opts = on_clock(clock);
+  opts.log_file = "/dev/full";
+  try {
+    EnergyMonitor monitor(rig.inventory, opts);  // the header write fails
+    FAIL() << "a full disk went unnoticed";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kIo);
+    EXPECT_NE(std::string(e.what()).find("/dev/full"), std::string::npos) << e.what();
+  }
 }
 
 TEST(EnergyMonitor, ConcurrentWindowsFromManyThreads) {

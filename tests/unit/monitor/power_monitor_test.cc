@@ -2,9 +2,6 @@
 
 #include <gtest/gtest.h>
 
-#include <chrono>
-#include <thread>
-
 #include "monitor_test_helpers.h"
 #include "zeus/util/error.h"
 
@@ -120,33 +117,53 @@ TEST(PowerMonitor, DerivesCpuPowerFromEnergy) {
   EXPECT_NEAR(pm.cpu_timeline(0, /*dram=*/true).back().power.value(), 5.0, 1e-9);
 }
 
-TEST(PowerMonitor, InfersAnIntervalWithinBounds) {
-  SimGpuModel model;
-  auto rig = testing::make_rig(SteadyClock::instance(), 1, model);
-  const Seconds s = PowerMonitor::infer_interval(rig.inventory.gpus, PowerDomain::kDeviceInstant,
-                                                 SteadyClock::instance());
-  EXPECT_GE(s.count(), 0.001);
-  EXPECT_LE(s.count(), 0.1);
+// Half the sensor's update period, clamped to [1 ms, 100 ms]. Each case has
+// one right answer, so an implementation that forgets the halving, the clamp
+// or the real change times fails; the clamp bounds are only the answer for
+// sensors faster or slower than them.
+TEST(PowerMonitor, InfersHalfTheSensorUpdatePeriod) {
+  struct Case {
+    double update_period, expected;
+  };
+  for (const Case c :
+       {Case{0.020, 0.010}, Case{0.050, 0.025}, Case{0.0005, 0.001}, Case{0.5, 0.1}}) {
+    ManualClock clock(Seconds(0.0));
+    std::vector<std::shared_ptr<Gpu>> gpus = {std::make_shared<testing::SteppedPowerGpu>(
+        clock, Seconds(c.update_period), Seconds(c.update_period / 20.0))};
+    const Seconds s = PowerMonitor::infer_interval(gpus, PowerDomain::kDeviceInstant, clock);
+    EXPECT_NEAR(s.count(), c.expected, c.expected * 0.1) << "update period " << c.update_period;
+  }
 }
 
-TEST(PowerMonitor, BackgroundThreadSamplesAndStopsPromptly) {
-  auto rig = testing::make_rig(SteadyClock::instance(), 2);
+// The background thread waits on the injected clock: each step of the clock
+// by one interval yields exactly one sample, and stop() wakes the wait at once
+// although the next deadline is never reached (time stands still).
+TEST(PowerMonitor, BackgroundThreadSamplesOncePerIntervalAndStopsWhileWaiting) {
+  ManualClock clock;
+  auto rig = testing::make_rig(clock, 1);
   PowerMonitorOptions opts;
-  opts.interval = Seconds(0.001);
-  PowerMonitor pm(rig.inventory.gpus, {0, 1}, {}, {}, opts);
-  // Alternate the load so every sample is distinct; wait (bounded) for samples.
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-  std::size_t seen = 0;
-  for (int i = 0; seen < 10 && std::chrono::steady_clock::now() < deadline; ++i) {
+  opts.clock = &clock;
+  opts.interval = Seconds(0.125);  // binary fractions: deadlines are reached exactly
+  PowerMonitor pm(rig.inventory.gpus, {0}, {}, {}, opts);
+  ASSERT_TRUE(clock.await_blocked(1)) << "the thread does not wait on the injected clock";
+  EXPECT_EQ(pm.gpu_timeline(0, PowerDomain::kDeviceInstant).size(), 1u);  // the constructor's
+  for (std::size_t i = 0; i < 5; ++i) {
+    // A different load each interval, so no two samples collapse into a run.
     rig.sims[0]->set_load(i % 2 == 0 ? 0.3 : 0.8);
-    std::this_thread::sleep_for(std::chrono::milliseconds(2));
-    seen = pm.gpu_timeline(0, PowerDomain::kDeviceInstant).size();
+    clock.advance(Seconds(0.0625));
+    ASSERT_TRUE(clock.await_blocked(1));
+    EXPECT_EQ(pm.gpu_timeline(0, PowerDomain::kDeviceInstant).size(), i + 1)
+        << "sampled before its interval";
+    clock.advance(Seconds(0.0625));
+    ASSERT_TRUE(clock.await_blocked(1));
+    EXPECT_EQ(pm.gpu_timeline(0, PowerDomain::kDeviceInstant).size(), i + 2);
   }
-  EXPECT_GE(seen, 10u);
-  pm.stop();
-  const auto after_stop = pm.gpu_timeline(1, PowerDomain::kDeviceInstant).size();
-  std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  EXPECT_EQ(pm.gpu_timeline(1, PowerDomain::kDeviceInstant).size(), after_stop);
+  pm.stop();  // hangs (the suite's timeout fails it) unless stop wakes the wait
+  EXPECT_EQ(clock.blocked(), 0u);
+  const auto after_stop = pm.gpu_timeline(0, PowerDomain::kDeviceInstant).size();
+  rig.sims[0]->set_load(0.1);
+  clock.advance(Seconds(1.0));
+  EXPECT_EQ(pm.gpu_timeline(0, PowerDomain::kDeviceInstant).size(), after_stop);
 }
 
 }  // namespace

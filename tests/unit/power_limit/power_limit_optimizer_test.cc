@@ -1,4 +1,4 @@
-#include "zeus/optimizer/power_limit_optimizer.h"
+#include "zeus/optimizer/power_limit/power_limit_optimizer.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -8,8 +8,10 @@
 #include <limits>
 
 #include "unit/power_limit/test_support.h"
+#include "zeus/optimizer/power_limit/power_limit_profile_json.h"
 #include "zeus/util/error.h"
 #include "zeus/util/files.h"
+#include "zeus/util/log.h"
 
 namespace zeus {
 namespace {
@@ -395,11 +397,11 @@ TEST(GlobalPowerLimitOptimizer, ObserverModeStaysAtMaximumAndReportsChoice) {
   ASSERT_TRUE(s.has_value());
   EXPECT_EQ(s->chosen, *opt.optimal_power_limit());
   EXPECT_EQ(s->maximum, 300000_mW);
-  EXPECT_GT(s->energy_saving_fraction(), 0.0);
-  EXPECT_GT(s->time_change_fraction(), 0.0);
+  EXPECT_GT(s->energy_saving_fraction().value(), 0.0);
+  EXPECT_GT(s->time_change_fraction().value(), 0.0);
   const double expected_saving =
       1.0 - *std::min_element(t.energy.begin(), t.energy.end()) / t.energy.front();
-  EXPECT_NEAR(s->energy_saving_fraction(), expected_saving, 1e-9);
+  EXPECT_NEAR(s->energy_saving_fraction().value(), expected_saving, 1e-9);
 }
 
 TEST(GlobalPowerLimitOptimizer, DryRunNeverCallsASetter) {
@@ -440,8 +442,8 @@ TEST(GlobalPowerLimitOptimizer, NoPermissionSaysWhatToDo) {
 TEST(GlobalPowerLimitOptimizer, HeterogeneousGpusAreRejected) {
   SimRig rig(2);
   auto other = testing::test_model();
-  other.power_limit_max_w = 250.0;
-  other.power_limit_default_w = 250.0;
+  other.power_limit_max = Watts(250.0);
+  other.power_limit_default = Watts(250.0);
   auto sim = std::make_shared<SimGpu>(other, rig.clock, 1);
   rig.inventory.gpus[1] = std::make_shared<testing::ObservedGpu>(sim);
   rig.make_monitor();
@@ -492,13 +494,12 @@ TEST(GlobalPowerLimitOptimizer, SavesProfileAndAppliesItAtOnceNextTime) {
 }
 
 TEST(GlobalPowerLimitOptimizer, ProfileFileIsReferenceCompatibleJson) {
-  const std::string text = GlobalPowerLimitOptimizer::profile_json(
+  const std::string text = power_limit_profile_json(
       {{300000_mW, Joules(1000.5), Seconds(2.5)}, {287500_mW, Joules(900), Seconds(2.75)}});
   EXPECT_THAT(text, HasSubstr("\"measurements\""));
   EXPECT_THAT(text, HasSubstr("\"power_limit\": 300,"));
   EXPECT_THAT(text, HasSubstr("\"power_limit\": 287.5,"));
-  const auto back =
-      GlobalPowerLimitOptimizer::parse_profile(text, "x.json", {300000_mW, 287500_mW, 275000_mW});
+  const auto back = parse_power_limit_profile(text, "x.json", {300000_mW, 287500_mW, 275000_mW});
   ASSERT_EQ(back.size(), 2u);
   EXPECT_EQ(back[1].power_limit, 287500_mW);
   EXPECT_DOUBLE_EQ(back[1].time.count(), 2.75);
@@ -535,34 +536,92 @@ INSTANTIATE_TEST_SUITE_P(
     Cases, BadProfileFile,
     ::testing::Values(
         BadProfile{"not_json", "{\"measurements\": [", ErrorCode::kParse, "not valid JSON"},
-        BadProfile{"empty_file", "", ErrorCode::kParse, "not valid JSON"},
+        BadProfile{"empty_file", "", ErrorCode::kParse, "empty"},
         BadProfile{"array", "[1, 2]", ErrorCode::kParse, "expected an object"},
-        BadProfile{"no_list", "{\"m\": []}", ErrorCode::kParse, "expected an object"},
+        BadProfile{"no_list", "{\"m\": []}", ErrorCode::kParse, "measurements: missing"},
         BadProfile{"empty_list", "{\"measurements\": []}", ErrorCode::kParse, "empty"},
         BadProfile{"item_not_object", "{\"measurements\": [3]}", ErrorCode::kParse,
-                   "not an object"},
+                   "expected an object"},
         BadProfile{"missing_field", "{\"measurements\": [{\"power_limit\": 300, \"energy\": 5}]}",
-                   ErrorCode::kParse, "\"time\""},
+                   ErrorCode::kParse, "measurements[0].time: missing"},
         BadProfile{"string_value",
                    "{\"measurements\": [{\"power_limit\": \"300\", \"energy\": 5, \"time\": 1}]}",
-                   ErrorCode::kParse, "\"power_limit\""},
+                   ErrorCode::kParse, "power_limit: expected a number"},
         BadProfile{"negative_energy",
                    "{\"measurements\": [{\"power_limit\": 300, \"energy\": -5, \"time\": 1}]}",
-                   ErrorCode::kInvalidArgument, "positive"},
+                   ErrorCode::kInvalidArgument, "energy: -5 is out of range"},
         BadProfile{"zero_time",
                    "{\"measurements\": [{\"power_limit\": 300, \"energy\": 5, \"time\": 0}]}",
-                   ErrorCode::kInvalidArgument, "positive"},
+                   ErrorCode::kInvalidArgument, "time: 0 is out of range"},
         BadProfile{"off_grid",
                    "{\"measurements\": [{\"power_limit\": 290, \"energy\": 5, \"time\": 1}]}",
                    ErrorCode::kInvalidArgument, "not a candidate"},
         BadProfile{"above_max",
                    "{\"measurements\": [{\"power_limit\": 400, \"energy\": 5, \"time\": 1}]}",
                    ErrorCode::kInvalidArgument, "not a candidate"},
+        BadProfile{"huge_limit",
+                   "{\"measurements\": [{\"power_limit\": 1e308, \"energy\": 5, \"time\": 1}]}",
+                   ErrorCode::kInvalidArgument, "power_limit: 1e+308 is out of range"},
+        BadProfile{"number_overflow",
+                   "{\"measurements\": [{\"power_limit\": 300, \"energy\": 1e400, \"time\": 1}]}",
+                   ErrorCode::kParse, "too large"},
         BadProfile{"duplicate",
                    "{\"measurements\": [{\"power_limit\": 300, \"energy\": 5, \"time\": 1},"
                    "{\"power_limit\": 300, \"energy\": 6, \"time\": 1}]}",
                    ErrorCode::kInvalidArgument, "twice"}),
     [](const auto& param_info) { return std::string(param_info.param.name); });
+
+// The profile path is checked up front; if the write fails anyway at the end
+// (here the path became a directory meanwhile), the choice stands and the
+// error is kept for the front end to report.
+TEST(GlobalPowerLimitOptimizer, ProfileWriteFailureKeepsTheChoice) {
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("zeus_plo_save_" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  SimRig rig;
+  auto o = small_options();
+  o.profile_path = (dir / "plo.json").string();
+  GlobalPowerLimitOptimizer opt(*rig.monitor, o);
+  std::filesystem::create_directories(dir / "plo.json");
+  run_until_done(rig, opt);
+  EXPECT_TRUE(opt.done());
+  EXPECT_TRUE(opt.optimal_power_limit().has_value());
+  EXPECT_THAT(opt.profile_save_error(), HasSubstr("plo.json"));
+  std::filesystem::remove_all(dir);
+  // A path whose folder is a file fails at construction, before any work.
+  const auto file =
+      std::filesystem::temp_directory_path() / ("zeus_plo_file_" + std::to_string(::getpid()));
+  write_file_atomically(file.string(), "x");
+  o.profile_path = (file / "plo.json").string();
+  SimRig again;
+  EXPECT_THROW(GlobalPowerLimitOptimizer(*again.monitor, o), Error);
+  EXPECT_TRUE(again.gpus[0]->calls().empty()) << "nothing was changed";
+  std::filesystem::remove(file);
+}
+
+// Windows shorter than the counter's update period measure 0 J: the monitor
+// warns once, the optimizer once for the whole profile (naming every limit),
+// not once per limit.
+TEST(GlobalPowerLimitOptimizer, OneZeroEnergyWarningPerProfile) {
+  auto sink = std::make_shared<log::CapturingSink>();
+  log::ScopedSink scoped(sink, log::Level::kWarn);
+  SimGpuModel model = testing::test_model();
+  model.counter_update_period = Seconds(60.0);  // the counter never moves during the run
+  SimRig rig(1, model);
+  rig.clock.set(Seconds(1200.5));  // just after a counter update: the next is at 1260 s
+  auto o = small_options();
+  o.pl_step = Watts(100.0);
+  GlobalPowerLimitOptimizer opt(*rig.monitor, o);
+  run_until_done(rig, opt);
+  ASSERT_TRUE(opt.done());
+  EXPECT_EQ(sink->count(log::Level::kWarn, "measured no energy"), 1u);
+  EXPECT_EQ(sink->count(log::Level::kWarn, "300, 200, 100"), 1u) << "names every limit";
+  EXPECT_EQ(sink->count(log::Level::kWarn, "did not move"), 1u) << "the monitor's, once";
+  // No NaN or infinity is reported as a saving against a zero reference.
+  const auto s = opt.saving();
+  ASSERT_TRUE(s.has_value());
+  EXPECT_FALSE(s->energy_saving_fraction().has_value());
+}
 
 TEST(GlobalPowerLimitOptimizer, PositionalConstructorMatchesReferenceSignature) {
   SimRig rig;

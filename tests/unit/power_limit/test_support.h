@@ -2,6 +2,7 @@
 // decorator, a ManualClock, and an EnergyMonitor over them.
 #pragma once
 
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <memory>
@@ -59,13 +60,26 @@ class ObservedGpu final : public Gpu {
     return sim_->supported_graphics_clocks(m);
   }
   void set_gpu_locked_clocks(Megahertz a, Megahertz b) override {
+    record_clock(fmt::format("G {}-{}", a.value(), b.value()));
     sim_->set_gpu_locked_clocks(a, b);
   }
-  void reset_gpu_locked_clocks() override { sim_->reset_gpu_locked_clocks(); }
+  void reset_gpu_locked_clocks() override {
+    record_clock("reset G");
+    sim_->reset_gpu_locked_clocks();
+  }
   void set_memory_locked_clocks(Megahertz a, Megahertz b) override {
+    record_clock(fmt::format("M {}-{}", a.value(), b.value()));
     sim_->set_memory_locked_clocks(a, b);
   }
-  void reset_memory_locked_clocks() override { sim_->reset_memory_locked_clocks(); }
+  void reset_memory_locked_clocks() override {
+    record_clock("reset M");
+    sim_->reset_memory_locked_clocks();
+  }
+  // Locked-clock calls in order: "G min-max", "M min-max", "reset G", "reset M".
+  std::vector<std::string> clock_calls() const {
+    std::lock_guard lock(mutex_);
+    return clock_calls_;
+  }
   Celsius temperature() override { return sim_->temperature(); }
 
   std::vector<SetterCall> calls() const {
@@ -88,6 +102,11 @@ class ObservedGpu final : public Gpu {
       throw_error(ErrorCode::kNoPermission, "NVML: insufficient permissions (simulated)");
     }
   }
+  void record_clock(std::string call) {
+    check_allowed();
+    std::lock_guard lock(mutex_);
+    clock_calls_.push_back(std::move(call));
+  }
   void record(SetterCall call) {
     std::lock_guard lock(mutex_);
     calls_.push_back(call);
@@ -102,6 +121,7 @@ class ObservedGpu final : public Gpu {
   std::string name_override_;
   mutable std::mutex mutex_;
   std::vector<SetterCall> calls_;
+  std::vector<std::string> clock_calls_;
   bool deny_ = false;
   int record_fd_ = -1;
 };
@@ -110,10 +130,10 @@ class ObservedGpu final : public Gpu {
 // lies at its minimum limit).
 inline SimGpuModel test_model() {
   SimGpuModel m;
-  m.power_limit_min_w = 50.0;
-  m.power_limit_max_w = 300.0;
-  m.power_limit_default_w = 300.0;
-  m.counter_update_period_s = 0.0;  // exact energy
+  m.power_limit_min = Watts(50.0);
+  m.power_limit_max = Watts(300.0);
+  m.power_limit_default = Watts(300.0);
+  m.counter_update_period = Seconds(0.0);  // exact energy
   return m;
 }
 

@@ -1,6 +1,7 @@
 #include "zeus/util/gnuplot.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
@@ -15,7 +16,8 @@ namespace {
 TEST(Gnuplot, DrawsAScriptAndReportsFailures) {
   ASSERT_TRUE(gnuplot_has_terminal("svg")) << "gnuplot is installed by scripts/setup.sh";
   EXPECT_FALSE(gnuplot_has_terminal("no-such-terminal"));
-  const auto dir = std::filesystem::temp_directory_path() / "zeus_gnuplot_test";
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("zeus_gnuplot_test_" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   const auto script = (dir / "p.gp").string();
   const auto svg = (dir / "p.svg").string();

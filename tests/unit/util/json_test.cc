@@ -104,3 +104,19 @@ TEST(Json, NotAnObjectIsAParseError) {
 
 }  // namespace
 }  // namespace zeus
+
+namespace zeus {
+namespace {
+
+TEST(ParseJson, NumberBeyondDoubleIsAParseErrorNotACrash) {
+  try {
+    (void)parse_json(R"({"a": 1e400})", "big.json");
+    FAIL() << "accepted 1e400";
+  } catch (const FieldError& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kParse);
+    EXPECT_NE(std::string(e.what()).find("big.json"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace zeus

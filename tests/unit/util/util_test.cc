@@ -67,7 +67,8 @@ TEST(Parse, ListsAndRanges) {
 }
 
 TEST(Files, AtomicWriteReplacesWholeFile) {
-  const auto dir = std::filesystem::temp_directory_path() / "zeus_files_test";
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("zeus_files_test_" + std::to_string(::getpid()));
   std::filesystem::remove_all(dir);
   const auto path = (dir / "sub" / "f.json").string();
   write_file_atomically(path, "first");

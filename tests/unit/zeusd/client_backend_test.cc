@@ -12,9 +12,9 @@
 
 #include "unit/device_nvml/nvml_fixture.h"
 #include "unit/power_limit/test_support.h"
-#include "zeus/device/environment_report.h"
+#include "zeus/device/environment_report_json.h"
 #include "zeus/device/zeusd_backend.h"
-#include "zeus/optimizer/power_limit_optimizer.h"
+#include "zeus/optimizer/power_limit/power_limit_optimizer.h"
 #include "zeus/zeusd/jwt.h"
 #include "zeusd_test_helpers.h"
 

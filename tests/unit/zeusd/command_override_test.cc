@@ -177,8 +177,9 @@ TEST_F(Overrides, TimeoutKillsTheWholeProcessGroup) {
   bool gone = false;
   for (int i = 0; i < 200 && !gone; ++i) {
     std::string stat;
-    gone = ::kill(bg, 0) != 0 || (read_small_file("/proc/" + std::to_string(bg) + "/stat", stat) &&
-                                  stat.find(") Z") != std::string::npos);
+    std::ifstream proc_stat("/proc/" + std::to_string(bg) + "/stat");
+    gone = ::kill(bg, 0) != 0 ||
+           (std::getline(proc_stat, stat) && stat.find(") Z") != std::string::npos);
     if (!gone) std::this_thread::sleep_for(10ms);
   }
   EXPECT_TRUE(gone);

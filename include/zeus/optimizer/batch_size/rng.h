@@ -1,4 +1,4 @@
-// A small, fully specified pseudo-random generator for the batch-size policy
+// A small, fully specified pseudo-random generator for the batch-size search
 // and the simulator. Its whole state is four 64-bit words, so it serializes to
 // JSON and back bit-exactly (the batch-size service persists it after every
 // decision) and a given seed yields the same stream on every platform and
@@ -7,7 +7,6 @@
 
 #include <array>
 #include <cstdint>
-#include <nlohmann/json.hpp>
 
 namespace zeus::batch_size {
 
@@ -30,11 +29,9 @@ class Rng {
   double normal();
 
   const std::array<std::uint64_t, 4>& state() const { return s_; }
-  // {"algorithm":"xoshiro256**","state":["0x...",...]} with hexadecimal words,
-  // so JSON readers without 64-bit integers keep every bit.
-  nlohmann::json to_json() const;
-  // Throws ErrorCode::kParse on a malformed or all-zero state.
-  static Rng from_json(const nlohmann::json& j);
+  // The generator with exactly this state (see state_json.h for its JSON
+  // form). The all-zero state is a fixed point: kInvalidArgument.
+  static Rng from_state(const std::array<std::uint64_t, 4>& state);
 
   friend bool operator==(const Rng&, const Rng&) = default;
 

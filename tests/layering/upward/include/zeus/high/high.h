@@ -1,0 +1,2 @@
+#pragma once
+#include "zeus/low/low.h"

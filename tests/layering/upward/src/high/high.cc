@@ -1,0 +1,3 @@
+#include "zeus/high/high.h"
+#include "zeus/low/low.h"  // downward: fine
+#include "low/detail.h"  // private header of another part
