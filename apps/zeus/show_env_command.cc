@@ -66,6 +66,26 @@ void print_text(const json& r) {
                                          : "NOT readable: " + z["problem"].get<std::string>());
   }
   if (r["rapl_zones"].empty()) fmt::print("  (no zones)\n");
+  if (!r["zeusd"].is_null()) {
+    const auto& z = r["zeusd"];
+    fmt::print("{}\nzeusd: {} ({} GPU(s), {} CPU package(s))\n", rule,
+               z["endpoint"].get<std::string>(), z["gpus"].get<int>(), z["cpus"].get<int>());
+    std::string groups;
+    for (const auto& g : z["enabled_api_groups"])
+      groups += (groups.empty() ? "" : ", ") + g.get<std::string>();
+    fmt::print("  API groups: {}\n", groups.empty() ? "-" : groups);
+    if (!z["auth_required"].get<bool>()) {
+      fmt::print("  authentication: off\n");
+    } else if (!z["token"].is_null()) {
+      std::string scopes;
+      for (const auto& g : z["token"]["scopes"])
+        scopes += (scopes.empty() ? "" : ", ") + g.get<std::string>();
+      fmt::print("  token: user {}, scopes {}\n", z["token"]["user"].get<std::string>(),
+                 scopes.empty() ? "none" : scopes);
+    } else {
+      fmt::print("  token: {}\n", z["auth_error"].get<std::string>());
+    }
+  }
   if (!r["notes"].empty()) {
     fmt::print("{}\nNotes:\n", rule);
     for (const auto& n : r["notes"])

@@ -6,6 +6,7 @@
 #include <cstdlib>
 
 #include "device/nvml/cuda_visible_devices.h"
+#include "device/zeusd/attach_zeusd.h"
 #include "zeus/device/amdsmi.h"
 #include "zeus/device/nvml.h"
 #include "zeus/device/sim_gpu.h"
@@ -179,10 +180,10 @@ DeviceInventory discover_devices(const DiscoveryOptions& options) {
     add_amdsmi_gpus(options, inv);
   } else if (backend == "auto") {
     add_auto_gpus(options, inv);
-  } else if (backend != "none") {
+  } else if (backend != "none" && backend != "zeusd") {
     throw_error(ErrorCode::kInvalidArgument,
-                fmt::format("ZEUS_GPU_BACKEND='{}' is not a backend; use auto, nvml, amdsmi, sim "
-                            "or none",
+                fmt::format("ZEUS_GPU_BACKEND='{}' is not a backend; use auto, nvml, amdsmi, sim, "
+                            "zeusd or none",
                             backend));
   }
 
@@ -198,6 +199,11 @@ DeviceInventory discover_devices(const DiscoveryOptions& options) {
     if (inv.rapl_zones.empty()) {
       inv.notes.push_back("no RAPL powercap zones found: CPU energy is not measured");
     }
+  }
+  if (options.use_zeusd) {
+    attach_zeusd(backend, options.cpus, inv);
+  } else if (backend == "zeusd") {
+    throw_error(ErrorCode::kInvalidArgument, "the zeusd GPU backend is not available here");
   }
   return inv;
 }

@@ -1,5 +1,7 @@
 #include "zeus/device/environment_report_json.h"
 
+#include "zeus/device/zeusd_backend.h"
+
 #include <fmt/format.h>
 
 #include <cstdlib>
@@ -72,7 +74,10 @@ json environment_report(const DeviceInventory& devices) {
                       {"ZEUS_NVML_LIBRARY", env_var("ZEUS_NVML_LIBRARY")},
                       {"ZEUS_SIM_GPUS", env_var("ZEUS_SIM_GPUS")},
                       {"ZEUS_SIM_MODEL", env_var("ZEUS_SIM_MODEL")},
-                      {"ZEUS_POWERCAP_ROOT", env_var("ZEUS_POWERCAP_ROOT")}};
+                      {"ZEUS_POWERCAP_ROOT", env_var("ZEUS_POWERCAP_ROOT")},
+                      {"ZEUSD_SOCK_PATH", env_var("ZEUSD_SOCK_PATH")},
+                      {"ZEUSD_HOST_PORT", env_var("ZEUSD_HOST_PORT")},
+                      {"ZEUSD_TOKEN", std::getenv("ZEUSD_TOKEN") ? json("(set)") : json(nullptr)}};
   r["gpu_backend"] = devices.gpu_backend;
   r["driver_version"] = devices.driver_version;
   r["nvml_version"] = devices.nvml_version;
@@ -97,6 +102,22 @@ json environment_report(const DeviceInventory& devices) {
         {{"index", k}, {"name", devices.cpus[k]->name()}, {"dram", devices.cpus[k]->has_dram()}});
   }
   r["cpus"] = cpus;
+  r["zeusd"] = nullptr;
+  if (const auto& z = devices.zeusd) {
+    json token = nullptr;
+    if (z->user)
+      token = {{"user", *z->user},
+               {"scopes", z->scopes},
+               {"expires", z->token_expires ? json(*z->token_expires) : json(nullptr)}};
+    r["zeusd"] = {{"endpoint", z->endpoint},
+                  {"gpus", z->gpus.size()},
+                  {"cpus", z->cpus.size()},
+                  {"enabled_api_groups", z->enabled_api_groups},
+                  {"auth_required", z->auth_required},
+                  {"token", token},
+                  {"auth_error", z->auth_error},
+                  {"extensions", z->extensions}};
+  }
   r["notes"] = devices.notes;
   return r;
 }

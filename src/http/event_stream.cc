@@ -32,6 +32,11 @@ bool EventStream::send(std::string_view data, std::string_view event, std::strin
   return sink_->write(std::move(frame));
 }
 
+bool EventStream::send_frames(std::string frames) {
+  if (!sink_ || frames.empty()) return sink_ && sink_->is_open();
+  return sink_->write(std::move(frames));
+}
+
 bool EventStream::comment(std::string_view text) {
   if (!sink_) return false;
   std::string frame;

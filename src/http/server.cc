@@ -4,6 +4,8 @@
 // session's strand.
 #include "zeus/http/server.h"
 
+#include <sys/socket.h>
+
 #include <fmt/format.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -21,6 +23,7 @@
 #include <thread>
 #include <unordered_map>
 
+#include "zeus/http/connection.h"
 #include "zeus/util/error.h"
 #include "zeus/util/log.h"
 
@@ -61,6 +64,21 @@ std::string endpoint_text(const tcp::socket& s) {
   return fmt::format("{}:{}", ep.address().to_string(), ep.port());
 }
 std::string endpoint_text(const local::socket&) { return "unix"; }
+
+std::optional<PeerCredentials> peer_of(tcp::socket&) { return std::nullopt; }
+std::optional<PeerCredentials> peer_of(local::socket& s) {
+  ucred cred{};
+  socklen_t len = sizeof cred;
+  if (::getsockopt(s.native_handle(), SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0) {
+    return std::nullopt;
+  }
+  return PeerCredentials{cred.pid, cred.uid, cred.gid};
+}
+
+std::uint64_t next_connection_id() {
+  static std::atomic<std::uint64_t> next{1};
+  return next.fetch_add(1, std::memory_order_relaxed);
+}
 
 }  // namespace
 
@@ -198,8 +216,12 @@ class Session final : public SessionBase, public std::enable_shared_from_this<Se
       : server_(server),
         socket_(std::move(socket)),
         timer_(socket_.get_executor()),
-        remote_(endpoint_text(socket_)) {}
-  ~Session() override { server_.session_closed(this); }
+        remote_(endpoint_text(socket_)),
+        connection_(std::make_shared<Connection>(next_connection_id(), peer_of(socket_))) {}
+  ~Session() override {
+    connection_->mark_closed();
+    server_.session_closed(this);
+  }
 
   void start() {
     server_.session_opened(this->shared_from_this());
@@ -261,7 +283,11 @@ class Session final : public SessionBase, public std::enable_shared_from_this<Se
     if (shutting_down_) return close();
     if (buffer_.size() > 0) return read_request();
     phase_ = Phase::kIdle;
-    arm_timer(options().idle_timeout);
+    if (connection_->held_open()) {
+      disarm_timer();
+    } else {
+      arm_timer(options().idle_timeout);
+    }
     socket_.async_read_some(buffer_.prepare(8192),
                             [self = this->shared_from_this()](error_code ec, std::size_t n) {
                               self->disarm_timer();
@@ -319,6 +345,7 @@ class Session final : public SessionBase, public std::enable_shared_from_this<Se
     }
     request.body = std::move(msg.body());
     request.remote = remote_;
+    request.connection = connection_;
     keep_alive_ = msg.keep_alive();
     version_ = msg.version();
     log_method_ = request.method;
@@ -500,6 +527,7 @@ class Session final : public SessionBase, public std::enable_shared_from_this<Se
     socket_.shutdown(Socket::shutdown_both, ignored);
     socket_.close(ignored);
     if (sink_) sink_->mark_closed();
+    connection_->mark_closed();
   }
 
   Server::Impl& server_;
@@ -508,6 +536,7 @@ class Session final : public SessionBase, public std::enable_shared_from_this<Se
   std::uint64_t timer_generation_ = 0;
   bool timed_out_ = false;
   std::string remote_;
+  std::shared_ptr<Connection> connection_;
   beast::flat_buffer buffer_;
   std::optional<bhttp::request_parser<bhttp::string_body>> parser_;
   std::unique_ptr<bhttp::response<bhttp::string_body>> response_;

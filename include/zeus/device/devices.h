@@ -15,11 +15,12 @@
 namespace zeus {
 
 struct DiscoveryOptions {
-  // "auto", "nvml", "amdsmi", "sim" or "none". nullopt: $ZEUS_GPU_BACKEND,
-  // else "auto": NVIDIA GPUs through NVML if there are any, else AMD GPUs
-  // through AMD SMI, else none (with both present, NVML wins and a note says
-  // how to pick AMD). The simulated GPU is never chosen behind the user's
-  // back: ask for it with "sim".
+  // "auto", "nvml", "amdsmi", "sim", "zeusd" (every GPU read and set through
+  // zeusd) or "none". nullopt: $ZEUS_GPU_BACKEND, else "auto": NVIDIA GPUs
+  // through NVML if there are any, else AMD GPUs through AMD SMI, else (with
+  // zeusd configured) the daemon's GPUs, else none (with both NVIDIA and AMD
+  // present, NVML wins and a note says how to pick AMD). The simulated GPU is
+  // never chosen behind the user's back: ask for it with "sim".
   std::optional<std::string> gpu_backend;
   // Simulated GPUs: how many ($ZEUS_SIM_GPUS, default 1) and the model file
   // ($ZEUS_SIM_MODEL, default built-in model).
@@ -32,7 +33,13 @@ struct DiscoveryOptions {
   std::string amdsmi_library;  // a libamd_smi.so file; empty: the usual search
   std::string powercap_root;
   bool cpus = true;  // look for RAPL packages
+  // Honour ZEUSD_SOCK_PATH / ZEUSD_HOST_PORT (zeus/device/zeusd_backend.h):
+  // GPU settings and root-only RAPL reads through the node's zeusd. zeusd
+  // itself turns this off.
+  bool use_zeusd = true;
 };
+
+struct ZeusdStatus;  // zeus/device/zeusd_backend.h
 
 struct DeviceInventory {
   std::vector<std::shared_ptr<Gpu>> gpus;      // index k = CUDA device k of this process
@@ -45,6 +52,8 @@ struct DeviceInventory {
   std::vector<RaplZoneInfo> rapl_zones;
   // Plain-language notes for the user: a missing driver, unreadable RAPL...
   std::vector<std::string> notes;
+  // The zeusd this process goes through (null when none is configured).
+  std::shared_ptr<const ZeusdStatus> zeusd;
 };
 
 // A subset of an inventory's devices, in the order asked for.

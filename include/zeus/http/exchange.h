@@ -6,6 +6,7 @@
 
 #include <functional>
 #include <memory>
+#include <string>
 #include <string_view>
 
 #include "zeus/http/message.h"
@@ -41,6 +42,9 @@ class EventStream {
   // (the client left, the server is shutting down, or the client fell too far
   // behind and was dropped).
   bool send(std::string_view data, std::string_view event = {}, std::string_view id = {});
+  // Events already framed ("data: ...\n\n", several at once): one write
+  // instead of one per event, for streams that emit batches.
+  bool send_frames(std::string frames);
   // A comment line (": text"), e.g. a keep-alive that also detects a gone client.
   bool comment(std::string_view text);
   void close();

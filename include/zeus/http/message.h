@@ -4,6 +4,7 @@
 // these cheaply.
 #pragma once
 
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -12,6 +13,8 @@
 #include <vector>
 
 namespace zeus::http {
+
+class Connection;  // zeus/http/connection.h
 
 enum class Method { kGet, kHead, kPost, kPut, kPatch, kDelete, kOptions, kOther };
 std::string_view method_name(Method method);  // "GET", ...; "OTHER" for kOther
@@ -40,6 +43,8 @@ struct Request {
   Headers headers;
   std::string body;
   std::string remote;  // "127.0.0.1:53412", "unix" for a Unix-domain peer
+  // The connection it arrived on (null when a test dispatches by hand).
+  std::shared_ptr<Connection> connection;
 
   // The first query parameter named `name`.
   std::optional<std::string_view> query_param(std::string_view name) const;

@@ -62,7 +62,8 @@ std::string_view nvml_hint(int nvml_return) {
   switch (nvml_return) {
     case abi::kErrorNoPermission:
       return "changing GPU settings needs CAP_SYS_ADMIN (run as root, add the capability, or go "
-             "through zeusd)";
+             "through zeusd: run `zeusd serve` as root and set ZEUSD_SOCK_PATH, see "
+             "docs/zeusd.md)";
     case abi::kErrorNotSupported:
       return "this GPU or its driver does not support it";
     case abi::kErrorGpuIsLost:

@@ -10,7 +10,8 @@ namespace zeus::rapl_detail {
 // The message given when energy_uj is root-only (and the zone's `problem`).
 inline constexpr const char* kNoPermissionHint =
     "energy_uj is readable only by root since Linux 5.10 (CVE-2020-8694): run as root, grant "
-    "read access (e.g. a udev rule or chmod), or use zeusd";
+    "read access (e.g. a udev rule or chmod), or read it through zeusd (run `zeusd serve` as "
+    "root and set ZEUSD_SOCK_PATH; docs/zeusd.md)";
 
 // A wrap-corrected energy_uj counter. Keeps the file open and re-reads it with
 // pread(fd, .., 0), so a read is one system call. The cumulative value is

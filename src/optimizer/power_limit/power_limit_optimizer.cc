@@ -26,7 +26,8 @@ double watts(Milliwatts mw) { return to_watts(mw).value(); }
   throw_error(ErrorCode::kNoPermission,
               fmt::format("cannot {}: {}. Changing GPU settings needs CAP_SYS_ADMIN: run as root, "
                           "grant the capability (e.g. docker run --cap-add SYS_ADMIN), go through "
-                          "zeusd, or use dry-run mode (--dry-run) to only measure",
+                          "zeusd (run `zeusd serve` as root and set ZEUSD_SOCK_PATH; "
+                          "docs/zeusd.md), or use dry-run mode (--dry-run) to only measure",
                           what, e.what()));
 }
 

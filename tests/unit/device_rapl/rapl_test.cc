@@ -301,7 +301,8 @@ TEST(RaplPermissions, UnreadablePackageIsReportedAndTheOtherStillWorks) {
   EXPECT_FALSE(bad->readable);
   EXPECT_EQ(bad->problem,
             "energy_uj is readable only by root since Linux 5.10 (CVE-2020-8694): run as root, "
-            "grant read access (e.g. a udev rule or chmod), or use zeusd");
+            "grant read access (e.g. a udev rule or chmod), or read it through zeusd (run `zeusd "
+            "serve` as root and set ZEUSD_SOCK_PATH; docs/zeusd.md)");
 }
 
 TEST(RaplPermissions, UnreadableDramKeepsThePackageWithoutDram) {

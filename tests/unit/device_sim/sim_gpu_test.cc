@@ -175,7 +175,8 @@ TEST(Discovery, SimBackendCountAndModelComeFromOptions) {
     FAIL();
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), ErrorCode::kInvalidArgument);
-    EXPECT_NE(std::string(e.what()).find("auto, nvml, amdsmi, sim or none"), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("auto, nvml, amdsmi, sim, zeusd or none"),
+              std::string::npos);
   }
   o.gpu_backend = "none";
   EXPECT_TRUE(discover_devices(o).gpus.empty());

@@ -18,6 +18,7 @@
 #include <thread>
 
 #include "zeus/http/client.h"
+#include "zeus/http/connection.h"
 #include "zeus/http/server.h"
 #include "zeus/util/error.h"
 
@@ -468,6 +469,83 @@ TEST(HttpClient, TimesOutAndRejectsBadUrls) {
     EXPECT_EQ(e.code(), ErrorCode::kIo);
     EXPECT_THAT(e.what(), HasSubstr("127.0.0.1:1"));
   }
+}
+
+// The hook zeusd's leases use: each request names its connection, whose
+// close (for any reason) runs callbacks; a held connection outlives the idle
+// timeout; Unix peers come with their credentials.
+TEST(HttpServer, ConnectionsReportTheirPeerAndTheirEnd) {
+  const auto dir = temp_dir();
+  std::mutex m;
+  std::vector<std::uint64_t> closed;
+  std::vector<std::shared_ptr<Connection>> seen;
+  Router r;
+  r.route(Method::kGet, "/hold", [&](const Request& q) {
+    EXPECT_TRUE(q.connection);
+    q.connection->hold_open(q.query_param("hold") == "1");
+    q.connection->on_close([&, id = q.connection->id()] {
+      std::lock_guard lock(m);
+      closed.push_back(id);
+    });
+    std::lock_guard lock(m);
+    seen.push_back(q.connection);
+    const auto& peer = q.connection->peer();
+    return Response::json(200, {{"id", q.connection->id()},
+                                {"pid", peer ? peer->pid : -1},
+                                {"uid", peer ? static_cast<long>(peer->uid) : -1L}});
+  });
+  ServerOptions o;
+  o.idle_timeout = Seconds(0.1);
+  Server server(std::move(r), o);
+  server.listen_unix(dir + "/s.sock");
+  server.start();
+  Client held("unix:" + dir + "/s.sock");
+  Client idle("unix:" + dir + "/s.sock");
+  const auto h = body_json(held.get("/hold?hold=1"));
+  const auto i = body_json(idle.get("/hold?hold=0"));
+  EXPECT_EQ(h["pid"], ::getpid());
+  EXPECT_EQ(h["uid"], static_cast<long>(::getuid()));
+  EXPECT_NE(h["id"], i["id"]);
+  std::this_thread::sleep_for(400ms);
+  {
+    std::lock_guard lock(m);
+    ASSERT_EQ(closed.size(), 1u);  // the idle one timed out; the held one stays
+    EXPECT_EQ(closed[0], i["id"].get<std::uint64_t>());
+  }
+  held.close();  // the client goes away
+  for (int k = 0; k < 200; ++k) {
+    {
+      std::lock_guard lock(m);
+      if (closed.size() == 2) break;
+    }
+    std::this_thread::sleep_for(5ms);
+  }
+  std::lock_guard lock(m);
+  ASSERT_EQ(closed.size(), 2u);
+  EXPECT_EQ(closed[1], h["id"].get<std::uint64_t>());
+  EXPECT_TRUE(seen[0]->closed());
+  // A callback added after the end runs at once.
+  bool ran = false;
+  seen[0]->on_close([&] { ran = true; });
+  EXPECT_TRUE(ran);
+  std::filesystem::remove_all(dir);
+}
+
+TEST(HttpServer, EventFramesGoOutAsOneWrite) {
+  Router r;
+  r.route_async(Method::kGet, "/ev", [](Request, Responder resp) {
+    auto s = resp.start_events();
+    s.send_frames("data: 1\n\ndata: 2\n\n");
+    s.close();
+  });
+  Running s(std::move(r));
+  Client c(s.url());
+  std::vector<std::string> got;
+  c.stream_events("/ev", [&](const Event& e) {
+    got.push_back(e.data);
+    return true;
+  });
+  EXPECT_EQ(got, (std::vector<std::string>{"1", "2"}));
 }
 
 TEST(HttpMessage, TargetsAndEncoding) {

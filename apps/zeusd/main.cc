@@ -1,0 +1,215 @@
+// zeusd: the privileged node daemon (docs/zeusd.md). `zeusd serve` finds the
+// node's devices and serves the zeusd API until SIGINT/SIGTERM; `zeusd token
+// issue` prints a signed bearer token. Flags and defaults follow the upstream
+// daemon; the library (zeus/zeusd) does the work.
+#include <CLI/CLI.hpp>
+
+#include <unistd.h>
+#include <atomic>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <future>
+#include <string>
+
+#include "zeus/device/devices.h"
+#include "zeus/util/error.h"
+#include "zeus/util/log.h"
+#include "zeus/util/parse.h"
+#include "zeus/util/signals.h"
+#include "zeus/zeusd/daemon.h"
+#include "zeus/zeusd/jwt.h"
+
+namespace {
+
+struct ServeFlags {
+  std::string mode = "uds";
+  std::string socket_path = "/run/zeusd/zeusd.sock";
+  std::string socket_permissions = "666";
+  std::optional<unsigned> socket_uid;
+  std::optional<unsigned> socket_gid;
+  std::string tcp_bind_address = "127.0.0.1:4938";
+  int num_workers = 0;
+  double gpu_power_poll_hz = 20;
+  double cpu_power_poll_hz = 10;
+  std::string gpu_backend = "auto";
+  std::string enable;
+  std::string gpu_command_overrides;
+  std::string signing_key_path;
+  std::string metrics_address;
+};
+
+int serve(const ServeFlags& f) {
+  using namespace zeus;
+  zeusd::DaemonOptions o;
+  if (f.mode == "uds") {
+    o.mode = zeusd::TransportMode::kUds;
+  } else if (f.mode == "tcp") {
+    o.mode = zeusd::TransportMode::kTcp;
+  } else {
+    throw_error(ErrorCode::kInvalidArgument,
+                "--mode: '" + f.mode + "' is not a transport; use uds or tcp");
+  }
+  o.socket_path = f.socket_path;
+  o.socket_permissions = static_cast<unsigned>(
+      parse_int(f.socket_permissions, "--socket-permissions (octal digits)", 0, 7777));
+  {
+    // Octal, as upstream: "666" means rw-rw-rw-.
+    unsigned mode = 0;
+    for (char c : f.socket_permissions) {
+      if (c < '0' || c > '7') {
+        throw_error(ErrorCode::kInvalidArgument,
+                    "--socket-permissions: '" + f.socket_permissions + "' is not octal (e.g. 660)");
+      }
+      mode = mode * 8 + static_cast<unsigned>(c - '0');
+    }
+    o.socket_permissions = mode;
+  }
+  if (f.socket_uid) o.socket_uid = *f.socket_uid;
+  if (f.socket_gid) o.socket_gid = *f.socket_gid;
+  o.tcp_bind_address = f.tcp_bind_address;
+  o.num_workers = f.num_workers;
+  o.gpu_power_poll_hz = f.gpu_power_poll_hz;
+  o.cpu_power_poll_hz = f.cpu_power_poll_hz;
+  o.gpu_command_overrides = f.gpu_command_overrides;
+  o.signing_key_path = f.signing_key_path;
+  o.metrics_address = f.metrics_address;
+
+  // zeusd serves every GPU of the node, whatever its own environment hides,
+  // and is never a client of another zeusd.
+  ::unsetenv("CUDA_VISIBLE_DEVICES");
+  DiscoveryOptions d;
+  d.use_zeusd = false;
+  if (f.gpu_backend == "amdsmi") {
+    throw_error(ErrorCode::kNotSupported,
+                "--gpu-backend amdsmi: this zeusd has no AMD backend yet; use auto, nvml or sim");
+  }
+  d.gpu_backend = f.gpu_backend;
+  const bool explicit_groups = !f.enable.empty();
+  std::vector<zeusd::ApiGroup> groups;
+  if (explicit_groups) groups = zeusd::parse_api_groups(f.enable, "--enable");
+  const auto wants = [&](zeusd::ApiGroup g) {
+    return !explicit_groups || std::find(groups.begin(), groups.end(), g) != groups.end();
+  };
+  d.cpus = wants(zeusd::ApiGroup::kCpuRead);
+  DeviceInventory inv = discover_devices(d);
+  for (const auto& note : inv.notes) log::info("zeusd: {}", note);
+  if (!explicit_groups) {
+    // Upstream's defaults on Linux: everything with a GPU backend, else cpu-read.
+    groups = inv.gpus.empty() ? std::vector<zeusd::ApiGroup>{zeusd::ApiGroup::kCpuRead}
+                              : std::vector<zeusd::ApiGroup>{zeusd::ApiGroup::kGpuControl,
+                                                             zeusd::ApiGroup::kGpuRead,
+                                                             zeusd::ApiGroup::kCpuRead};
+  }
+  o.enabled = groups;
+  zeusd::check_privileges(o, ::geteuid());
+  log::info("zeusd: {} GPU(s) ({}), {} CPU package(s)", inv.gpus.size(), inv.gpu_backend,
+            inv.cpus.size());
+
+  // SIGINT/SIGTERM through the project's one signal mechanism: the daemon
+  // keeps running until one arrives, then shuts down here (restoring leases).
+  std::promise<int> stop;
+  std::atomic<bool> stopping{false};
+  SignalSubscription signals(SignalSubscription::Kind::kHandle, [&](int sig) {
+    if (!stopping.exchange(true)) stop.set_value(sig);
+  });
+  zeusd::DaemonDevices devices{inv.gpus, {}, inv.cpus};
+  zeusd::Daemon daemon(o, devices);
+  daemon.start();
+  std::fprintf(stderr, "zeusd: serving on %s\n", daemon.api_url().c_str());
+  if (!daemon.metrics_url().empty()) {
+    std::fprintf(stderr, "zeusd: metrics on %s/metrics\n", daemon.metrics_url().c_str());
+  }
+  const int sig = stop.get_future().get();
+  log::info("zeusd: signal {} received; restoring leased settings and stopping", sig);
+  daemon.shutdown();
+  return 0;
+}
+
+int issue(const std::string& key_path, const std::string& user, const std::string& scope,
+          const std::string& expires) {
+  using namespace zeus;
+  zeusd::TokenClaims claims;
+  claims.sub = user;
+  claims.scopes = zeusd::parse_api_groups(scope, "--scope");
+  claims.exp = zeusd::expiry_from_duration(expires, static_cast<std::int64_t>(std::time(nullptr)));
+  const std::string key = zeusd::read_signing_key(key_path);
+  std::printf("%s\n", zeusd::issue_token(key, claims).c_str());
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{
+      "zeusd: the Zeus node daemon (GPU control, RAPL and power streaming for "
+      "unprivileged clients)",
+      "zeusd"};
+  app.set_version_flag("--version", std::string("zeusd ") + ZEUS_VERSION);
+  app.require_subcommand(1);
+
+  ServeFlags f;
+  auto* serve_cmd = app.add_subcommand("serve", "Serve the zeusd API until SIGINT or SIGTERM");
+  serve_cmd->add_option("--mode", f.mode, "Transport: uds or tcp")->capture_default_str();
+  serve_cmd->add_option("--socket-path", f.socket_path, "Unix socket path (uds mode)")
+      ->capture_default_str();
+  serve_cmd
+      ->add_option("--socket-permissions", f.socket_permissions, "Octal mode of the socket file")
+      ->capture_default_str();
+  serve_cmd->add_option("--socket-uid", f.socket_uid, "Owner uid of the socket file");
+  serve_cmd->add_option("--socket-gid", f.socket_gid, "Owner gid of the socket file");
+  serve_cmd
+      ->add_option("--tcp-bind-address", f.tcp_bind_address,
+                   "host:port to listen on (tcp mode); loopback unless told otherwise")
+      ->capture_default_str();
+  serve_cmd->add_option("--num-workers", f.num_workers, "HTTP threads (default: logical CPUs)")
+      ->check(CLI::Range(1, 1024));
+  serve_cmd
+      ->add_option("--gpu-power-poll-hz", f.gpu_power_poll_hz,
+                   "GPU power sampling rate of the power streams")
+      ->capture_default_str();
+  serve_cmd
+      ->add_option("--cpu-power-poll-hz", f.cpu_power_poll_hz,
+                   "CPU power sampling rate (streams and /cpu/get_power)")
+      ->capture_default_str();
+  serve_cmd
+      ->add_option("--gpu-backend", f.gpu_backend,
+                   "auto, nvml, sim (the simulated GPU, for demos) or none")
+      ->capture_default_str();
+  serve_cmd->add_option("--enable", f.enable,
+                        "API groups to serve, comma-separated: gpu-control, gpu-read, cpu-read "
+                        "(default: all three with GPUs, cpu-read without)");
+  serve_cmd->add_option("--gpu-command-overrides", f.gpu_command_overrides,
+                        "TOML file of commands replacing GPU control operations");
+  serve_cmd->add_option("--signing-key-path", f.signing_key_path,
+                        "HMAC-SHA256 key file; turns on JWT authentication");
+  serve_cmd->add_option("--metrics-address", f.metrics_address,
+                        "host:port of a Prometheus /metrics listener (e.g. 127.0.0.1:9400); off "
+                        "by default");
+
+  std::string key_path, user, scope, expires;
+  auto* token_cmd = app.add_subcommand("token", "Manage bearer tokens");
+  token_cmd->require_subcommand(1);
+  auto* issue_cmd = token_cmd->add_subcommand("issue", "Print a signed HS256 token");
+  issue_cmd->add_option("--signing-key-path", key_path, "The daemon's key file")->required();
+  issue_cmd->add_option("--user", user, "Subject (sub) of the token")->required();
+  issue_cmd->add_option("--scope", scope, "API groups it may use, comma-separated")->required();
+  issue_cmd->add_option("--expires", expires, "1h, 7d, 30d, ... or never (0)")->required();
+
+  try {
+    app.parse(argc, argv);
+    if (serve_cmd->parsed()) return serve(f);
+    if (issue_cmd->parsed()) return issue(key_path, user, scope, expires);
+  } catch (const CLI::ParseError& e) {
+    const int rc = app.exit(e);
+    return rc == 0 ? 0 : zeus::kExitUsage;
+  } catch (const zeus::Error& e) {
+    std::fprintf(stderr, "zeusd: error: %s\n", e.what());
+    return zeus::exit_code_for(e.code());
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "zeusd: error: %s\n", e.what());
+    return zeus::kExitFailure;
+  }
+  return 0;
+}

@@ -1,0 +1,97 @@
+// zeusd: the node's one privileged process. It serves the upstream zeusd HTTP
+// API (docs/zeusd.md) over a Unix socket or TCP so that unprivileged jobs can
+// set GPU knobs, read RAPL and stream power; adds leases (settings restored
+// when their client goes away) and a Prometheus metrics listener.
+//
+// The Daemon owns one DeviceWorker per GPU (control commands, in order), the
+// power streamers, the lease table and the HTTP servers. Reads of GPUs and
+// CPUs happen on the I/O threads (the device seams are thread-safe).
+#pragma once
+
+#include <sys/types.h>
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "zeus/device/cpu.h"
+#include "zeus/device/gpu.h"
+#include "zeus/http/router.h"
+#include "zeus/util/clock.h"
+#include "zeus/zeusd/api_group.h"
+
+namespace zeus::zeusd {
+
+enum class TransportMode { kUds, kTcp };
+
+// `zeusd serve` settings, with the upstream defaults.
+struct DaemonOptions {
+  TransportMode mode = TransportMode::kUds;
+  std::string socket_path = "/run/zeusd/zeusd.sock";
+  unsigned socket_permissions = 0666;
+  std::optional<uid_t> socket_uid;
+  std::optional<gid_t> socket_gid;
+  std::string tcp_bind_address = "127.0.0.1:4938";  // "host:port"; port 0 picks one
+  int num_workers = 0;                              // HTTP threads; 0: logical CPUs
+  double gpu_power_poll_hz = 20;
+  double cpu_power_poll_hz = 10;
+  std::vector<ApiGroup> enabled = {ApiGroup::kGpuControl, ApiGroup::kGpuRead, ApiGroup::kCpuRead};
+  std::string gpu_command_overrides;  // TOML file; "" none
+  std::string signing_key_path;       // "" : no authentication
+  // Ours: "host:port" of a TCP listener that serves only GET /metrics
+  // (Prometheus cannot scrape a Unix socket); "" none.
+  std::string metrics_address;
+  std::size_t max_leases = 1024;
+  double max_lease_ttl_s = 3600;
+};
+
+// The devices a daemon serves; index = the id in the API.
+struct DaemonDevices {
+  std::vector<std::shared_ptr<Gpu>> gpus;
+  std::vector<std::string> gpu_pci_addresses;  // parallel to gpus; "" when unknown
+  std::vector<std::shared_ptr<Cpu>> cpus;
+};
+
+// Throws kNoPermission when an enabled group needs root (upstream's startup
+// check: gpu-control without command overrides, cpu-read) and `euid` is not 0.
+void check_privileges(const DaemonOptions& options, uid_t euid);
+
+// Splits "host:port" (also "[v6]:port"); kInvalidArgument naming `what`.
+std::pair<std::string, int> split_host_port(const std::string& text, std::string_view what);
+
+class Daemon {
+ public:
+  // Loads the signing key and the command overrides (throws what they throw)
+  // and starts the per-GPU workers. Serves nothing until start().
+  Daemon(DaemonOptions options, DaemonDevices devices, Clock& clock = SteadyClock::instance());
+  ~Daemon();  // shutdown()
+  Daemon(const Daemon&) = delete;
+  Daemon& operator=(const Daemon&) = delete;
+
+  // Binds the API socket (and the metrics listener) and serves. The Unix
+  // socket gets its mode and owner; a stale socket file is replaced, a live
+  // one is kAlreadyExists.
+  void start();
+  // Ends every lease (restoring its settings), stops streams and servers.
+  void shutdown();
+  void wait();
+
+  // "unix:/run/zeusd/zeusd.sock" or "http://127.0.0.1:4938", for clients.
+  std::string api_url() const;
+  // "http://127.0.0.1:PORT" of the metrics listener ("" when off).
+  std::string metrics_url() const;
+
+  std::size_t active_leases() const;
+  // Sampler runs of the streamers (tests: lazy polling).
+  std::uint64_t gpu_stream_polls(int gpu) const;
+  std::uint64_t cpu_stream_polls(int cpu) const;
+  std::size_t stream_subscribers() const;
+
+  struct State;  // the handlers' shared state (src/zeusd/daemon_state.h)
+
+ private:
+  std::unique_ptr<State> state_;
+};
+
+}  // namespace zeus::zeusd

@@ -1,0 +1,60 @@
+// The Prometheus text exposition of a node's GPUs and CPUs (GET /metrics on
+// zeusd's metrics listener). Names follow Prometheus conventions (base units,
+// `_total` for counters) and the DCGM exporter's label for the GPU index:
+//
+//   zeus_gpu_energy_joules_total{gpu,uuid,model_name}   counter (Volta and newer)
+//   zeus_gpu_power_watts{gpu,uuid,model_name}           gauge, instant board power
+//   zeus_gpu_power_average_watts{...}                   gauge, the driver's ~1 s average
+//   zeus_gpu_power_limit_watts{...}                     gauge
+//   zeus_gpu_temperature_celsius{...}                   gauge
+//   zeus_cpu_package_energy_joules_total{package,zone}  counter (wraparound-corrected)
+//   zeus_cpu_dram_energy_joules_total{package,zone}     counter
+//   zeus_metrics_read_errors_total{device}              counter of failed reads
+//
+// A reading that fails is left out of that scrape (and counted), never
+// reported as 0. Rendering reuses label text built once, so a scrape
+// allocates nothing beyond the response text.
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "zeus/device/cpu.h"
+#include "zeus/device/gpu.h"
+
+namespace zeus::zeusd {
+
+// render() may run on several threads at once (devices are thread-safe).
+class MetricsRenderer {
+ public:
+  MetricsRenderer(std::vector<std::shared_ptr<Gpu>> gpus, std::vector<std::shared_ptr<Cpu>> cpus);
+
+  // Appends the exposition to `out`; with enough capacity in `out`, no
+  // allocation happens.
+  void render(std::string& out);
+  // Extra gauge lines the daemon adds (leases, subscribers); optional.
+  std::function<void(std::string&)> extra;
+
+ private:
+  struct GpuEntry {
+    std::shared_ptr<Gpu> gpu;
+    std::string labels;  // gpu="0",uuid="...",model_name="..."
+    bool energy = false;
+  };
+  struct CpuEntry {
+    std::shared_ptr<Cpu> cpu;
+    std::string labels;  // package="0",zone="package-0"
+  };
+  std::vector<GpuEntry> gpus_;
+  std::vector<CpuEntry> cpus_;
+  std::atomic<std::uint64_t> gpu_errors_{0};
+  std::atomic<std::uint64_t> cpu_errors_{0};
+};
+
+// `text` escaped as a Prometheus label value (backslash, quote, newline).
+std::string escape_label_value(std::string_view text);
+
+}  // namespace zeus::zeusd

@@ -1,0 +1,17 @@
+// The discovery hook of the zeusd client backend (private to src/device).
+#pragma once
+
+#include <string>
+
+#include "zeus/device/devices.h"
+
+namespace zeus {
+
+// With ZEUSD_SOCK_PATH/ZEUSD_HOST_PORT set: routes GPU settings of local
+// NVML GPUs through zeusd, serves GPUs from zeusd when there is no local
+// driver (or `backend` is "zeusd"), and reads RAPL through zeusd when the
+// local counters are root-only. Records the daemon's status in `inv`.
+// Without the variables: nothing, except that backend "zeusd" is an error.
+void attach_zeusd(const std::string& backend, bool cpus, DeviceInventory& inv);
+
+}  // namespace zeus

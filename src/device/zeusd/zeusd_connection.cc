@@ -1,0 +1,198 @@
+#include <fmt/format.h>
+
+#include <cstdlib>
+#include <nlohmann/json.hpp>
+
+#include "zeus/device/zeusd_backend.h"
+#include "zeus/http/client.h"
+#include "zeus/util/error.h"
+#include "zeus/util/log.h"
+#include "zeus/util/text.h"
+
+namespace zeus {
+namespace {
+
+const char* env(const char* name) {
+  const char* v = std::getenv(name);
+  return v != nullptr && *v != '\0' ? v : nullptr;
+}
+
+std::string error_text(const http::Response& r) {
+  try {
+    const auto j = nlohmann::json::parse(r.body);
+    if (j.contains("error") && j["error"].is_string()) return j["error"];
+    if (j.contains("errors") && j["errors"].is_object()) {
+      std::string out;
+      for (const auto& [id, msg] : j["errors"].items()) {
+        out += (out.empty() ? "" : "; ") +
+               fmt::format("GPU {}: {}", id, msg.is_string() ? msg.get<std::string>() : msg.dump());
+      }
+      return out;
+    }
+  } catch (const std::exception&) {
+  }
+  return printable(r.body, 200);
+}
+
+}  // namespace
+
+bool ZeusdStatus::can(const std::string& group) const {
+  const bool enabled = std::find(enabled_api_groups.begin(), enabled_api_groups.end(), group) !=
+                       enabled_api_groups.end();
+  if (!enabled) return false;
+  if (!auth_required) return true;
+  return std::find(scopes.begin(), scopes.end(), group) != scopes.end();
+}
+
+std::optional<ZeusdConfig> ZeusdConfig::from_env() {
+  ZeusdConfig c;
+  if (const char* t = env("ZEUSD_TOKEN")) c.token = t;
+  if (const char* sock = env("ZEUSD_SOCK_PATH")) {
+    c.endpoint = sock;
+    c.url = std::string("unix:") + sock;
+    return c;
+  }
+  if (const char* hp = env("ZEUSD_HOST_PORT")) {
+    c.endpoint = hp;
+    c.url = std::string("http://") + hp;
+    return c;
+  }
+  return std::nullopt;
+}
+
+class ZeusdConnection::Impl {
+ public:
+  explicit Impl(ZeusdConfig c) : config(std::move(c)), client(config.url, options()) {}
+  static http::ClientOptions options() {
+    http::ClientOptions o;
+    o.connect_timeout = Seconds(5.0);
+    o.request_timeout = Seconds(60.0);  // a blocking command may run an override command
+    return o;
+  }
+  http::Response send(http::Method method, const std::string& target) {
+    http::Headers h;
+    if (!config.token.empty()) h.set("Authorization", "Bearer " + config.token);
+    try {
+      return client.request(method, target, {}, h);
+    } catch (const Error& e) {
+      throw_error(ErrorCode::kIo,
+                  fmt::format("cannot reach zeusd at {}: {}. Start it (docs/zeusd.md) or unset "
+                              "ZEUSD_SOCK_PATH/ZEUSD_HOST_PORT",
+                              config.endpoint, e.what()));
+    }
+  }
+  [[noreturn]] void fail(const http::Response& r, const std::string& what) const {
+    const std::string msg =
+        fmt::format("zeusd at {} refused {}: {}", config.endpoint, what, error_text(r));
+    switch (r.status) {
+      case 400:
+        throw_error(ErrorCode::kInvalidArgument, msg);
+      case 401:
+        throw_error(ErrorCode::kNoPermission,
+                    msg + " (set ZEUSD_TOKEN to a token from `zeusd token issue`)");
+      case 403:
+        throw_error(ErrorCode::kNoPermission, msg);
+      case 404:
+        throw_error(ErrorCode::kNotSupported,
+                    msg + " (the daemon does not serve this API group: see its --enable)");
+      case 409:
+        throw_error(ErrorCode::kAlreadyExists, msg);
+      default:
+        throw_error(ErrorCode::kUnknown, msg);
+    }
+  }
+  void ensure_lease_locked(const ZeusdStatus& s) {
+    if (!lease.empty() ||
+        std::find(s.extensions.begin(), s.extensions.end(), "leases") == s.extensions.end()) {
+      return;
+    }
+    const auto r = send(http::Method::kPost, "/lease/acquire");
+    if (r.status != 200) fail(r, "a lease");
+    lease = nlohmann::json::parse(r.body).at("lease_id").get<std::string>();
+    log::debug("zeusd: holding lease {} on {}", lease, config.endpoint);
+  }
+
+  ZeusdConfig config;
+  std::mutex mutex;  // guards client and lease
+  http::Client client;
+  std::string lease;
+};
+
+ZeusdConnection::ZeusdConnection(ZeusdConfig config)
+    : impl_(std::make_unique<Impl>(std::move(config))) {
+  std::lock_guard lock(impl_->mutex);
+  status_.endpoint = impl_->config.endpoint;
+  const auto r = impl_->send(http::Method::kGet, "/discover");
+  if (r.status != 200) impl_->fail(r, "discovery");
+  try {
+    const auto j = nlohmann::json::parse(r.body);
+    for (const auto& g : j.at("gpus")) {
+      status_.gpus.push_back({g.at("id").get<int>(), g.at("name").get<std::string>(),
+                              g.value("pci_address", ""),
+                              g.at("cumulative_energy_available").get<bool>()});
+    }
+    for (const auto& c : j.at("cpus")) {
+      status_.cpus.push_back({c.at("id").get<int>(), c.at("dram_available").get<bool>()});
+    }
+    status_.enabled_api_groups = j.at("enabled_api_groups").get<std::vector<std::string>>();
+    status_.auth_required = j.at("auth_required").get<bool>();
+    if (j.contains("extensions"))
+      status_.extensions = j["extensions"].get<std::vector<std::string>>();
+  } catch (const std::exception& e) {
+    throw_error(ErrorCode::kParse, fmt::format("zeusd at {} answered /discover with something "
+                                               "unexpected ({}); is it a zeusd?",
+                                               impl_->config.endpoint, e.what()));
+  }
+  if (status_.auth_required) {
+    if (impl_->config.token.empty()) {
+      status_.auth_error = "the daemon requires a token and ZEUSD_TOKEN is not set";
+    } else {
+      const auto w = impl_->send(http::Method::kGet, "/auth/whoami");
+      if (w.status == 200) {
+        const auto j = nlohmann::json::parse(w.body);
+        status_.user = j.value("sub", "");
+        status_.scopes = j.value("scopes", std::vector<std::string>{});
+        if (j.contains("exp") && j["exp"].is_number())
+          status_.token_expires = j["exp"].get<std::int64_t>();
+      } else {
+        status_.auth_error = fmt::format("token rejected (HTTP {}): {}", w.status, error_text(w));
+      }
+    }
+  }
+}
+
+ZeusdConnection::~ZeusdConnection() = default;
+
+void ZeusdConnection::gpu_command(const std::string& op, int gpu, const std::string& query) {
+  std::lock_guard lock(impl_->mutex);
+  for (int attempt = 0;; ++attempt) {
+    impl_->ensure_lease_locked(status_);
+    std::string target = fmt::format("/gpu/{}?gpu_ids={}&block=true", op, gpu);
+    if (!query.empty()) target += "&" + query;
+    if (!impl_->lease.empty()) target += "&lease_id=" + impl_->lease;
+    const auto r = impl_->send(http::Method::kPost, target);
+    if (r.status == 200) return;
+    if (r.status == 410 && attempt == 0) {
+      // The connection (and with it our lease) was lost and zeusd restored
+      // what we had set; take a new lease and apply this command under it.
+      log::warn("zeusd: lease {} ended ({}); taking a new one", impl_->lease, error_text(r));
+      impl_->lease.clear();
+      continue;
+    }
+    impl_->fail(r, fmt::format("{} on GPU {}", op, gpu));
+  }
+}
+
+std::string ZeusdConnection::get(const std::string& target) {
+  std::lock_guard lock(impl_->mutex);
+  const auto r = impl_->send(http::Method::kGet, target);
+  if (r.status != 200) impl_->fail(r, target);
+  return r.body;
+}
+
+std::string ZeusdConnection::lease_id() const {
+  std::lock_guard lock(impl_->mutex);
+  return impl_->lease;
+}
+
+}  // namespace zeus

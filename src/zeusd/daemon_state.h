@@ -1,0 +1,91 @@
+// What the zeusd handlers share: options, devices, workers, leases, streams,
+// servers. Private to src/zeusd. The handlers (gpu_routes.cc, cpu_routes.cc,
+// server_routes.cc, lease_routes.cc) only translate between HTTP and these.
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "zeus/http/router.h"
+#include "zeus/http/server.h"
+#include "zeus/zeusd/command_override.h"
+#include "zeus/zeusd/daemon.h"
+#include "zeus/zeusd/device_worker.h"
+#include "zeus/zeusd/jwt.h"
+#include "zeus/zeusd/leases.h"
+#include "zeus/zeusd/metrics.h"
+#include "zeus/zeusd/overridden_gpu.h"
+#include "zeus/zeusd/power_streamer.h"
+#include "zeusd/scheduler.h"
+
+namespace zeus::zeusd {
+
+// Who made an authorized request: the token's subject ("" without auth).
+struct Caller {
+  std::string sub;
+};
+
+// Members are destroyed bottom-up: servers first (their connection-close
+// callbacks reach the leases), then streams, leases, and the GPU workers last
+// (the leases' final restores run on them).
+struct Daemon::State {
+  State(DaemonOptions o, DaemonDevices d, Clock& c)
+      : options(std::move(o)), devices(std::move(d)), clock(c) {}
+
+  bool enabled(ApiGroup g) const;
+
+  DaemonOptions options;
+  DaemonDevices devices;
+  Clock& clock;
+  std::string signing_key;  // "" : authentication off
+  CommandOverrides overrides;
+  std::vector<std::unique_ptr<DeviceWorker>> workers;  // per GPU
+  std::vector<std::shared_ptr<OverriddenGpu>> gpus;
+  std::vector<bool> gpu_energy_available;
+  std::vector<bool> cpu_dram_available;
+  Scheduler scheduler;
+  std::unique_ptr<LeaseManager> leases;
+  std::unique_ptr<PowerStreamer> gpu_stream;
+  std::unique_ptr<PowerStreamer> cpu_stream;
+  std::unique_ptr<MetricsRenderer> metrics;
+  std::atomic<std::size_t> metrics_capacity{4096};
+  std::unique_ptr<http::Server> api_server;
+  std::unique_ptr<http::Server> metrics_server;
+  int tcp_port = 0;
+  int metrics_port = 0;
+  std::string metrics_host;
+  bool started = false;
+  bool stopped = false;
+};
+
+using GuardedHandler =
+    std::function<void(http::Request request, http::Responder responder, const Caller& caller)>;
+
+// Registers `handler` behind upstream's checks, in upstream's order: a
+// disabled API group answers 404 before anything else; then, with
+// authentication on, a missing, invalid or expired bearer token 401 with
+// WWW-Authenticate, and a token without the path's scope 403.
+void add_route(Daemon::State& state, http::Router& router, http::Method method, std::string path,
+               GuardedHandler handler);
+
+// {"error": message} with `status`.
+http::Response error_response(int status, std::string_view message);
+// The status upstream answers for a per-device failure: 400 bad input or
+// unsupported, 403 no permission, 409 a setting held by another lease, 410 a
+// lease that ended, 500 otherwise.
+int device_error_status(const std::exception& e);
+// {"errors": {"<id>": message}} with the worst (highest) status.
+http::Response aggregate_errors(
+    const std::vector<std::pair<int, std::pair<int, std::string>>>& errors);
+// Milliseconds since the Unix epoch.
+std::int64_t unix_time_ms();
+
+void add_server_routes(Daemon::State& state, http::Router& router);
+void add_gpu_routes(Daemon::State& state, http::Router& router);
+void add_cpu_routes(Daemon::State& state, http::Router& router);
+void add_lease_routes(Daemon::State& state, http::Router& router);
+
+}  // namespace zeus::zeusd

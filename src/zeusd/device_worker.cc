@@ -1,0 +1,50 @@
+#include "zeus/zeusd/device_worker.h"
+
+#include "zeus/util/log.h"
+
+namespace zeus::zeusd {
+
+DeviceWorker::DeviceWorker(std::string name) : name_(std::move(name)) {
+  thread_ = std::thread([this] { run(); });
+}
+
+DeviceWorker::~DeviceWorker() { stop(); }
+
+bool DeviceWorker::post(std::function<void()> task) {
+  {
+    std::lock_guard lock(mutex_);
+    if (stopping_) return false;
+    queue_.push_back(std::move(task));
+  }
+  cv_.notify_one();
+  return true;
+}
+
+void DeviceWorker::stop() {
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+  }
+  cv_.notify_one();
+  if (thread_.joinable() && thread_.get_id() != std::this_thread::get_id()) thread_.join();
+}
+
+void DeviceWorker::run() {
+  for (;;) {
+    std::function<void()> task;
+    {
+      std::unique_lock lock(mutex_);
+      cv_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
+      if (queue_.empty()) return;  // stopping and drained
+      task = std::move(queue_.front());
+      queue_.pop_front();
+    }
+    try {
+      task();
+    } catch (const std::exception& e) {
+      log::error("zeusd: a command on {} failed outside its handler: {}", name_, e.what());
+    }
+  }
+}
+
+}  // namespace zeus::zeusd

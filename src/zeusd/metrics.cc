@@ -1,0 +1,160 @@
+#include "zeus/zeusd/metrics.h"
+
+#include <fmt/format.h>
+
+#include <iterator>
+
+namespace zeus::zeusd {
+namespace {
+
+// One sample line: name{labels} value
+void line(std::string& out, std::string_view name, std::string_view labels, double value) {
+  out.append(name).push_back('{');
+  out.append(labels).append("} ");
+  fmt::format_to(std::back_inserter(out), "{}", value);
+  out.push_back('\n');
+}
+
+void head(std::string& out, std::string_view name, std::string_view type, std::string_view help) {
+  out.append("# HELP ").append(name).push_back(' ');
+  out.append(help).push_back('\n');
+  out.append("# TYPE ").append(name).push_back(' ');
+  out.append(type).push_back('\n');
+}
+
+}  // namespace
+
+std::string escape_label_value(std::string_view text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '\\') {
+      out += "\\\\";
+    } else if (c == '"') {
+      out += "\\\"";
+    } else if (c == '\n') {
+      out += "\\n";
+    } else {
+      out.push_back(c);
+    }
+  }
+  return out;
+}
+
+MetricsRenderer::MetricsRenderer(std::vector<std::shared_ptr<Gpu>> gpus,
+                                 std::vector<std::shared_ptr<Cpu>> cpus) {
+  for (std::size_t i = 0; i < gpus.size(); ++i) {
+    GpuEntry e;
+    e.gpu = gpus[i];
+    std::string uuid, name;
+    try {
+      uuid = e.gpu->uuid();
+    } catch (const std::exception&) {
+    }
+    try {
+      name = e.gpu->name();
+    } catch (const std::exception&) {
+    }
+    try {
+      e.energy = e.gpu->supports_energy_counter();
+    } catch (const std::exception&) {
+    }
+    e.labels = fmt::format(R"(gpu="{}",uuid="{}",model_name="{}")", i, escape_label_value(uuid),
+                           escape_label_value(name));
+    gpus_.push_back(std::move(e));
+  }
+  for (std::size_t i = 0; i < cpus.size(); ++i) {
+    CpuEntry e;
+    e.cpu = cpus[i];
+    std::string zone;
+    try {
+      zone = e.cpu->name();
+    } catch (const std::exception&) {
+    }
+    e.labels = fmt::format(R"(package="{}",zone="{}")", i, escape_label_value(zone));
+    cpus_.push_back(std::move(e));
+  }
+}
+
+void MetricsRenderer::render(std::string& out) {
+  // Read every device once per metric family; a failed read is skipped.
+  const auto gpu_family = [&](std::string_view name, std::string_view type, std::string_view help,
+                              auto read) {
+    head(out, name, type, help);
+    for (auto& e : gpus_) {
+      try {
+        double v = 0;
+        if (read(e, v)) line(out, name, e.labels, v);
+      } catch (const std::exception&) {
+        gpu_errors_.fetch_add(1, std::memory_order_relaxed);
+      }
+    }
+  };
+  if (!gpus_.empty()) {
+    gpu_family("zeus_gpu_energy_joules_total", "counter",
+               "Energy the GPU used since the driver loaded (Volta and newer).",
+               [](GpuEntry& e, double& v) {
+                 if (!e.energy) return false;
+                 v = e.gpu->total_energy().value();
+                 return true;
+               });
+    gpu_family("zeus_gpu_power_watts", "gauge", "Instant board power of the GPU.",
+               [](GpuEntry& e, double& v) {
+                 v = e.gpu->power(PowerDomain::kDeviceInstant).value();
+                 return true;
+               });
+    gpu_family("zeus_gpu_power_average_watts", "gauge",
+               "Board power of the GPU averaged by the driver over about 1 s.",
+               [](GpuEntry& e, double& v) {
+                 v = e.gpu->power(PowerDomain::kDeviceAverage).value();
+                 return true;
+               });
+    gpu_family("zeus_gpu_power_limit_watts", "gauge", "Power management limit of the GPU.",
+               [](GpuEntry& e, double& v) {
+                 v = to_watts(e.gpu->power_limit()).value();
+                 return true;
+               });
+    gpu_family("zeus_gpu_temperature_celsius", "gauge", "GPU core temperature.",
+               [](GpuEntry& e, double& v) {
+                 v = e.gpu->temperature().value();
+                 return true;
+               });
+  }
+  if (!cpus_.empty()) {
+    // One read per package gives both counters.
+    head(out, "zeus_cpu_package_energy_joules_total", "counter",
+         "Energy of the CPU package (RAPL), corrected for counter wraparound.");
+    bool any_dram = false;
+    double dram_values[64];
+    bool dram_have[64] = {};
+    for (std::size_t i = 0; i < cpus_.size(); ++i) {
+      try {
+        const CpuEnergy e = cpus_[i].cpu->total_energy();
+        line(out, "zeus_cpu_package_energy_joules_total", cpus_[i].labels, e.package.value());
+        if (e.dram && i < 64) {
+          dram_values[i] = e.dram->value();
+          dram_have[i] = true;
+          any_dram = true;
+        }
+      } catch (const std::exception&) {
+        cpu_errors_.fetch_add(1, std::memory_order_relaxed);
+      }
+    }
+    if (any_dram) {
+      head(out, "zeus_cpu_dram_energy_joules_total", "counter",
+           "Energy of the DRAM attached to the CPU package (RAPL).");
+      for (std::size_t i = 0; i < cpus_.size() && i < 64; ++i) {
+        if (dram_have[i])
+          line(out, "zeus_cpu_dram_energy_joules_total", cpus_[i].labels, dram_values[i]);
+      }
+    }
+  }
+  head(out, "zeus_metrics_read_errors_total", "counter",
+       "Device reads that failed while rendering metrics (the value was left out).");
+  line(out, "zeus_metrics_read_errors_total", R"(device="gpu")",
+       static_cast<double>(gpu_errors_.load(std::memory_order_relaxed)));
+  line(out, "zeus_metrics_read_errors_total", R"(device="cpu")",
+       static_cast<double>(cpu_errors_.load(std::memory_order_relaxed)));
+  if (extra) extra(out);
+}
+
+}  // namespace zeus::zeusd

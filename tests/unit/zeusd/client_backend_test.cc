@@ -1,0 +1,167 @@
+// The library as a zeusd client: discovery with ZEUSD_SOCK_PATH gives GPUs
+// and CPUs whose settings (and, without a local driver, readings) go through
+// the daemon under a lease; a power-limit optimizer whose own GPUs refuse
+// every setter (as NVML does for an ordinary user) still works through
+// zeusd; show-env reports the daemon.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <fstream>
+#include <thread>
+
+#include "unit/device_nvml/nvml_fixture.h"
+#include "unit/power_limit/test_support.h"
+#include "zeus/device/environment_report_json.h"
+#include "zeus/device/zeusd_backend.h"
+#include "zeus/optimizer/power_limit/power_limit_optimizer.h"
+#include "zeus/zeusd/jwt.h"
+#include "zeusd_test_helpers.h"
+
+namespace zeus::zeusd::testing {
+namespace {
+
+using ::testing::HasSubstr;
+using zeus::testing::ScopedEnv;
+using namespace std::chrono_literals;
+
+DaemonOptions with_workers(int n, std::string key_path = {}) {
+  DaemonOptions o;
+  o.num_workers = n;
+  o.signing_key_path = std::move(key_path);
+  return o;
+}
+DiscoveryOptions discovery(const char* backend) {
+  DiscoveryOptions o;
+  o.gpu_backend = backend;
+  o.cpus = false;
+  return o;
+}
+
+TEST(ZeusdClientBackend, DiscoveryRoutesThroughTheDaemon) {
+  FakeNode node;
+  RunningDaemon d(with_workers(2), node.devices);
+  const std::string empty_powercap = make_temp_dir("zeusd_nopowercap");
+  ScopedEnv sock("ZEUSD_SOCK_PATH", (d.dir + "/zeusd.sock").c_str());
+  ScopedEnv backend("ZEUS_GPU_BACKEND", "zeusd");
+  {
+    DiscoveryOptions o;
+    o.powercap_root = empty_powercap;  // no local RAPL: CPUs come from zeusd
+    DeviceInventory inv = discover_devices(o);
+    EXPECT_EQ(inv.gpu_backend, "zeusd");
+    ASSERT_EQ(inv.gpus.size(), 2u);
+    EXPECT_EQ(inv.gpus[0]->name(), "NVIDIA H100 80GB HBM3");
+    EXPECT_EQ(inv.gpus[1]->power_limit(), Milliwatts(700000));
+    EXPECT_EQ(inv.gpus[1]->power_limit_constraints().min, Milliwatts(200000));
+    node.nvml.set_energy_mj(0, 4000);
+    EXPECT_DOUBLE_EQ(inv.gpus[0]->total_energy().value(), 4.0);
+    EXPECT_DOUBLE_EQ(inv.gpus[0]->power(PowerDomain::kDeviceInstant).value(), 120.0);
+    EXPECT_THROW(inv.gpus[0]->temperature(), Error);  // not in the zeusd API: unsupported, not 0
+    inv.gpus[1]->set_power_limit(Milliwatts(250000));
+    EXPECT_EQ(node.nvml.power_limit_mw(1), 250000u);
+    inv.gpus[0]->set_persistence_mode(true);
+    EXPECT_TRUE(node.nvml.persistence(0));
+    EXPECT_EQ(d.daemon->active_leases(), 1u);
+    ASSERT_EQ(inv.cpus.size(), 2u);
+    EXPECT_TRUE(inv.cpus[0]->has_dram());
+    EXPECT_DOUBLE_EQ(inv.cpus[0]->total_energy().package.value(), 1.0);
+    EXPECT_DOUBLE_EQ(inv.cpus[0]->total_energy().dram->value(), 0.5);
+    ASSERT_TRUE(inv.zeusd);
+    EXPECT_EQ(inv.zeusd->enabled_api_groups,
+              (std::vector<std::string>{"gpu-control", "gpu-read", "cpu-read"}));
+    const auto report = environment_report(inv);
+    EXPECT_EQ(report["zeusd"]["endpoint"], d.dir + "/zeusd.sock");
+    EXPECT_EQ(report["zeusd"]["auth_required"], false);
+    EXPECT_THAT(report["notes"].dump(), HasSubstr("RAPL energy is read through zeusd"));
+  }
+  // This process's connection is gone: its lease ends and zeusd restores.
+  for (int i = 0; i < 200 && node.nvml.power_limit_mw(1) != 700000u; ++i)
+    std::this_thread::sleep_for(5ms);
+  EXPECT_EQ(node.nvml.power_limit_mw(1), 700000u);
+  EXPECT_FALSE(node.nvml.persistence(0));
+  std::filesystem::remove_all(empty_powercap);
+}
+
+TEST(ZeusdClientBackend, AuthScopesAndErrorsCarryTheDaemonsWords) {
+  FakeNode node;
+  const std::string keydir = make_temp_dir("zeusd_cb_key");
+  std::ofstream(keydir + "/key") << "key";
+  RunningDaemon d(with_workers(1, keydir + "/key"), node.devices);
+  ScopedEnv sock("ZEUSD_SOCK_PATH", (d.dir + "/zeusd.sock").c_str());
+  ScopedEnv backend("ZEUS_GPU_BACKEND", "zeusd");
+  ScopedEnv token("ZEUSD_TOKEN",
+                  issue_token("key", {"bob", {ApiGroup::kGpuRead}, std::nullopt}).c_str());
+  DiscoveryOptions o;
+  o.cpus = false;
+  DeviceInventory inv = discover_devices(o);
+  ASSERT_EQ(inv.gpus.size(), 2u);
+  EXPECT_EQ(inv.zeusd->user, "bob");
+  EXPECT_EQ(inv.zeusd->scopes, std::vector<std::string>{"gpu-read"});
+  try {
+    inv.gpus[0]->set_power_limit(Milliwatts(300000));
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kNoPermission);
+    EXPECT_THAT(e.what(), HasSubstr("lacks required scope 'gpu-control'"));
+  }
+  EXPECT_EQ(node.nvml.power_limit_mw(0), 700000u);
+  std::filesystem::remove_all(keydir);
+}
+
+TEST(ZeusdClientBackend, UnreachableDaemonIsAClearError) {
+  ScopedEnv sock("ZEUSD_SOCK_PATH", "/nonexistent/zeusd.sock");
+  try {
+    discover_devices(discovery("none"));
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kIo);
+    EXPECT_THAT(e.what(), HasSubstr("cannot reach zeusd at /nonexistent/zeusd.sock"));
+  }
+  ScopedEnv unset("ZEUSD_SOCK_PATH", nullptr);
+  EXPECT_THROW(discover_devices(discovery("zeusd")), Error);
+}
+
+TEST(ZeusdClientBackend, PowerLimitOptimizerOfAnOrdinaryUserWorksThroughZeusd) {
+  zeus::testing::SimRig rig(2);
+  // The daemon owns the devices; this process's own view of them refuses
+  // every setter, like NVML for a user without CAP_SYS_ADMIN.
+  DaemonDevices devices;
+  for (auto& s : rig.sims) devices.gpus.push_back(s);
+  RunningDaemon d(with_workers(2), devices);
+  auto connection = std::make_shared<ZeusdConnection>(
+      ZeusdConfig{"unix:" + d.dir + "/zeusd.sock", d.dir + "/zeusd.sock", ""});
+  for (std::size_t i = 0; i < rig.gpus.size(); ++i) {
+    rig.gpus[i]->set_deny_setters(true);
+    rig.inventory.gpus[i] = make_zeusd_gpu(connection, static_cast<int>(i), rig.gpus[i]);
+  }
+  rig.make_monitor();
+  GlobalPowerLimitOptimizerOptions o;
+  o.wait_steps = 1;
+  o.warmup_steps = 2;
+  o.profile_steps = 3;
+  o.pl_step = Watts(100.0);
+  {
+    GlobalPowerLimitOptimizer opt(*rig.monitor, o);
+    EXPECT_TRUE(rig.sims[0]->persistence_mode());  // set through zeusd
+    std::vector<std::int64_t> seen;
+    for (int step = 0; step < 1000 && !opt.done(); ++step) {
+      opt.on_step_begin();
+      rig.step(10);
+      const auto now = rig.sims[0]->power_limit().value();
+      if (seen.empty() || seen.back() != now) seen.push_back(now);
+    }
+    ASSERT_TRUE(opt.done());
+    EXPECT_EQ(seen.front(), 300000);  // profiled from the top ...
+    EXPECT_THAT(seen, ::testing::Contains(100000));
+    EXPECT_EQ(rig.sims[0]->power_limit(), *opt.optimal_power_limit());  // ... and chose
+    EXPECT_EQ(rig.sims[1]->power_limit(), *opt.optimal_power_limit());
+    EXPECT_TRUE(rig.gpus[0]->calls().empty());  // never through the local device
+    EXPECT_FALSE(connection->lease_id().empty());
+  }
+  // The optimizer put back what it changed, through zeusd as well.
+  EXPECT_EQ(rig.sims[0]->power_limit(), Milliwatts(300000));
+  EXPECT_FALSE(rig.sims[0]->persistence_mode());
+}
+
+}  // namespace
+}  // namespace zeus::zeusd::testing

@@ -1,0 +1,98 @@
+// The Prometheus exposition: names, labels and values from the fake NVML and
+// a fake powercap tree; failed reads left out and counted; a scrape that
+// reuses its buffer does not reallocate. Then the /metrics listener of a
+// daemon.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "zeus/zeusd/metrics.h"
+#include "zeusd_test_helpers.h"
+
+namespace zeus::zeusd::testing {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+TEST(Metrics, RendersEveryFamilyWithLabels) {
+  FakeNode node;
+  node.nvml.set_energy_mj(0, 2500);
+  node.nvml.set_power_mw(0, 150000, 140000, 20000);
+  node.nvml.set_temperature(1, 61);
+  node.nvml.set_architecture(1, zeus::testing::nvml_arch::kPascal);
+  std::vector<std::shared_ptr<Gpu>> gpus(node.devices.gpus.begin(), node.devices.gpus.end());
+  MetricsRenderer m(gpus, node.devices.cpus);
+  std::string out;
+  m.render(out);
+  const std::string l0 =
+      R"(gpu="0",uuid="GPU-1a2b3c4d-5e6f-4a1b-8c2d-000000000000",model_name="NVIDIA H100 80GB HBM3")";
+  EXPECT_THAT(out, HasSubstr("# TYPE zeus_gpu_energy_joules_total counter\n"));
+  EXPECT_THAT(out, HasSubstr("zeus_gpu_energy_joules_total{" + l0 + "} 2.5\n"));
+  EXPECT_THAT(out, Not(HasSubstr("zeus_gpu_energy_joules_total{gpu=\"1\"")));  // Pascal: no counter
+  EXPECT_THAT(out, HasSubstr("zeus_gpu_power_watts{" + l0 + "} 150\n"));
+  EXPECT_THAT(out, HasSubstr("zeus_gpu_power_average_watts{" + l0 + "} 140\n"));
+  EXPECT_THAT(out, HasSubstr("zeus_gpu_power_limit_watts{" + l0 + "} 700\n"));
+  EXPECT_THAT(out, HasSubstr("# TYPE zeus_gpu_temperature_celsius gauge\n"));
+  EXPECT_THAT(out, HasSubstr("zeus_gpu_temperature_celsius{gpu=\"1\","));
+  EXPECT_THAT(out, HasSubstr("} 61\n"));
+  EXPECT_THAT(out,
+              HasSubstr(R"(zeus_cpu_package_energy_joules_total{package="0",zone="package-0"} 1)"
+                        "\n"));
+  EXPECT_THAT(out,
+              HasSubstr(R"(zeus_cpu_package_energy_joules_total{package="1",zone="package-1"} 2)"
+                        "\n"));
+  EXPECT_THAT(out,
+              HasSubstr(R"(zeus_cpu_dram_energy_joules_total{package="0",zone="package-0"} 0.5)"
+                        "\n"));
+  EXPECT_THAT(out, Not(HasSubstr("zeus_cpu_dram_energy_joules_total{package=\"1\"")));
+  // A failing read is left out and counted, never a made-up value.
+  node.nvml.fail_always("nvmlDeviceGetPowerManagementLimit", zeus::testing::nvml_rc::kUnknown);
+  out.clear();
+  m.render(out);
+  EXPECT_THAT(out, Not(HasSubstr("zeus_gpu_power_limit_watts{gpu")));
+  EXPECT_THAT(out, HasSubstr("zeus_metrics_read_errors_total{device=\"gpu\"} 2\n"));
+  node.nvml.fail_always("nvmlDeviceGetPowerManagementLimit", 0);
+}
+
+TEST(Metrics, ReusedBufferIsNotReallocated) {
+  FakeNode node(8);
+  std::vector<std::shared_ptr<Gpu>> gpus(node.devices.gpus.begin(), node.devices.gpus.end());
+  MetricsRenderer m(gpus, node.devices.cpus);
+  std::string out;
+  m.render(out);
+  const std::size_t size = out.size();
+  out.clear();
+  out.reserve(size + 256);
+  const char* data = out.data();
+  for (int i = 0; i < 10; ++i) {
+    out.clear();
+    m.render(out);
+  }
+  EXPECT_EQ(out.data(), data);
+}
+
+TEST(Metrics, LabelValuesAreEscaped) {
+  EXPECT_EQ(escape_label_value("a\"b\\c\nd"), "a\\\"b\\\\c\\nd");
+}
+
+TEST(Metrics, DaemonServesThemOnItsOwnListener) {
+  FakeNode node;
+  DaemonOptions o;
+  o.metrics_address = "127.0.0.1:0";
+  o.num_workers = 1;
+  RunningDaemon d(o, node.devices);
+  http::Client m(d.daemon->metrics_url());
+  auto r = m.get("/metrics");
+  ASSERT_EQ(r.status, 200);
+  EXPECT_THAT(std::string(r.headers.get("Content-Type").value_or("")),
+              HasSubstr("text/plain; version=0.0.4"));
+  EXPECT_THAT(r.body, HasSubstr("zeus_gpu_power_watts{gpu=\"1\""));
+  EXPECT_THAT(r.body, HasSubstr("zeusd_leases 0\n"));
+  // The metrics listener serves nothing else; the API socket has no /metrics.
+  EXPECT_EQ(m.get("/discover").status, 404);
+  auto c = d.client();
+  EXPECT_EQ(c.get("/metrics").status, 404);
+}
+
+}  // namespace
+}  // namespace zeus::zeusd::testing

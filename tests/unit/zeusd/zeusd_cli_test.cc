@@ -1,0 +1,181 @@
+// The zeusd program: token issue, serve on a Unix socket with simulated GPUs
+// and a fake RAPL tree until SIGTERM, exit codes for bad flags and for groups
+// that need root.
+#include <fcntl.h>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <sys/stat.h>
+
+#include <array>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <thread>
+
+#include "zeus/zeusd/jwt.h"
+#include "zeusd_test_helpers.h"
+
+namespace zeus::zeusd::testing {
+namespace {
+
+using ::testing::HasSubstr;
+using namespace std::chrono_literals;
+
+const std::string kZeusd = std::string(ZEUS_BINARY_DIR) + "/bin/zeusd";
+
+// Runs a shell command line, returns (exit status, stdout+stderr).
+std::pair<int, std::string> run(const std::string& cmd) {
+  std::string out;
+  FILE* p = ::popen((cmd + " 2>&1").c_str(), "r");
+  std::array<char, 4096> buf{};
+  while (std::fgets(buf.data(), static_cast<int>(buf.size()), p) != nullptr) out += buf.data();
+  const int status = ::pclose(p);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+}
+
+TEST(ZeusdCli, TokenIssuePrintsAVerifiableToken) {
+  const std::string dir = make_temp_dir("zeusd_cli");
+  std::ofstream(dir + "/key") << "k3y";
+  auto [rc, out] = run(kZeusd + " token issue --signing-key-path " + dir +
+                       "/key --user alice --scope gpu-read,cpu-read --expires 1h");
+  ASSERT_EQ(rc, 0) << out;
+  while (!out.empty() && out.back() == '\n') out.pop_back();
+  const auto claims = verify_token("k3y", out, static_cast<std::int64_t>(std::time(nullptr)));
+  EXPECT_EQ(claims.sub, "alice");
+  EXPECT_EQ(claims.scopes, (std::vector<ApiGroup>{ApiGroup::kGpuRead, ApiGroup::kCpuRead}));
+  ASSERT_TRUE(claims.exp);
+  EXPECT_NEAR(static_cast<double>(*claims.exp), static_cast<double>(std::time(nullptr) + 3600), 10);
+  std::tie(rc, out) = run(kZeusd + " token issue --signing-key-path " + dir +
+                          "/key --user a --scope gpu-write --expires 1h");
+  EXPECT_EQ(rc, 2);
+  EXPECT_THAT(out, HasSubstr("unknown API group 'gpu-write'"));
+  std::tie(rc, out) = run(kZeusd + " token issue --signing-key-path " + dir +
+                          "/key --user a --scope gpu-read --expires soon");
+  EXPECT_EQ(rc, 2);
+  std::tie(rc, out) = run(kZeusd + " token issue --signing-key-path " + dir +
+                          "/missing --user a --scope gpu-read --expires never");
+  EXPECT_NE(rc, 0);
+  std::filesystem::remove_all(dir);
+}
+
+TEST(ZeusdCli, ServesUntilSigterm) {
+  const std::string dir = make_temp_dir("zeusd_cli");
+  FakePowercap powercap;
+  powercap.add_zone("intel-rapl:0", "package-0", 5'000'000);
+  const std::string sock = dir + "/zeusd.sock";
+  const pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    ::setenv("ZEUS_SIM_GPUS", "3", 1);
+    ::setenv("ZEUS_POWERCAP_ROOT", powercap.root().c_str(), 1);
+    ::setenv("ZEUS_LOG_LEVEL", "warn", 1);
+    ::execl(kZeusd.c_str(), "zeusd", "serve", "--socket-path", sock.c_str(), "--gpu-backend", "sim",
+            "--socket-permissions", "600", nullptr);
+    ::_exit(127);
+  }
+  bool up = false;
+  for (int i = 0; i < 500 && !up; ++i) {
+    up = std::filesystem::exists(sock);
+    if (!up) std::this_thread::sleep_for(10ms);
+  }
+  ASSERT_TRUE(up);
+  http::Client c("unix:" + sock);
+  const auto j = json_of(c.get("/discover"));
+  EXPECT_EQ(j["gpus"].size(), 3u);
+  EXPECT_EQ(j["cpus"].size(), 1u);
+  EXPECT_EQ(j["enabled_api_groups"], nlohmann::json({"gpu-control", "gpu-read", "cpu-read"}));
+  EXPECT_EQ(post(c, "/gpu/set_power_limit?gpu_ids=2&power_limit_mw=150000&block=true").status, 200);
+  EXPECT_EQ(json_of(c.get("/gpu/get_power_limit?gpu_ids=2"))["2"]["power_limit_mw"], 150000);
+  EXPECT_EQ((std::filesystem::status(sock).permissions() & std::filesystem::perms::all),
+            std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
+  c.close();
+  ASSERT_EQ(::kill(pid, SIGTERM), 0);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+  EXPECT_FALSE(std::filesystem::exists(sock));
+  std::filesystem::remove_all(dir);
+}
+
+TEST(ZeusdCli, ShowEnvOfAnOrdinaryUserReportsTheDaemon) {
+  FakeNode node;
+  const std::string keydir = make_temp_dir("zeusd_showenv");
+  std::ofstream(keydir + "/key") << "k";
+  DaemonOptions o;
+  o.signing_key_path = keydir + "/key";
+  o.num_workers = 1;
+  RunningDaemon d(o, node.devices);
+  ASSERT_EQ(::chmod(d.dir.c_str(), 0755), 0);
+  const std::string token =
+      issue_token("k", {"carol", {ApiGroup::kGpuRead, ApiGroup::kGpuControl}, std::nullopt});
+  int out[2];
+  ASSERT_EQ(::pipe(out), 0);
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::dup2(out[1], 1);
+    ::dup2(out[1], 2);
+    if (::geteuid() == 0 && (::setgid(65534) != 0 || ::setuid(65534) != 0)) ::_exit(125);
+    ::setenv("ZEUSD_SOCK_PATH", (d.dir + "/zeusd.sock").c_str(), 1);
+    ::setenv("ZEUSD_TOKEN", token.c_str(), 1);
+    ::setenv("ZEUS_GPU_BACKEND", "zeusd", 1);
+    ::setenv("ZEUS_POWERCAP_ROOT", "/nonexistent", 1);
+    const std::string zeus = std::string(ZEUS_BINARY_DIR) + "/bin/zeus";
+    ::execl(zeus.c_str(), "zeus", "show-env", nullptr);
+    ::_exit(127);
+  }
+  ::close(out[1]);
+  std::string text;
+  char buf[4096];
+  for (ssize_t n; (n = ::read(out[0], buf, sizeof buf)) > 0;)
+    text.append(buf, static_cast<std::size_t>(n));
+  ::close(out[0]);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << text;
+  EXPECT_THAT(text, HasSubstr("zeusd: " + d.dir + "/zeusd.sock (2 GPU(s), 2 CPU package(s))"));
+  EXPECT_THAT(text, HasSubstr("API groups: gpu-control, gpu-read, cpu-read"));
+  EXPECT_THAT(text, HasSubstr("token: user carol, scopes gpu-read, gpu-control"));
+  EXPECT_THAT(text, HasSubstr("backend zeusd"));
+  std::filesystem::remove_all(keydir);
+}
+
+TEST(ZeusdCli, BadFlagsAndMissingPrivileges) {
+  auto [rc, out] = run(kZeusd + " serve --mode pipe");
+  EXPECT_EQ(rc, 2);
+  EXPECT_THAT(out, HasSubstr("use uds or tcp"));
+  std::tie(rc, out) = run(kZeusd + " serve --enable gpu-read,bogus");
+  EXPECT_EQ(rc, 2);
+  std::tie(rc, out) = run(kZeusd + " serve --socket-permissions 999");
+  EXPECT_EQ(rc, 2);
+  std::tie(rc, out) = run(kZeusd + " serve --gpu-backend amdsmi");
+  EXPECT_NE(rc, 0);
+  EXPECT_THAT(out, HasSubstr("no AMD backend"));
+  std::tie(rc, out) = run(kZeusd + " --help");
+  EXPECT_EQ(rc, 0);
+  EXPECT_THAT(out, HasSubstr("serve"));
+  if (::geteuid() == 0) {
+    // As nobody, gpu-control and cpu-read are refused at startup.
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+      if (::setgid(65534) != 0 || ::setuid(65534) != 0) ::_exit(125);
+      ::setenv("ZEUS_SIM_GPUS", "1", 1);
+      const int devnull = ::open("/dev/null", O_WRONLY);
+      ::dup2(devnull, 2);
+      ::execl(kZeusd.c_str(), "zeusd", "serve", "--gpu-backend", "sim", "--socket-path",
+              "/nonexistent/zeusd.sock", nullptr);
+      ::_exit(127);
+    }
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    ASSERT_TRUE(WIFEXITED(status));
+    EXPECT_EQ(WEXITSTATUS(status), 1);
+  }
+}
+
+}  // namespace
+}  // namespace zeus::zeusd::testing
