@@ -94,8 +94,8 @@ def test_clocks_come_back_on_every_exit_path(one_stage_server, tmp_path, mode):
     assert child.stdout.readline().strip() == "ready"
     if mode == "sigterm":
         child.send_signal(signal.SIGTERM)
-    child.wait(timeout=60)
-    assert child.returncode == {"return": 0, "exception": 1, "sigterm": -signal.SIGTERM}[mode]
+    _, err = child.communicate(timeout=60)
+    assert child.returncode == {"return": 0, "exception": 1, "sigterm": -signal.SIGTERM}[mode], err
     lines = journal(log)
     locks = [v for f, v in lines if f == "nvmlDeviceSetGpuLockedClocks"]
     # The fake H100's top clock at start (memory locked to its maximum), then the

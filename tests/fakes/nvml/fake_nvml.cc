@@ -143,8 +143,11 @@ struct State {
   std::string nvml_version;
 };
 
+// Never destroyed: a process may call nvmlShutdown from its own static
+// destructors (a device singleton released at exit), which can run after this
+// library's; the real NVML keeps working then, so the fake must too.
 State& state() {
-  static State s;
+  static State& s = *new State;
   return s;
 }
 
