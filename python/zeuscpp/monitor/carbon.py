@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from typing import Literal, Sequence
 
 from zeuscpp._core import carbon as _carbon
-from zeuscpp.device import get_gpus
-from zeuscpp.utils.framework import SyncWith, sync_function
+from zeuscpp.monitor._hourly import HourlyRateWindows
+from zeuscpp.utils.framework import SyncWith
 
 __all__ = [
     "CarbonIntensityProvider",
@@ -101,7 +101,7 @@ class CarbonEmissionMeasurement:
     """Why there are no emissions (the provider failed); None when there are."""
 
 
-class CarbonEmissionMonitor:
+class CarbonEmissionMonitor(HourlyRateWindows):
     """Measures windows like ``ZeusMonitor`` and prices them in gCO2eq.
 
     Args:
@@ -119,22 +119,12 @@ class CarbonEmissionMonitor:
         sync_execution_with: SyncWith = "torch",
     ) -> None:
         """Start the monitor (see the class docstring)."""
-        resolved = list(range(len(get_gpus()))) if gpu_indices is None else list(gpu_indices)
-        self._monitor = _carbon.HourlyRateMonitor(
-            carbon_intensity_provider._core,
-            None if gpu_indices is None else list(gpu_indices),
-            None if cpu_indices is None else list(cpu_indices),
-            sync_function(sync_execution_with, resolved),
-        )
+        super().__init__(carbon_intensity_provider._core, gpu_indices, cpu_indices, sync_execution_with)
         self.carbon_intensity_provider = carbon_intensity_provider
-
-    def begin_window(self, key: str, sync_execution: bool = True) -> None:
-        """Begin window ``key`` (``ValueError`` if it is running)."""
-        self._monitor.begin_window(key, sync_execution)
 
     def end_window(self, key: str, sync_execution: bool = True) -> CarbonEmissionMeasurement:
         """End window ``key`` and return its energy and emissions."""
-        r = self._monitor._end_window(key, sync_execution)
+        r = self._end(key, sync_execution)
         return CarbonEmissionMeasurement(
             time=r["time"],
             gpu_energy=r["gpu_energy"],
@@ -146,7 +136,3 @@ class CarbonEmissionMonitor:
             hours=r["hours"],
             error=r["error"],
         )
-
-    def stop(self) -> None:
-        """Stop the hour-boundary thread (idempotent)."""
-        self._monitor.stop()

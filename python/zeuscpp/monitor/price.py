@@ -11,8 +11,8 @@ from dataclasses import dataclass, field
 from typing import Literal, Sequence
 
 from zeuscpp._core import carbon as _carbon
-from zeuscpp.device import get_gpus
-from zeuscpp.utils.framework import SyncWith, sync_function
+from zeuscpp.monitor._hourly import HourlyRateWindows
+from zeuscpp.utils.framework import SyncWith
 
 __all__ = [
     "ElectricityPriceProvider",
@@ -99,7 +99,7 @@ class EnergyCostMeasurement:
     """Why there is no cost (the provider failed); None when there is."""
 
 
-class EnergyCostMonitor:
+class EnergyCostMonitor(HourlyRateWindows):
     """Measures windows like ``ZeusMonitor`` and prices them in dollars.
 
     Args:
@@ -117,22 +117,12 @@ class EnergyCostMonitor:
         sync_execution_with: SyncWith = "torch",
     ) -> None:
         """Start the monitor (see the class docstring)."""
-        resolved = list(range(len(get_gpus()))) if gpu_indices is None else list(gpu_indices)
-        self._monitor = _carbon.HourlyRateMonitor(
-            electricity_price_provider._core,
-            None if gpu_indices is None else list(gpu_indices),
-            None if cpu_indices is None else list(cpu_indices),
-            sync_function(sync_execution_with, resolved),
-        )
+        super().__init__(electricity_price_provider._core, gpu_indices, cpu_indices, sync_execution_with)
         self.electricity_price_provider = electricity_price_provider
-
-    def begin_window(self, key: str, sync_execution: bool = True) -> None:
-        """Begin window ``key`` (``ValueError`` if it is running)."""
-        self._monitor.begin_window(key, sync_execution)
 
     def end_window(self, key: str, sync_execution: bool = True) -> EnergyCostMeasurement:
         """End window ``key`` and return its energy and cost."""
-        r = self._monitor._end_window(key, sync_execution)
+        r = self._end(key, sync_execution)
         return EnergyCostMeasurement(
             time=r["time"],
             gpu_energy=r["gpu_energy"],
@@ -144,7 +134,3 @@ class EnergyCostMonitor:
             hours=r["hours"],
             error=r["error"],
         )
-
-    def stop(self) -> None:
-        """Stop the hour-boundary thread (idempotent)."""
-        self._monitor.stop()
