@@ -170,13 +170,12 @@ Section baselines_section(const PaperData& d) {
     const auto& p = *d.search_path;
     Csv path({"run", "recurrence", "batch_size", "power_limit_W", "kind", "profiled",
               "could_not_run", "reached", "energy_J", "time_s", "cost_J"});
-    int k = 0, reached = 0, failed = 0;
+    int k = 0, failed = 0;
     for (const auto& r : p.runs) {
       path.row({std::to_string(++k), std::to_string(r.recurrence + 1), std::to_string(r.batch_size),
                 watts_text(r.power_limit), std::string(batch_size::trial_kind_name(r.kind)),
                 r.profiled ? "1" : "0", r.could_not_run ? "1" : "0", r.reached ? "1" : "0",
                 num(r.energy.value()), num(r.time.count()), num(r.cost.value())});
-      reached += r.reached;
       failed += !r.reached;
     }
     s.csvs.emplace_back("fig08-search-path.csv", path.text());

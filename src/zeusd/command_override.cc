@@ -162,13 +162,16 @@ CommandOverrides CommandOverrides::parse(const std::string& text, const std::str
           std::vector<std::string> argv;
           for (const auto& arg : cmd.array) {
             if (!arg.is_string()) fail(key.line, "command arguments must be strings");
+            // Named copies: clang before 16 cannot capture structured bindings.
+            const int key_line = key.line;
+            const std::string& table_name = table.name;
             for_each_placeholder(arg.text, [&](const std::string& name, std::size_t, std::size_t) {
               const auto allowed = allowed_placeholders(*op);
               if (std::find(allowed.begin(), allowed.end(), name) == allowed.end()) {
                 std::string list;
                 for (const auto& a : allowed) list += (list.empty() ? "{" : ", {") + a + "}";
-                fail(key.line, fmt::format("placeholder {{{}}} is not available in {}; it has {}",
-                                           printable(name), table.name, list));
+                fail(key_line, fmt::format("placeholder {{{}}} is not available in {}; it has {}",
+                                           printable(name), table_name, list));
               }
             });
             argv.push_back(arg.text);
