@@ -82,7 +82,7 @@ struct State {
 };
 
 State& state() {
-  static State& s = *new State;  // never destroyed (see fake_nvml.cc)
+  static State s;
   return s;
 }
 
