@@ -19,8 +19,8 @@
 #include "binding.h"
 #include "monitor_binding.h"
 #include "zeus/optimizer/power_limit/power_limit_optimizer.h"
-#include "zeus/optimizer/power_limit_selection/power_limit_selector.h"
 #include "zeus/optimizer/power_limit/reducer.h"
+#include "zeus/optimizer/power_limit_selection/power_limit_selector.h"
 #include "zeus/util/error.h"
 
 namespace zeuscpp {

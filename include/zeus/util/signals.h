@@ -5,9 +5,9 @@
 // signals. A signal the process ignored stays ignored for kCleanup
 // subscribers; a kHandle subscriber takes it anyway (a program waiting for
 // Ctrl-C in a background job, whose SIGINT the shell ignores) and the
-// ignored disposition comes back when the last kHandle subscriber goes. The handler only write()s the signal number to a pipe
-// (async-signal-safe); a dispatch thread reads it and runs the subscribers in
-// ordinary code, where mutexes, allocation and driver calls are fine:
+// ignored disposition comes back when the last kHandle subscriber goes. The handler only write()s
+// the signal number to a pipe (async-signal-safe); a dispatch thread reads it and runs the
+// subscribers in ordinary code, where mutexes, allocation and driver calls are fine:
 //
 // * If any kHandle subscription lives, the process keeps running: every
 //   kHandle callback runs (forward the signal to a child, stop a loop).
