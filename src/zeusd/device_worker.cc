@@ -20,6 +20,27 @@ bool DeviceWorker::post(std::function<void()> task) {
   return true;
 }
 
+bool DeviceWorker::run_here_or_post(std::function<void()> task) {
+  {
+    std::unique_lock lock(mutex_);
+    if (stopping_) return false;
+    if (busy_ || !queue_.empty()) {
+      queue_.push_back(std::move(task));
+      lock.unlock();
+      cv_.notify_one();
+      return true;
+    }
+    busy_ = true;
+  }
+  execute(task);
+  {
+    std::lock_guard lock(mutex_);
+    busy_ = false;
+  }
+  cv_.notify_one();  // tasks queued meanwhile, or stop() waiting to drain
+  return true;
+}
+
 void DeviceWorker::stop() {
   {
     std::lock_guard lock(mutex_);
@@ -34,16 +55,23 @@ void DeviceWorker::run() {
     std::function<void()> task;
     {
       std::unique_lock lock(mutex_);
-      cv_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
+      cv_.wait(lock, [&] { return !busy_ && (stopping_ || !queue_.empty()); });
       if (queue_.empty()) return;  // stopping and drained
       task = std::move(queue_.front());
       queue_.pop_front();
+      busy_ = true;
     }
-    try {
-      task();
-    } catch (const std::exception& e) {
-      log::error("zeusd: a command on {} failed outside its handler: {}", name_, e.what());
-    }
+    execute(task);
+    std::lock_guard lock(mutex_);
+    busy_ = false;
+  }
+}
+
+void DeviceWorker::execute(const std::function<void()>& task) const {
+  try {
+    task();
+  } catch (const std::exception& e) {
+    log::error("zeusd: a command on {} failed outside its handler: {}", name_, e.what());
   }
 }
 

@@ -151,7 +151,10 @@ void add_control(Daemon::State& s, http::Router& router, GpuOp op) {
               gather->done(id, &e);
             }
           };
-          if (!s.workers[id]->post(task)) {
+          // One idle GPU and no override program: run it on this thread, as
+          // reads are; several GPUs go to their workers to run in parallel.
+          const bool here = valid.size() == 1 && !s.overrides.has(op);
+          if (!(here ? s.workers[id]->run_here_or_post(task) : s.workers[id]->post(task))) {
             const Error e(ErrorCode::kInternal, fmt::format("GPU {} is shutting down", id));
             gather->done(id, &e);
           }

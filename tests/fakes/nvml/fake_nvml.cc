@@ -19,6 +19,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <string>
@@ -134,10 +135,13 @@ struct State {
   int init_refcount = 0;
   unsigned count = 0;
   nvmlDevice_st devices[kMaxDevices];
-  std::map<std::string, unsigned> calls;
-  std::map<std::string, int> fail_next;
-  std::map<std::string, int> fail_always;
-  std::map<std::string, unsigned> delay_us;  // per function, applied in begin()
+  // Transparent comparators: a lookup by the entry point's name allocates
+  // nothing, so a steady read path through the fake allocates nothing, like
+  // the real driver (the zeusd scrape benchmark counts allocations).
+  std::map<std::string, unsigned, std::less<>> calls;
+  std::map<std::string, int, std::less<>> fail_next;
+  std::map<std::string, int, std::less<>> fail_always;
+  std::map<std::string, unsigned, std::less<>> delay_us;  // per function, applied in begin()
   bool permission_denied = false;
   std::string driver_version;
   std::string nvml_version;
@@ -193,7 +197,11 @@ void reset_locked(State& s) {
 // Common prologue of every NVML entry point: count the call, apply scripted
 // failures, refuse to work before nvmlInit_v2. Call with the mutex held.
 int begin(State& s, const char* function, bool needs_init = true) {
-  s.calls[function]++;
+  if (auto it = s.calls.find(function); it != s.calls.end()) {
+    ++it->second;
+  } else {
+    s.calls.emplace(function, 1U);
+  }
   if (auto it = s.delay_us.find(function); it != s.delay_us.end()) {
     std::this_thread::sleep_for(std::chrono::microseconds(it->second));  // a slow driver call
   }

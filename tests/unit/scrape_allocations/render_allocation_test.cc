@@ -1,0 +1,72 @@
+// A Prometheus scrape allocates nothing beyond the response buffer: with the
+// buffer reserved, rendering 8 GPUs and 2 packages makes no heap allocation.
+// Its own binary, because it replaces the global operator new to count.
+// Fails for a renderer that formats labels or numbers through temporary
+// strings, or reads devices through an allocating path.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <functional>
+#include <new>
+
+#include "unit/zeusd/zeusd_test_helpers.h"
+#include "zeus/zeusd/metrics.h"
+
+// The replacement operators pair malloc with free, which GCC cannot see
+// through once they are inlined into library templates.
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
+namespace {
+
+thread_local bool t_counting = false;
+thread_local std::size_t t_allocations = 0;
+
+}  // namespace
+
+void* operator new(std::size_t n) {
+  if (t_counting) ++t_allocations;
+  if (void* p = std::malloc(n == 0 ? 1 : n)) return p;
+  throw std::bad_alloc();
+}
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+
+namespace zeus::zeusd::testing {
+namespace {
+
+std::size_t allocations_during(const std::function<void()>& work) {
+  t_allocations = 0;
+  t_counting = true;
+  work();
+  t_counting = false;
+  return t_allocations;
+}
+
+TEST(ScrapeAllocations, TheCounterSeesAnAllocation) {
+  // Proof that the counting operator new is the one in use.
+  EXPECT_GE(allocations_during([] { auto p = std::make_unique<std::string>(64, 'x'); }), 1U);
+}
+
+TEST(ScrapeAllocations, RenderingIntoAReservedBufferAllocatesNothing) {
+  FakeNode node(8);
+  std::vector<std::shared_ptr<Gpu>> gpus(node.devices.gpus.begin(), node.devices.gpus.end());
+  MetricsRenderer m(gpus, node.devices.cpus);
+  std::string out;
+  m.render(out);  // first scrape: resolves each GPU's power scope once
+  out.reserve(out.size() * 2);
+  const std::size_t lines = static_cast<std::size_t>(std::count(out.begin(), out.end(), '\n'));
+  for (int scrape = 0; scrape < 3; ++scrape) {
+    EXPECT_EQ(allocations_during([&] {
+                out.clear();
+                m.render(out);
+              }),
+              0U)
+        << "scrape " << scrape;
+    EXPECT_EQ(static_cast<std::size_t>(std::count(out.begin(), out.end(), '\n')), lines);
+  }
+  EXPECT_NE(out.find("zeus_gpu_power_watts{gpu=\"7\""), std::string::npos);
+  EXPECT_NE(out.find("zeus_cpu_dram_energy_joules_total{package=\"0\""), std::string::npos);
+}
+
+}  // namespace
+}  // namespace zeus::zeusd::testing
