@@ -15,6 +15,7 @@
 #include "zeus/device/environment_report_json.h"
 #include "zeus/device/zeusd_backend.h"
 #include "zeus/optimizer/power_limit/power_limit_optimizer.h"
+#include "zeus/pipeline_frequency/client/frequency_controller.h"
 #include "zeus/zeusd/jwt.h"
 #include "zeusd_test_helpers.h"
 
@@ -163,6 +164,53 @@ TEST(ZeusdClientBackend, PowerLimitOptimizerOfAnOrdinaryUserWorksThroughZeusd) {
   // The optimizer put back what it changed, through zeusd as well.
   EXPECT_EQ(rig.sims[0]->power_limit(), Milliwatts(300000));
   EXPECT_FALSE(rig.sims[0]->persistence_mode());
+}
+
+TEST(ZeusdClientBackend, PerseusFrequencyControllerOfAnOrdinaryUserLocksClocksThroughZeusd) {
+  // Fails if the controller reaches the local device (which refuses, as
+  // NVML does for an ordinary user), if zeusd drops or reorders its clock
+  // locks, or if the controller's restore does not go through zeusd.
+  zeus::testing::SimRig rig(1);
+  auto daemon_side = std::make_shared<zeus::testing::ObservedGpu>(rig.sims[0]);
+  DaemonDevices devices;
+  devices.gpus.push_back(daemon_side);
+  RunningDaemon d(with_workers(2), devices);
+  auto connection = std::make_shared<ZeusdConnection>(
+      ZeusdConfig{"unix:" + d.dir + "/zeusd.sock", d.dir + "/zeusd.sock", ""});
+  rig.gpus[0]->set_deny_setters(true);
+  std::shared_ptr<Gpu> gpu = make_zeusd_gpu(connection, 0, rig.gpus[0]);
+  rig.sims[0]->set_power_limit(Milliwatts(200000));  // not the default: the controller resets it
+  const auto max_sm =
+      rig.sims[0]->supported_graphics_clocks(rig.sims[0]->supported_memory_clocks().front())[0];
+  std::vector<Megahertz> asked;
+  {
+    pipeline_frequency::FrequencyController controller(gpu);
+    EXPECT_EQ(controller.max_frequency(), max_sm);
+    EXPECT_EQ(rig.sims[0]->power_limit(), rig.sims[0]->default_power_limit());
+    for (const double mhz : {1200.0, 900.0, 1200.0}) {
+      asked.emplace_back(mhz);
+      controller.set_frequency(Megahertz(mhz));
+      controller.flush();
+      EXPECT_EQ(controller.current_frequency(), Megahertz(mhz));
+    }
+    EXPECT_TRUE(rig.gpus[0]->clock_calls().empty());  // never through the local device
+    EXPECT_TRUE(rig.gpus[0]->calls().empty());
+    EXPECT_FALSE(connection->lease_id().empty());
+    EXPECT_EQ(d.daemon->active_leases(), 1u);
+  }
+  std::vector<std::string> sm_locks;
+  for (const auto& c : daemon_side->clock_calls()) {
+    if (c.rfind("G ", 0) == 0) sm_locks.push_back(c);
+  }
+  ASSERT_EQ(sm_locks.size(), 1 + asked.size());
+  EXPECT_EQ(sm_locks[0], fmt::format("G {}-{}", max_sm.value(), max_sm.value()));
+  for (std::size_t i = 0; i < asked.size(); ++i) {
+    EXPECT_EQ(sm_locks[i + 1], fmt::format("G {}-{}", asked[i].value(), asked[i].value()));
+  }
+  // Destroying the controller restored everything, through zeusd.
+  EXPECT_THAT(daemon_side->clock_calls(), ::testing::Contains("reset G"));
+  EXPECT_EQ(daemon_side->clock_calls().back().rfind("reset ", 0), 0u);
+  EXPECT_EQ(rig.sims[0]->power_limit(), Milliwatts(200000));
 }
 
 }  // namespace
