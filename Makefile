@@ -38,9 +38,14 @@ test-asan: setup
 	  ctest --test-dir $(ASAN_BUILD) -j $(JOBS) --output-on-failure --timeout 600
 
 # The threaded parts under ThreadSanitizer: the energy and power monitors,
-# the RAPL keep-alive, the settings guard and the clock's waits. Only those
-# test binaries (and what they link) are built, to keep it small.
-TSAN_TESTS := test_monitor test_device_rapl test_device test_util
+# the RAPL keep-alive, the settings guard, the clock's waits, and zeusd's
+# in-process parts (device workers, leases, HTTP server, streams). Only those
+# test binaries (and what they link) are built, to keep it small. zeusd's
+# tests that run the daemon as a child process are left out: TSan defers a
+# signal until the receiving thread makes an intercepted call, and a thread
+# waiting on a std::future (a raw futex) never does, so SIGTERM is not seen.
+TSAN_TESTS := test_monitor test_device_rapl test_device test_util test_zeusd
+TSAN_SKIP := *Fork*:*Child*:*Signal*:ZeusdCli.*:PrometheusEndToEnd.*:PythonWire.*:DaemonPrivileges.*
 test-tsan: setup
 	@cmake -S . -B $(TSAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DZEUS_TSAN=ON \
 	  -DZEUS_BUILD_BENCHMARKS=OFF $(LAUNCHER) $(CMAKE_ARGS) >/dev/null
@@ -48,7 +53,7 @@ test-tsan: setup
 	@set -e; for t in $(TSAN_TESTS); do \
 	  echo "tsan: $$t"; \
 	  TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" ZEUS_LOG_LEVEL=error \
-	    $(TSAN_BUILD)/bin/$$t --gtest_brief=1 --gtest_filter='-*Fork*:*Child*:*Signal*'; \
+	    $(TSAN_BUILD)/bin/$$t --gtest_brief=1 --gtest_filter='-$(TSAN_SKIP)'; \
 	done
 
 # Coverage-guided fuzzing (clang + libFuzzer + ASan/UBSan): every target in
