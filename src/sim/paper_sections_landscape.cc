@@ -429,7 +429,10 @@ Section eta_per_knob_section(const PaperData& d) {
       "ETA is far from monotone in the batch size (the default is rarely the cheapest), and "
       "lowering the power limit first saves energy and then costs it again as training slows; "
       "the best power limit differs between batch sizes, which is why Zeus picks the limit per "
-      "batch size.\n\n",
+      "batch size. The tests `PaperEtaPerKnob.*` check every plotted point against a brute force "
+      "over the raw trace files and that each curve's lowest point is the optimum of Figure 1 "
+      "(the best batch size at the maximum limit, the best limit at b0, the least ETA of "
+      "all).\n\n",
       paper_figure_info(PaperFigure::kEtaPerKnob).title,
       md_figure("fig05-eta-per-knob", "Figure 5: ETA per batch size and per power limit",
                 {"fig05-eta-per-batch-size.csv", "fig05-eta-per-power-limit.csv"}),
