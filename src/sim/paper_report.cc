@@ -96,6 +96,50 @@ std::string gnuplot_script(const std::string& stem, int width, int height,
       stem, width, height, preamble, body);
 }
 
+namespace {
+
+// Title and key bands of a PanelGrid, in pixels.
+constexpr double kTitleBandPx = 34, kKeyRowPx = 18, kKeyPadPx = 10;
+
+}  // namespace
+
+std::string PanelGrid::begin(const std::string& title) const {
+  return fmt::format("set multiplot title '{}'\nunset key\n", title);
+}
+
+std::string PanelGrid::panel(int index) const {
+  const double h = static_cast<double>(height_px);
+  const double bottom = (kKeyPadPx + kKeyRowPx * key_rows) / h;
+  const double top = 1.0 - kTitleBandPx / h;
+  const double w = 1.0 / cols, ph = (top - bottom) / rows;
+  const int r = index / cols, c = index % cols;
+  return fmt::format("set origin {:.4f},{:.4f}\nset size {:.4f},{:.4f}\n", c * w,
+                     bottom + (rows - 1 - r) * ph, w, ph);
+}
+
+std::string PanelGrid::key(const std::vector<std::string>& entries) const {
+  const double band = (kKeyPadPx + kKeyRowPx * key_rows) / static_cast<double>(height_px);
+  return fmt::format(
+      "set origin 0,0\nset size 1,{0:.4f}\nset lmargin at screen 0.02\n"
+      "set rmargin at screen 0.98\nset bmargin at screen 0\nset tmargin at screen {0:.4f}\n"
+      "unset title\nunset xlabel\nunset ylabel\nunset tics\nunset border\nunset grid\n"
+      "unset arrow\nunset label\nunset logscale\nunset offsets\nunset colorbox\n"
+      "set xrange [0:1]\nset yrange [0:1]\n"
+      "set key at screen 0.5,screen {1:.4f} center center horizontal Left reverse samplen 2.5 "
+      "width 1 font ',9'\n"
+      "plot '+' using {2}\n",
+      band, band / 2, fmt::join(entries, ", '+' using "));
+}
+
+std::string box_entry(std::string_view colour, const std::string& title) {
+  return fmt::format("(NaN):(NaN) with boxes fs solid 0.85 border -1 lc rgb '{}' title '{}'",
+                     colour, title);
+}
+
+std::string line_entry(const std::string& style, const std::string& title) {
+  return fmt::format("(NaN):(NaN) with {} title '{}'", style, title);
+}
+
 std::string md_figure(const std::string& stem, const std::string& alt,
                       const std::vector<std::string>& csvs) {
   std::string links;

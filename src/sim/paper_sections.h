@@ -70,6 +70,32 @@ std::string watts_text(Milliwatts mw);          // "150"
 // A gnuplot script drawing `body` into figures/<stem>.png and .svg. `body`
 // reads csv/... relative to the report directory; `width`x`height` pixels.
 std::string gnuplot_script(const std::string& stem, int width, int height, const std::string& body);
+// Panels on a rows x cols grid under a title, none with a key of its own,
+// and one key for all of them in a band along the bottom. gnuplot's
+// `multiplot layout` leaves no room for such a key, so each panel is placed
+// by origin and size. `height_px` is the image's height; `key_rows` the
+// lines the shared key may take.
+struct PanelGrid {
+  int rows = 1, cols = 1;
+  int height_px = 480;
+  int key_rows = 1;
+  std::string begin(const std::string& title) const;  // starts the multiplot
+  std::string panel(int index) const;                 // row-major position of a panel
+  // The shared key: one invisible plot over the bottom band whose key shows
+  // `entries`, each a plot element for the '+' pseudo-file such as
+  // "(NaN):(NaN) with lines lw 2 lc rgb '#2b8cbe' title 'Zeus'". Ends the
+  // figure's state (tics, border, logscale are unset).
+  std::string key(const std::vector<std::string>& entries) const;
+};
+// Key entries for PanelGrid::key: a filled box (histogram bars), a line.
+std::string box_entry(std::string_view colour, const std::string& title);
+std::string line_entry(const std::string& style, const std::string& title);
+// A dashed reference line at y = 1 across the whole panel (not a sampled
+// function, which stops short of the axes where offsets widen them);
+// `unset arrow` removes it.
+inline constexpr std::string_view kUnitLine =
+    "set arrow from graph 0, first 1 to graph 1, first 1 nohead dt 2 lw 1.5 lc rgb 'black'\n";
+
 // Markdown that shows figures/<stem>.png and links the SVG and the CSVs.
 std::string md_figure(const std::string& stem, const std::string& alt,
                       const std::vector<std::string>& csvs);

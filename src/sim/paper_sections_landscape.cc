@@ -80,26 +80,33 @@ Section opportunity_section(const PaperData& d) {
   }
   s.csvs.emplace_back("fig01-opportunity.csv", csv.text());
 
-  std::string body = fmt::format(
-      "set multiplot layout 2,2 title 'Figures 1 and 15: energy to accuracy an oracle could "
-      "save, relative to the default configuration (b0 at the maximum power limit)'\n"
-      "set style data histograms\nset style histogram clustered gap 1\n"
-      "set style fill solid 0.85 border -1\nset boxwidth 0.9\nset yrange [0:1.15]\n"
-      "set ylabel 'ETA / default ETA'\nset xtics rotate by -25 scale 0\n"
-      "set key top right horizontal font ',9'\n");
+  const PanelGrid grid{2, 2, 740, 2};
+  std::string body = grid.begin(
+                         "Figures 1 and 15: energy to accuracy an oracle could save, relative "
+                         "to the default configuration (b0 at the maximum power limit)") +
+                     "set style data histograms\nset style histogram clustered gap 1\n"
+                     "set style fill solid 0.85 border -1\nset boxwidth 0.9\n"
+                     "set yrange [0:1.1]\nset ylabel 'ETA / default ETA'\n"
+                     "set xtics rotate by 25 right scale 0\n" +
+                     std::string(kUnitLine);
   std::size_t row = 0;
+  int index = 0;
   for (const auto& gpu : order) {
     const std::size_t n = per_gpu[gpu][0].size();
-    body += fmt::format(
-        "set title '{0}'\n"
-        "plot 'csv/fig01-opportunity.csv' skip 1 every ::{1}::{2} using 13:xtic(3) "
-        "title 'best batch size' lc rgb '{3}', '' skip 1 every ::{1}::{2} using 14 title "
-        "'best power limit' lc rgb '{4}', '' skip 1 every ::{1}::{2} using 15 title 'both' lc "
-        "rgb '{5}', 1 with lines dt 2 lw 1.5 lc rgb 'black' title 'default'\n",
-        gpu_label(gpu), row, row + n - 1, kGridNoEsColour, kGridDirColour, kZeusColour);
+    body += grid.panel(index++) +
+            fmt::format(
+                "set title '{0}'\n"
+                "plot 'csv/fig01-opportunity.csv' skip 1 every ::{1}::{2} using 13:xtic(3) "
+                "notitle lc rgb '{3}', '' skip 1 every ::{1}::{2} using 14 notitle lc rgb '{4}', "
+                "'' skip 1 every ::{1}::{2} using 15 notitle lc rgb '{5}'\n",
+                gpu_label(gpu), row, row + n - 1, kGridNoEsColour, kGridDirColour, kZeusColour);
     row += n;
   }
-  s.scripts.emplace_back("fig01-opportunity", gnuplot_script("fig01-opportunity", 1100, 720, body));
+  body += grid.key({box_entry(kGridNoEsColour, "best batch size (at the maximum power limit)"),
+                    box_entry(kGridDirColour, "best power limit (at b0)"),
+                    box_entry(kZeusColour, "best of both"),
+                    line_entry("lines dt 2 lw 1.5 lc rgb 'black'", "default")});
+  s.scripts.emplace_back("fig01-opportunity", gnuplot_script("fig01-opportunity", 1100, 740, body));
 
   std::vector<std::vector<std::string>> ranges;
   for (const auto& gpu : order) {
@@ -195,7 +202,9 @@ std::string configurations_csv(const PaperData& d, std::vector<Block>& blocks,
   return csv.text();
 }
 
-std::string pareto_panel(const LandscapePanel& p, const Block& b, const Block& fb, bool legend) {
+// The key goes top left: points lie between the two power lines through the
+// origin, so the corner above the steeper one holds no point.
+std::string pareto_panel(const LandscapePanel& p, const Block& b, const Block& fb, int font) {
   const Units u = units_for(p);
   const double k = u.time_s / u.energy_j;  // ETA[unit] = P[W] * TTA[unit] * k
   return fmt::format(
@@ -212,10 +221,10 @@ std::string pareto_panel(const LandscapePanel& p, const Block& b, const Block& f
       "'csv/fig02-configurations.csv' skip 1 every ::{5}::{6} using (($3=={14} && $4=={15}) ? "
       "$11/{7} : 1/0):($10/{8}) with points pt 3 ps 2 lw 2 lc rgb 'black' title 'default (b0, "
       "max power limit)'\n",
-      p.workload, p.gpu, u.time, u.energy, legend ? "set key top right font ',9'" : "unset key",
-      b.first, b.last, u.time_s, u.energy_j, fb.first, fb.last, num(p.min_average_power.value()),
-      num(k), num(p.max_average_power.value()), p.default_batch_size,
-      watts_text(p.max_power_limit));
+      p.workload, p.gpu, u.time, u.energy,
+      fmt::format("set key top left Left reverse samplen 2 font ',{}'", font), b.first, b.last,
+      u.time_s, u.energy_j, fb.first, fb.last, num(p.min_average_power.value()), num(k),
+      num(p.max_average_power.value()), p.default_batch_size, watts_text(p.max_power_limit));
 }
 
 }  // namespace
@@ -234,15 +243,14 @@ Section pareto_section(const PaperData& d) {
     if (d.landscape[i].workload == kPaperWorkload) focus = i;
   }
   const auto& fp = d.landscape[focus];
-  s.scripts.emplace_back("fig02-pareto",
-                         gnuplot_script("fig02-pareto", 900, 560,
-                                        "set key top right\n" +
-                                            pareto_panel(fp, blocks[focus], fblocks[focus], true)));
+  s.scripts.emplace_back(
+      "fig02-pareto",
+      gnuplot_script("fig02-pareto", 900, 560, pareto_panel(fp, blocks[focus], fblocks[focus], 9)));
   std::string all =
       "set multiplot layout 2,3 title 'Figure 16: ETA vs TTA of every "
       "configuration and the Pareto front (V100)'\n";
   for (std::size_t i = 0; i < d.landscape.size(); ++i) {
-    all += pareto_panel(d.landscape[i], blocks[i], fblocks[i], false);
+    all += pareto_panel(d.landscape[i], blocks[i], fblocks[i], 8);
   }
   s.scripts.emplace_back("fig16-pareto-all", gnuplot_script("fig16-pareto-all", 1350, 780, all));
 
@@ -291,6 +299,7 @@ Section eta_per_knob_section(const PaperData& d) {
   Csv per_pl(
       {"gpu", "workload", "series", "batch_size", "power_limit_W", "eta_J", "tta_s", "eta_norm"});
   std::vector<Block> bs_blocks, pl_b0_blocks, pl_best_blocks;
+  std::vector<int> best_batch_sizes;  // per panel
   std::vector<std::vector<std::string>> rows;
   for (const auto& p : d.landscape) {
     const std::size_t first = per_bs.rows();
@@ -317,6 +326,7 @@ Section eta_per_knob_section(const PaperData& d) {
     };
     series(p.default_batch_size, "b0", pl_b0_blocks);
     series(best->batch_size, "energy-optimal batch size", pl_best_blocks);
+    best_batch_sizes.push_back(best->batch_size);
     const ConfigPoint* b0_best = nullptr;
     for (const auto& c : p.points) {
       if (c.batch_size == p.default_batch_size && (!b0_best || c.eta < b0_best->eta)) b0_best = &c;
@@ -329,54 +339,84 @@ Section eta_per_knob_section(const PaperData& d) {
   s.csvs.emplace_back("fig05-eta-per-batch-size.csv", per_bs.text());
   s.csvs.emplace_back("fig05-eta-per-power-limit.csv", per_pl.text());
 
+  // A log axis where a curve spans more than a factor of 20 (a small batch
+  // size that barely converges), so the rest of the curve stays readable.
+  auto log_y = [&](std::size_t i) {
+    const auto& p = d.landscape[i];
+    double lo = 0, hi = 0;
+    for (const auto& c : p.points) {
+      if (c.power_limit != p.max_power_limit || c.runs_converged == 0) continue;
+      const double a = c.eta_min / p.default_eta, b = c.eta_max / p.default_eta;
+      lo = lo == 0 ? a : std::min(lo, a);
+      hi = std::max(hi, b);
+    }
+    return lo > 0 && hi / lo > 20;
+  };
   auto bs_panel = [&](std::size_t i) {
     const auto& p = d.landscape[i];
     return fmt::format(
-        "set title '{0}'\nset logscale x 2\nset xlabel 'batch size'\nset ylabel 'ETA / default "
-        "ETA'\nset offsets graph 0.05, graph 0.05, graph 0.05, graph 0.05\n"
+        "set title '{0}'\nset logscale x 2\n{4}set xlabel 'batch size'\n"
+        "set ylabel 'ETA / default ETA{5}'\n"
+        "set offsets graph 0.05, graph 0.05, graph 0.05, graph 0.05\n{6}"
         "plot 'csv/fig05-eta-per-batch-size.csv' skip 1 every ::{1}::{2} using 3:11:12:13 with "
-        "yerrorlines pt 7 ps 0.8 lw 1.5 lc rgb '{3}' title 'max power limit (bars: fastest and "
-        "slowest run)', '' skip 1 every ::{1}::{2} using ($7==0 ? $3 : 1/0):11 with points pt 6 "
-        "ps 2 lc rgb 'black' title 'some runs miss the target', 1 with lines dt 2 lc rgb 'black' "
-        "title 'default'\nunset logscale x\n",
-        p.workload, bs_blocks[i].first, bs_blocks[i].last, kZeusColour);
+        "yerrorlines pt 7 ps 0.8 lw 1.5 lc rgb '{3}' notitle, '' skip 1 every ::{1}::{2} using "
+        "($7==0 ? $3 : 1/0):11 with points pt 6 ps 2 lc rgb 'black' notitle\n"
+        "unset logscale\nunset arrow\n",
+        p.workload, bs_blocks[i].first, bs_blocks[i].last, kZeusColour,
+        log_y(i) ? "set logscale y 10\n" : "", log_y(i) ? " (log scale)" : "", kUnitLine);
   };
   auto pl_panel = [&](std::size_t i) {
     const auto& p = d.landscape[i];
     return fmt::format(
-        "set title '{0}'\nset xlabel 'power limit (W)'\nset ylabel 'ETA / default ETA'\n"
-        "set offsets graph 0.05, graph 0.05, graph 0.05, graph 0.05\n"
+        "set title '{0} (b0 = {6}, energy-optimal {8})'\n"
+        "set xlabel 'power limit (W)'\nset ylabel 'ETA / default ETA'\n"
+        "set offsets graph 0.05, graph 0.05, graph 0.05, graph 0.05\n{9}"
         "plot 'csv/fig05-eta-per-power-limit.csv' skip 1 every ::{1}::{2} using 5:8 with "
-        "linespoints pt 7 ps 0.8 lw 1.5 lc rgb '{5}' title 'b0 = {6}', '' skip 1 every ::{3}::{4} "
-        "using 5:8 with linespoints pt 5 ps 0.8 lw 1.5 lc rgb '{7}' title 'energy-optimal batch "
-        "size', 1 with lines dt 2 lc rgb 'black' title 'default'\n",
-        p.workload, pl_b0_blocks[i].first, pl_b0_blocks[i].last, pl_best_blocks[i].first,
-        pl_best_blocks[i].last, kGridColour, p.default_batch_size, kZeusColour);
+        "linespoints pt 7 ps 0.8 lw 1.5 lc rgb '{5}' notitle, '' skip 1 every ::{3}::{4} "
+        "using 5:8 with linespoints pt 5 ps 0.8 lw 1.5 lc rgb '{7}' notitle\nunset arrow\n",
+        short_name(p.workload), pl_b0_blocks[i].first, pl_b0_blocks[i].last,
+        pl_best_blocks[i].first, pl_best_blocks[i].last, kGridColour, p.default_batch_size,
+        kZeusColour, best_batch_sizes[i], kUnitLine);
   };
+  const std::string bs_entries_curve =
+      fmt::format("yerrorlines pt 7 ps 0.8 lw 1.5 lc rgb '{}'", kZeusColour);
+  const std::vector<std::string> bs_key = {
+      "(NaN):(NaN):(NaN):(NaN) with " + bs_entries_curve +
+          " title 'max limit (bars: fastest/slowest run)'",
+      line_entry("points pt 6 ps 2 lc rgb 'black'", "some runs miss the target"),
+      line_entry("lines dt 2 lw 1.5 lc rgb 'black'", "default ETA")};
+  const std::vector<std::string> pl_key = {
+      line_entry(fmt::format("linespoints pt 7 ps 0.8 lw 1.5 lc rgb '{}'", kGridColour), "at b0"),
+      line_entry(fmt::format("linespoints pt 5 ps 0.8 lw 1.5 lc rgb '{}'", kZeusColour),
+                 "at the energy-optimal batch size"),
+      line_entry("lines dt 2 lw 1.5 lc rgb 'black'", "default ETA")};
   std::size_t focus = 0;
   for (std::size_t i = 0; i < d.landscape.size(); ++i) {
     if (d.landscape[i].workload == kPaperWorkload) focus = i;
   }
+  const PanelGrid one{1, 2, 470, 2};
+  std::vector<std::string> both_keys = bs_key;
+  both_keys.insert(both_keys.end(), pl_key.begin(), pl_key.end() - 1);
   s.scripts.emplace_back(
       "fig05-eta-per-knob",
-      gnuplot_script("fig05-eta-per-knob", 1100, 440,
-                     "set multiplot layout 1,2 title 'Figure 5: ETA per batch size and per power "
-                     "limit, DeepSpeech2 on V100'\nset key top left font ',9'\n" +
-                         bs_panel(focus) + pl_panel(focus)));
-  std::string all_bs =
-      "set multiplot layout 2,3 title 'Figure 17: ETA per batch size at the "
-      "maximum power limit (V100)'\nset key top left font ',8'\n";
-  std::string all_pl =
-      "set multiplot layout 2,3 title 'Figure 18: ETA per power limit (V100)'\n"
-      "set key top right font ',8'\n";
+      gnuplot_script("fig05-eta-per-knob", 1100, 470,
+                     one.begin("Figure 5: ETA per batch size and per power limit, DeepSpeech2 "
+                               "on V100") +
+                         one.panel(0) + bs_panel(focus) + one.panel(1) + pl_panel(focus) +
+                         one.key(both_keys)));
+  const PanelGrid six{2, 3, 800, 1};
+  std::string all_bs = six.begin("Figure 17: ETA per batch size at the maximum power limit (V100)");
+  std::string all_pl = six.begin("Figure 18: ETA per power limit (V100)");
   for (std::size_t i = 0; i < d.landscape.size(); ++i) {
-    all_bs += bs_panel(i);
-    all_pl += pl_panel(i);
+    all_bs += six.panel(static_cast<int>(i)) + bs_panel(i);
+    all_pl += six.panel(static_cast<int>(i)) + pl_panel(i);
   }
+  all_bs += six.key(bs_key);
+  all_pl += six.key(pl_key);
   s.scripts.emplace_back("fig17-eta-per-batch-size",
-                         gnuplot_script("fig17-eta-per-batch-size", 1350, 780, all_bs));
+                         gnuplot_script("fig17-eta-per-batch-size", 1350, 800, all_bs));
   s.scripts.emplace_back("fig18-eta-per-power-limit",
-                         gnuplot_script("fig18-eta-per-power-limit", 1350, 780, all_pl));
+                         gnuplot_script("fig18-eta-per-power-limit", 1350, 800, all_pl));
 
   s.markdown = fmt::format(
       "## Figure 5 / 17 / 18 — {}\n\n"
@@ -389,7 +429,10 @@ Section eta_per_knob_section(const PaperData& d) {
       "ETA is far from monotone in the batch size (the default is rarely the cheapest), and "
       "lowering the power limit first saves energy and then costs it again as training slows; "
       "the best power limit differs between batch sizes, which is why Zeus picks the limit per "
-      "batch size.\n\n",
+      "batch size. The tests `PaperEtaPerKnob.*` check every plotted point against a brute force "
+      "over the raw trace files and that each curve's lowest point is the optimum of Figure 1 "
+      "(the best batch size at the maximum limit, the best limit at b0, the least ETA of "
+      "all).\n\n",
       paper_figure_info(PaperFigure::kEtaPerKnob).title,
       md_figure("fig05-eta-per-knob", "Figure 5: ETA per batch size and per power limit",
                 {"fig05-eta-per-batch-size.csv", "fig05-eta-per-power-limit.csv"}),

@@ -25,30 +25,42 @@ Section drift_section(const PaperData& d) {
              num(u.cum_regret_rel[k].mean), num(u.cum_regret_rel[k].sd)});
   }
   s.csvs.emplace_back("fig10-drift.csv", csv.text());
-  s.scripts.emplace_back(
-      "fig10-drift",
-      gnuplot_script(
-          "fig10-drift", 1100, 440,
-          fmt::format(
-              "set multiplot layout 1,2 title 'Figure 10: a drifting workload (synthetic; the "
-              "best batch size moves from {0} to {1} at recurrence {2})'\n"
-              "set key top right font ',9'\nset xlabel 'recurrence'\n"
-              "set title 'batch size chosen (geometric mean over seeds)'\nset ylabel 'batch "
-              "size'\nset logscale y 2\nset yrange [24:700]\n"
-              "plot 'csv/fig10-drift.csv' skip 1 using 1:2 with steps lw 2 dt 2 lc rgb 'black' "
-              "title 'optimal', '' skip 1 using 1:3 with lines lw 1.5 lc rgb '{3}' title 'Zeus, "
-              "window {4}', '' skip 1 using 1:6 with lines lw 1.5 lc rgb '{5}' title 'Zeus, no "
-              "window'\n"
-              "unset logscale y\nset yrange [*:*]\nset title 'cumulative regret (band = ±1 sd)'\n"
-              "set ylabel 'regret / C*'\nset key top left\n"
-              "plot '' skip 1 using 1:($4-$5):($4+$5) with filledcurves fs transparent solid 0.2 "
-              "noborder lc rgb '{3}' notitle, '' skip 1 using 1:($7-$8):($7+$8) with filledcurves "
-              "fs transparent solid 0.2 noborder lc rgb '{5}' notitle, '' skip 1 using 1:4 with "
-              "lines lw 2 lc rgb '{3}' title 'Zeus, window {4}', '' skip 1 using 1:7 with lines "
-              "lw 2 lc rgb '{5}' title 'Zeus, no window', {2} with impulses lc rgb 'black' "
-              "notitle\n",
-              f.optimal_batch_size.front(), f.optimal_batch_size.back(), f.drift_at + 1,
-              kZeusColour, w.window_size, kGridColour)));
+  // The drift is marked by a vertical arrow (not a sampled function, which
+  // `with impulses` would draw as a comb of lines).
+  const PanelGrid grid{1, 2, 470, 1};
+  const std::string drift_line = fmt::format(
+      "set arrow from {0}, graph 0 to {0}, graph 1 nohead dt 3 lw 1.2 lc rgb '#555555'\n",
+      f.drift_at + 1);
+  std::string body =
+      grid.begin(fmt::format("Figure 10: a drifting workload (synthetic; the best batch size "
+                             "moves from {} to {} at recurrence {})",
+                             f.optimal_batch_size.front(), f.optimal_batch_size.back(),
+                             f.drift_at + 1)) +
+      "set xlabel 'recurrence'\n" + drift_line + grid.panel(0) +
+      fmt::format(
+          "set title 'batch size chosen (geometric mean over seeds)'\nset ylabel 'batch "
+          "size'\nset logscale y 2\nset yrange [24:700]\n"
+          "plot 'csv/fig10-drift.csv' skip 1 using 1:2 with steps lw 2 dt 2 lc rgb 'black' "
+          "notitle, '' skip 1 using 1:3 with lines lw 1.5 lc rgb '{0}' notitle, '' skip 1 using "
+          "1:6 with lines lw 1.5 lc rgb '{1}' notitle\n",
+          kZeusColour, kGridColour) +
+      grid.panel(1) +
+      fmt::format(
+          "unset logscale y\nset yrange [*:*]\nset title 'cumulative regret (band = ±1 sd)'\n"
+          "set ylabel 'regret / C* (optimal recurrences)'\n"
+          "plot 'csv/fig10-drift.csv' skip 1 using 1:($4-$5):($4+$5) with filledcurves fs "
+          "transparent solid 0.2 noborder lc rgb '{0}' notitle, '' skip 1 using 1:($7-$8):($7+$8) "
+          "with filledcurves fs transparent solid 0.2 noborder lc rgb '{1}' notitle, '' skip 1 "
+          "using 1:4 with lines lw 2 lc rgb '{0}' notitle, '' skip 1 using 1:7 with lines lw 2 "
+          "lc rgb '{1}' notitle\n",
+          kZeusColour, kGridColour) +
+      grid.key({line_entry("steps lw 2 dt 2 lc rgb 'black'", "optimal batch size"),
+                line_entry(fmt::format("lines lw 2 lc rgb '{}'", kZeusColour),
+                           fmt::format("Zeus, window {}", w.window_size)),
+                line_entry(fmt::format("lines lw 2 lc rgb '{}'", kGridColour), "Zeus, no window"),
+                line_entry("lines dt 3 lw 1.2 lc rgb '#555555'",
+                           fmt::format("the drift (recurrence {})", f.drift_at + 1))});
+  s.scripts.emplace_back("fig10-drift", gnuplot_script("fig10-drift", 1100, 470, body));
   s.markdown = fmt::format(
       "## Figure 10 — {}\n\n"
       "**A stand-in.** The paper's Figure 10 replays Capriccio, a sentiment-analysis dataset "
@@ -141,11 +153,18 @@ Section eta_sweep_section(const PaperData& d) {
     }
     ++k;
   }
-  // Zoom on the front: up to 3x the fastest and the most frugal configuration.
-  double tmin = 1e300, emin = 1e300;
+  // Zoom on the front: from just below the fastest and the most frugal
+  // configuration to just beyond the optima and Zeus's end points.
+  double tmin = 1e300, emin = 1e300, tmax = 0, emax = 0;
   for (auto i : panel->front) {
     tmin = std::min(tmin, panel->points[i].tta.count() / 3600);
     emin = std::min(emin, panel->points[i].eta.value() / 1e6);
+  }
+  for (const auto& p : sw.points) {
+    tmax =
+        std::max({tmax, p.oracle_tta.count() / 3600, (p.zeus_tta_s.mean + p.zeus_tta_s.sd) / 3600});
+    emax =
+        std::max({emax, p.oracle_eta.value() / 1e6, (p.zeus_eta_j.mean + p.zeus_eta_j.sd) / 1e6});
   }
   std::size_t cfg_first = 0, cfg_last = 0, front_first = 0, front_last = 0;
   {
@@ -170,22 +189,44 @@ Section eta_sweep_section(const PaperData& d) {
         "lc rgb '#fc9272' title 'Pareto front', ",
         cfg_first, cfg_last, front_first, front_last);
   }
+  // Consecutive etas that share an optimum are one marker with one key entry
+  // ("η = 0–0.4: 48 @ 250 W"): labels at the points would sit on each other.
+  const std::vector<int> point_types = {5, 7, 9, 11, 13, 4, 6, 8, 10, 12, 14};
+  std::string optima;
+  std::size_t group = 0;
+  for (std::size_t i = 0; i < sw.points.size();) {
+    std::size_t j = i;
+    const auto same = [&](std::size_t m) {
+      return sw.points[m].oracle.opt_batch_size == sw.points[i].oracle.opt_batch_size &&
+             sw.points[m].oracle.opt_power_limit == sw.points[i].oracle.opt_power_limit;
+    };
+    while (j + 1 < sw.points.size() && same(j + 1)) ++j;
+    const std::string etas =
+        i == j ? eta_label(sw.points[i].eta)
+               : fmt::format("{}–{}", eta_label(sw.points[i].eta), eta_label(sw.points[j].eta));
+    optima += fmt::format(
+        ", 'csv/fig11-eta-sweep.csv' skip 1 every ::{}::{} using ($5/3600):($4/1e6) with points "
+        "pt {} ps 1.6 lc rgb '#d7301f' title 'optimum for η = {}: {} @ {} W'",
+        i, j, point_types[group % point_types.size()], etas, sw.points[i].oracle.opt_batch_size,
+        watts_text(sw.points[i].oracle.opt_power_limit));
+    ++group;
+    i = j + 1;
+  }
   s.scripts.emplace_back(
       "fig11-eta-sweep",
       gnuplot_script(
-          "fig11-eta-sweep", 1000, 620,
+          "fig11-eta-sweep", 1000, 700,
           fmt::format(
               "set title 'Figure 11: η from 0 (time) to 1 (energy) moves the choice along the "
               "Pareto front, {} on {}'\nset xlabel 'TTA (h)'\nset ylabel 'ETA (MJ)'\n"
-              "set xrange [{}:{}]\nset yrange [{}:{}]\nset key top right font ',9'\n{}"
-              "plot {}'csv/fig11-eta-sweep.csv' skip 1 using ($5/3600):($4/1e6) with "
-              "linespoints pt 5 ps 1.2 lw 1.5 lc rgb '#d7301f' title 'optimum at each η', '' "
-              "skip 1 using ($5/3600):($4/1e6):(sprintf('η=%s', strcol(1))) with labels offset "
-              "1.2,0.6 font ',8' notitle, '' skip 1 using ($9/3600):($7/1e6):($10/3600):($8/1e6) "
+              "set xrange [{}:{}]\nset yrange [{}:{}]\n"
+              "set key outside below center horizontal Left reverse samplen 2 font ',9'\n{}"
+              "plot {}'csv/fig11-eta-sweep.csv' skip 1 using ($5/3600):($4/1e6) with lines lw 1.5 "
+              "lc rgb '#d7301f' notitle{}, '' skip 1 using ($9/3600):($7/1e6):($10/3600):($8/1e6) "
               "with xyerrorbars pt 7 ps 0.9 lc rgb '{}' title 'Zeus (last 5 recurrences, mean ± "
               "sd)'{}\n",
-              sw.workload, sw.gpu, num(tmin * 0.9), num(tmin * 2.6), num(emin * 0.9),
-              num(emin * 2.6), lines, backdrop, kZeusColour, plot_lines)));
+              sw.workload, sw.gpu, num(tmin * 0.95), num(tmax * 1.12), num(emin * 0.95),
+              num(emax * 1.12), lines, backdrop, optima, kZeusColour, plot_lines)));
   const auto& first = sw.points.front();
   const auto& last = sw.points.back();
   s.markdown = fmt::format(
@@ -193,7 +234,8 @@ Section eta_sweep_section(const PaperData& d) {
       "Zeus on {} ({}) for η from {} to {}; for each η the optimum (least expected cost over "
       "configurations whose runs all reach the target) and where Zeus ends (mean ETA and TTA of "
       "the last 5 recurrences over seeds), drawn on the configuration landscape of Figure 2 with "
-      "lines of constant cost through the optima at η = 0, 0.5 and 1.\n\n{}{}\n"
+      "lines of constant cost through the optima at η = 0, 0.5 and 1. Consecutive η that share "
+      "an optimum share a marker.\n\n{}{}\n"
       "**Against the paper.** Its text gives no numbers for this figure. The defining property, "
       "checked by `PaperFigures.EtaEndsPickTheTimeAndEnergyOptima`: η = {} picks the fastest "
       "configuration ({} @ {} W, {:.2f} h) and η = {} the most frugal one ({} @ {} W, "
@@ -234,24 +276,33 @@ Section improvement_section(const PaperData& d) {
   s.csvs.emplace_back("fig22-improvement.csv", csv.text());
   const std::vector<std::string> colours = {"#1b9e77", "#d95f02", "#7570b3",
                                             "#e7298a", "#66a61e", "#e6ab02"};
-  std::string body =
-      "set multiplot layout 1,2 title 'Figure 22: improvement over Default across η (Default / "
-      "Zeus, last 5 recurrences; mean and sd over seeds)'\nset xlabel 'η'\nset xrange "
-      "[-0.05:1.05]\nset key top left font ',8'\n";
+  const PanelGrid grid{1, 2, 480, 1};
+  std::string body = grid.begin(
+                         "Figure 22: improvement over Default across η (Default / Zeus, last 5 "
+                         "recurrences; mean and sd over seeds)") +
+                     "set xlabel 'η'\nset xrange [-0.05:1.05]\n" + std::string(kUnitLine);
+  std::vector<std::string> key;
+  for (std::size_t w = 0; w < blocks.size(); ++w) {
+    key.push_back("(NaN):(NaN):(NaN) with yerrorlines pt 7 ps 0.6 lw 1.5 lc rgb '" +
+                  colours[w % 6] + "' title '" + short_name(d.improvement[w].workload) + "'");
+  }
+  key.push_back(line_entry("lines dt 2 lw 1.5 lc rgb 'black'", "Default (= 1)"));
   for (int metric = 0; metric < 2; ++metric) {
-    body += fmt::format("set title '{0}'\nset ylabel '{0} improvement (×)'\nplot ",
-                        metric == 0 ? "energy" : "time");
+    body +=
+        grid.panel(metric) + fmt::format("set title '{0}'\nset ylabel '{0} improvement (×)'\nplot ",
+                                         metric == 0 ? "energy" : "time");
     const int col = metric == 0 ? 5 : 7;
     for (std::size_t w = 0; w < blocks.size(); ++w) {
       body += fmt::format(
           "{}'csv/fig22-improvement.csv' skip 1 every ::{}::{} using 4:{}:{} with yerrorlines "
-          "pt 7 ps 0.6 lw 1.5 lc rgb '{}' title '{}'",
-          w == 0 ? "" : ", ", blocks[w].first, blocks[w].second, col, col + 1, colours[w % 6],
-          short_name(d.improvement[w].workload));
+          "pt 7 ps 0.6 lw 1.5 lc rgb '{}' notitle",
+          w == 0 ? "" : ", ", blocks[w].first, blocks[w].second, col, col + 1, colours[w % 6]);
     }
-    body += ", 1 with lines dt 2 lc rgb 'black' title 'Default'\n";
+    body += "\n";
   }
-  s.scripts.emplace_back("fig22-improvement", gnuplot_script("fig22-improvement", 1100, 440, body));
+  body += grid.key(key);
+  s.scripts.emplace_back("fig22-improvement",
+                         gnuplot_script("fig22-improvement", 1100, grid.height_px, body));
   s.markdown = fmt::format(
       "## Figure 22 — {}\n\n"
       "Energy and time improvement factors of Zeus over Default (expected Default ETA (TTA) ÷ "
@@ -414,25 +465,47 @@ Section ablation_section(const PaperData& d) {
   table.push_back(trow);
   s.csvs.emplace_back("fig13-ablation.csv", csv.text());
   s.csvs.emplace_back("fig13-bars.csv", bars.text());
+  // A log axis: a ratio of 16 and one of 1.02 on the same plot.
+  double lo = 0.5, hi = 2.0;
+  for (const auto& r : f.rows) {
+    for (const Spread* x : {&r.energy_ratio, &r.time_ratio}) {
+      if (x->n == 0) continue;
+      if (x->mean - x->sd > 0) lo = std::min(lo, 0.8 * (x->mean - x->sd));
+      hi = std::max(hi, 1.25 * (x->mean + x->sd));
+    }
+  }
+  const PanelGrid grid{1, 2, 480, 1};
   std::string body =
-      "set multiplot layout 1,2 title 'Figure 13: ablation, cumulative energy and time over all "
-      "recurrences relative to full Zeus (per seed; mean and sd; V100)'\n"
+      grid.begin(
+          "Figure 13: ablation, cumulative energy and time over all recurrences relative "
+          "to full Zeus (per seed; mean and sd; V100)") +
       "set style data histograms\nset style histogram errorbars gap 1 lw 1\n"
-      "set style fill solid 0.85 border -1\nset boxwidth 0.9\nset yrange [0:*]\n"
-      "set xtics rotate by -25 scale 0\nset key top left horizontal font ',9'\n";
+      "set style fill solid 0.85 border -1\nset boxwidth 0.9\nset logscale y 10\n" +
+      fmt::format("set yrange [{}:{}]\n", num(lo), num(hi)) +
+      "set ytics (0.5, 1, 2, 5, 10, 20, 50, 100)\nset xtics rotate by 25 right scale 0\n" +
+      std::string(kUnitLine);
   const std::vector<std::string> colours = {"#fdae6b", "#74c476", "#9e9ac8"};
+  std::vector<std::string> key;
+  for (std::size_t a = 0; a < all_ablations().size(); ++a) {
+    key.push_back(box_entry(colours[a], std::string(ablation_name(all_ablations()[a]))));
+  }
+  key.push_back(line_entry("lines dt 2 lw 1.5 lc rgb 'black'", "full Zeus (= 1)"));
   for (int metric = 0; metric < 2; ++metric) {
-    body += fmt::format("set title '{0}'\nset ylabel 'cumulative {0} / full Zeus'\nplot ",
-                        metric == 0 ? "ETA" : "TTA");
+    body += grid.panel(metric) +
+            fmt::format(
+                "set title '{0}'\nset ylabel 'cumulative {0} / full Zeus (log scale)'\n"
+                "plot ",
+                metric == 0 ? "ETA" : "TTA");
     for (std::size_t a = 0; a < all_ablations().size(); ++a) {
       const std::size_t col = 3 + static_cast<std::size_t>(metric) * 6 + 2 * a;
-      body += fmt::format("{}'csv/fig13-bars.csv' skip 1 using {}:{}{} title '{}' lc rgb '{}'",
-                          a == 0 ? "" : ", ", col, col + 1, a == 0 ? ":xtic(2)" : "",
-                          ablation_name(all_ablations()[a]), colours[a]);
+      body += fmt::format("{}'csv/fig13-bars.csv' skip 1 using {}:{}{} notitle lc rgb '{}'",
+                          a == 0 ? "" : ", ", col, col + 1, a == 0 ? ":xtic(2)" : "", colours[a]);
     }
-    body += ", 1 with lines dt 2 lw 1.5 lc rgb 'black' title 'full Zeus'\n";
+    body += "\n";
   }
-  s.scripts.emplace_back("fig13-ablation", gnuplot_script("fig13-ablation", 1200, 460, body));
+  body += grid.key(key);
+  s.scripts.emplace_back("fig13-ablation",
+                         gnuplot_script("fig13-ablation", 1200, grid.height_px, body));
   bool geo_beats = false;
   for (auto a : all_ablations()) geo_beats = geo_beats || f.geo_mean_energy.at(a) < 1.0;
   const std::string where =

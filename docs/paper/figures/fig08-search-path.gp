@@ -20,6 +20,9 @@ set offsets graph 0.08, graph 0.08, graph 0.1, graph 0.1
 plot 'csv/fig08-search-path.csv' skip 1 using 3:4 with lines lc rgb '#cccccc' notitle, '' skip 1 using 3:4:1 with points pt 7 ps 1.2 palette notitle, '' skip 1 using ($8==0 ? $3 : 1/0):4 with points pt 6 ps 2 lc rgb 'black' title 'did not reach the target'
 unset logscale x
 unset colorbox
+unset offsets
+set xrange [0:*]
+set offsets 0, 0, graph 0.06, graph 0.06
 set title 'batch size over runs'
 set xlabel 'run'
 set ylabel 'batch size'
@@ -47,6 +50,9 @@ set offsets graph 0.08, graph 0.08, graph 0.1, graph 0.1
 plot 'csv/fig08-search-path.csv' skip 1 using 3:4 with lines lc rgb '#cccccc' notitle, '' skip 1 using 3:4:1 with points pt 7 ps 1.2 palette notitle, '' skip 1 using ($8==0 ? $3 : 1/0):4 with points pt 6 ps 2 lc rgb 'black' title 'did not reach the target'
 unset logscale x
 unset colorbox
+unset offsets
+set xrange [0:*]
+set offsets 0, 0, graph 0.06, graph 0.06
 set title 'batch size over runs'
 set xlabel 'run'
 set ylabel 'batch size'
