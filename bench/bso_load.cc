@@ -27,6 +27,7 @@
 #include <sstream>
 #include <thread>
 
+#include "workloads/bso_w1.h"
 #include "zeus/http/client.h"
 #include "zeus/util/error.h"
 
@@ -36,10 +37,11 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 using SteadyTime = std::chrono::steady_clock::time_point;
 using std::chrono::steady_clock;
+using zeus::bso::w1::job_id;
+using zeus::bso::w1::workload_spec;
 
 constexpr int kJobs = 64;
 constexpr int kMaxReports = 25;
-const std::vector<int> kBatchSizes = {16, 32, 64, 128, 256, 512, 1024, 2048};
 
 // ---- The synthetic training model of the workload page (exact integer arithmetic).
 
@@ -68,29 +70,6 @@ double metric(int j, int b, int e, std::int64_t k) {
     return 0.4 * std::min(1.0, e / 10.0);
   }
   return 0.5 * e / static_cast<double>(epochs_to_target(j, b, k));
-}
-
-std::string job_id(int j) { return fmt::format("w1-{:03d}", j); }
-
-json spec(int j) {
-  return {{"job_id", job_id(j)},
-          {"job_id_prefix", "w1"},
-          {"batch_sizes", kBatchSizes},
-          {"default_batch_size", 256},
-          {"eta_knob", 0.5},
-          {"beta_knob", 2.0},
-          {"target_metric", 0.5},
-          {"higher_is_better_metric", true},
-          {"max_epochs", 20},
-          {"num_pruning_rounds", 2},
-          {"window_size", 10},
-          {"mab_prior_mean", 0.0},
-          {"mab_prior_precision", 0.0},
-          {"mab_num_explorations", 2},
-          {"mab_seed", j},
-          {"max_power", 300.0},
-          {"number_of_gpus", 1},
-          {"gpu_model", "A100-SXM4-40GB"}};
 }
 
 // ---- Options and shared counters.
@@ -268,7 +247,8 @@ class LoadClient {
 
   bool register_jobs(const std::vector<int>& jobs) {
     for (int j : jobs) {
-      const auto r = send(zeus::http::Method::kPost, "/jobs", spec(j).dump(), {}, nullptr, false);
+      const auto r =
+          send(zeus::http::Method::kPost, "/jobs", workload_spec(j).dump(), {}, nullptr, false);
       if (r.status != 200 && r.status != 201) {
         fmt::print(stderr, "registering {} failed: {} {}\n", job_id(j), r.status, r.body);
         return false;

@@ -9,13 +9,13 @@
 
 #include "command_registry.h"
 #include "pricing_flags.h"
+#include "sampling_flags.h"
 #include "zeus/carbon/hourly_json.h"
 #include "zeus/device/devices.h"
 #include "zeus/monitor/energy_monitor.h"
 #include "zeus/monitor/measurement_json.h"
 #include "zeus/monitor/power_monitor.h"
 #include "zeus/util/error.h"
-#include "zeus/util/parse.h"
 #include "zeus/util/process.h"
 #include "zeus/util/signals.h"
 #include "zeus/util/text.h"
@@ -23,11 +23,6 @@
 namespace {
 
 using zeus::Seconds;
-
-// Bounds of the numeric flags (checked before use; NaN is never in range).
-constexpr int kMaxDeviceIndex = 4095;
-constexpr double kMinInterval = 0.01;  // NVML power readings update every 10-100 ms
-constexpr double kMaxSeconds = 1e7;    // about 116 days
 
 struct DeviceFlags {
   std::string gpus;
@@ -39,11 +34,6 @@ void add_device_flags(CLI::App* cmd, DeviceFlags& flags) {
                   "GPU indices to measure, e.g. 0,2 or 0-3 (default: all visible GPUs)");
   cmd->add_option("--cpus", flags.cpus,
                   "CPU package indices to measure, e.g. 0,1 (default: all readable packages)");
-}
-
-std::optional<std::vector<int>> indices(const std::string& text, const char* flag) {
-  if (text.empty()) return std::nullopt;
-  return zeus::parse_int_list(text, flag, 0, kMaxDeviceIndex);
 }
 
 void announce(const zeus::DeviceInventory& devices) {
@@ -99,8 +89,8 @@ void run_energy(const EnergyFlags& f) {
   const auto devices = zeus::discover_devices();
   announce(devices);
   zeus::EnergyMonitorOptions options;
-  options.gpu_indices = indices(f.devices.gpus, "--gpus");
-  options.cpu_indices = indices(f.devices.cpus, "--cpus");
+  options.gpu_indices = zeus::cli::parse_device_indices(f.devices.gpus, "--gpus");
+  options.cpu_indices = zeus::cli::parse_device_indices(f.devices.cpus, "--cpus");
   // With carbon or price flags the window is split at UTC hours and priced
   // (HourlyRateMonitor, which writes its own log with the priced columns).
   const auto providers = zeus::cli::make_providers(f.pricing);
@@ -172,9 +162,8 @@ void run_energy(const EnergyFlags& f) {
 
 struct PowerFlags {
   DeviceFlags devices;
-  std::string interval = "1";
+  zeus::cli::PacingFlags pacing;
   std::string domain = "instant";
-  std::string duration;
   bool json = false;
   bool csv = false;
 };
@@ -190,15 +179,12 @@ std::string energy_cell(const std::optional<zeus::Joules>& e) {
 }
 
 void run_power(const PowerFlags& f, bool domain_given, bool duration_given) {
-  const double interval = zeus::parse_double(f.interval, "--interval", kMinInterval, kMaxSeconds);
-  // 0: until a signal.
-  const double duration =
-      duration_given ? zeus::parse_double(f.duration, "--duration", kMinInterval, kMaxSeconds)
-                     : 0.0;
+  const zeus::cli::Pacing pacing = zeus::cli::parse_pacing(f.pacing, duration_given);
   const auto devices = zeus::discover_devices();
   announce(devices);
-  const auto selection = zeus::select_devices(devices, indices(f.devices.gpus, "--gpus"),
-                                              indices(f.devices.cpus, "--cpus"));
+  const auto selection =
+      zeus::select_devices(devices, zeus::cli::parse_device_indices(f.devices.gpus, "--gpus"),
+                           zeus::cli::parse_device_indices(f.devices.cpus, "--cpus"));
   if (selection.gpus.empty() && selection.cpus.empty()) {
     throw zeus::Error(zeus::ErrorCode::kNotFound,
                       "no GPU or readable CPU package to monitor (see `zeus show-env`)");
@@ -208,33 +194,22 @@ void run_power(const PowerFlags& f, bool domain_given, bool duration_given) {
   }
   const zeus::PowerDomain domain = parse_domain(f.domain);
   zeus::PowerMonitorOptions options;
-  options.interval = Seconds(interval);
+  options.interval = pacing.interval;
   options.start_thread = false;  // this loop samples once per printed line
   if (!selection.gpus.empty()) options.domains = {domain};
   zeus::PowerMonitor pm(selection.gpus, selection.gpu_indices, selection.cpus,
                         selection.cpu_indices, options);
 
-  std::stop_source stop;
-  zeus::SignalSubscription on_signal(zeus::SignalSubscription::Kind::kHandle,
-                                     [&](int) { stop.request_stop(); });
-  auto& clock = zeus::SteadyClock::instance();
-  const Seconds start = clock.now();
+  zeus::cli::LinePacer pacer(pacing);
   if (f.csv) {
     std::string header = "time_s";
     for (int i : selection.gpu_indices) header += fmt::format(",gpu{}_w", i);
     for (int i : selection.cpu_indices) header += fmt::format(",cpu{}_w", i);
     fmt::print("{}\n", header);
   }
-  Seconds next = start;
-  for (bool last = false; !last;) {
-    next += Seconds(interval);
-    if (duration > 0 && next - start >= Seconds(duration) - Seconds(1e-9)) {
-      next = start + Seconds(duration);
-      last = true;
-    }
-    if (!clock.wait_until(next, stop.get_token())) break;
+  while (pacer.wait_next()) {
     pm.sample_now();
-    const Seconds t = clock.now() - start;
+    const Seconds t = pacer.elapsed();
     nlohmann::json line = {{"time_s", t.count()}};
     std::string csv = fmt::format("{:.3f}", t.count());
     std::string text = fmt::format("{:8.3f} s", t.count());
@@ -265,7 +240,8 @@ void run_power(const PowerFlags& f, bool domain_given, bool duration_given) {
       std::fflush(stdout);
     }
   }
-  const Seconds end = clock.now();
+  const Seconds start = pacer.start();
+  const Seconds end = pacer.now();
   nlohmann::json totals = {{"total_time_s", (end - start).count()}};
   std::string text = fmt::format("Total time: {:.3f} s\n", (end - start).count());
   double gpu_sum = 0, sum = 0;
@@ -332,13 +308,11 @@ void setup(CLI::App& root) {
   auto pf = std::make_shared<PowerFlags>();
   auto* power = monitor->add_subcommand("power", "Print power per device every interval");
   add_device_flags(power, pf->devices);
-  power->add_option("--interval", pf->interval,
-                    fmt::format("Seconds between lines, at least {} (default 1)", kMinInterval));
+  zeus::cli::add_interval_flag(power, pf->pacing);
   auto* domain =
       power->add_option("--domain", pf->domain, "GPU power domain: instant, average or memory")
           ->check(CLI::IsMember({"instant", "average", "memory"}));
-  auto* duration = power->add_option(
-      "--duration", pf->duration, "Stop after this many seconds (default: at Ctrl-C or SIGTERM)");
+  auto* duration = zeus::cli::add_duration_flag(power, pf->pacing);
   auto* json_flag = power->add_flag("--json", pf->json, "JSON lines, then a totals object");
   auto* csv_flag = power->add_flag("--csv", pf->csv, "CSV rows (totals go to stderr)");
   json_flag->excludes(csv_flag);

@@ -1,6 +1,16 @@
 #include "zeus/carbon/carbon_emission_monitor.h"
 
+#include "carbon/single_rate_measurement.h"
+
 namespace zeus {
+namespace {
+
+constexpr carbon_internal::RateFields<CarbonEmissionMeasurement> kEmissionFields{
+    &CarbonEmissionMeasurement::gpu_carbon_emission,
+    &CarbonEmissionMeasurement::cpu_carbon_emission,
+    &CarbonEmissionMeasurement::dram_carbon_emission, &CarbonEmissionMeasurement::hour_intensity};
+
+}  // namespace
 
 CarbonEmissionMonitor::CarbonEmissionMonitor(const DeviceInventory& devices,
                                              std::shared_ptr<HourlyRateProvider> provider,
@@ -13,20 +23,8 @@ void CarbonEmissionMonitor::begin_window(const std::string& key, bool sync_execu
 
 CarbonEmissionMeasurement CarbonEmissionMonitor::end_window(const std::string& key,
                                                             bool sync_execution) {
-  HourlyMeasurement m = monitor_.end_window(key, sync_execution);
-  RateResult& r = m.rates.front();
-  CarbonEmissionMeasurement out;
-  out.time = m.energy.time;
-  out.gpu_energy = std::move(m.energy.gpu_energy);
-  out.cpu_energy = std::move(m.energy.cpu_energy);
-  out.dram_energy = std::move(m.energy.dram_energy);
-  out.gpu_carbon_emission = std::move(r.gpu);
-  out.cpu_carbon_emission = std::move(r.cpu);
-  out.dram_carbon_emission = std::move(r.dram);
-  out.hours = std::move(m.hours);
-  out.hour_intensity = std::move(r.hour_rates);
-  out.error = std::move(r.error);
-  return out;
+  return carbon_internal::single_rate_measurement(monitor_.end_window(key, sync_execution),
+                                                  kEmissionFields);
 }
 
 }  // namespace zeus

@@ -7,6 +7,7 @@
 #include <cctype>
 
 #include "zeus/util/error.h"
+#include "zeus/util/text.h"
 
 namespace zeus::http {
 namespace {
@@ -200,20 +201,6 @@ void split_target(std::string_view target, std::string& path,
   }
 }
 
-std::string url_encode(std::string_view text) {
-  static constexpr char kHex[] = "0123456789ABCDEF";
-  std::string out;
-  for (const char c : text) {
-    const auto u = static_cast<unsigned char>(c);
-    if (std::isalnum(u) || c == '-' || c == '_' || c == '.' || c == '~') {
-      out.push_back(c);
-    } else {
-      out.push_back('%');
-      out.push_back(kHex[u >> 4]);
-      out.push_back(kHex[u & 15]);
-    }
-  }
-  return out;
-}
+std::string url_encode(std::string_view text) { return percent_encode(text); }
 
 }  // namespace zeus::http

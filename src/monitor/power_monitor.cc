@@ -74,25 +74,13 @@ PowerMonitor::PowerMonitor(std::vector<std::shared_ptr<Gpu>> gpus, std::vector<i
     interval_ = infer_interval(gpus_, domains_.front(), clock_);
   }
   sample_now();
-  if (options.start_thread) thread_ = std::thread([this] { run(); });
+  // The first sample is taken; the thread takes the next one an interval on.
+  if (options.start_thread) sampler_.start(clock_, interval_, [this] { sample_now(); });
 }
 
 PowerMonitor::~PowerMonitor() { stop(); }
 
-void PowerMonitor::stop() {
-  stop_.request_stop();
-  if (thread_.joinable()) thread_.join();
-}
-
-void PowerMonitor::run() {
-  // The constructor took the first sample.
-  Seconds next = clock_.now();
-  for (;;) {
-    next = std::max(next + interval_, clock_.now());  // fell behind: no burst to catch up
-    if (!clock_.wait_until(next, stop_.get_token())) return;
-    sample_now();
-  }
-}
+void PowerMonitor::stop() { sampler_.stop(); }
 
 void PowerMonitor::record_locked(Timeline& timeline, PowerSample sample) {
   const std::size_t n = timeline.size();

@@ -30,25 +30,13 @@ TemperatureMonitor::TemperatureMonitor(std::vector<std::shared_ptr<Gpu>> gpus,
                             interval_.count()));
   }
   sample_now();
-  if (options.start_thread) thread_ = std::thread([this] { run(); });
+  // The first sample is taken; the thread takes the next one an interval on.
+  if (options.start_thread) sampler_.start(clock_, interval_, [this] { sample_now(); });
 }
 
 TemperatureMonitor::~TemperatureMonitor() { stop(); }
 
-void TemperatureMonitor::stop() {
-  stop_.request_stop();
-  if (thread_.joinable()) thread_.join();
-}
-
-void TemperatureMonitor::run() {
-  // The constructor took the first sample.
-  Seconds next = clock_.now();
-  for (;;) {
-    next = std::max(next + interval_, clock_.now());  // fell behind: no burst to catch up
-    if (!clock_.wait_until(next, stop_.get_token())) return;
-    sample_now();
-  }
-}
+void TemperatureMonitor::stop() { sampler_.stop(); }
 
 void TemperatureMonitor::sample_now() {
   std::vector<bool> skip;

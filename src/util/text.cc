@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <cctype>
+
 namespace zeus {
 namespace {
 
@@ -65,6 +67,23 @@ std::string printable(std::string_view text, std::size_t max_length) {
     } else {
       out += fmt::format("\\x{:02x}", c);
       ++i;
+    }
+  }
+  return out;
+}
+
+std::string percent_encode(std::string_view text, std::string_view also_keep) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  std::string out;
+  for (const char c : text) {
+    const auto u = static_cast<unsigned char>(c);
+    if (std::isalnum(u) || c == '-' || c == '_' || c == '.' || c == '~' ||
+        also_keep.find(c) != std::string_view::npos) {
+      out.push_back(c);
+    } else {
+      out.push_back('%');
+      out.push_back(kHex[u >> 4]);
+      out.push_back(kHex[u & 15]);
     }
   }
   return out;

@@ -7,12 +7,11 @@
 // for the Python classes work unchanged.
 #pragma once
 
-#include <condition_variable>
+#include <array>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "zeus/device/devices.h"
@@ -20,6 +19,9 @@
 #include "zeus/util/clock.h"
 
 namespace zeus::metric {
+
+class PeriodicWindow;
+class PeriodicWindows;  // a thread per running window (src/metric/periodic_windows.h)
 
 // PUT `text` (exposition format 0.0.4) to <url>/metrics/job/<job>. `url` is
 // "http://host:port" (a bare "host:port" is accepted, as prometheus_client
@@ -78,7 +80,7 @@ class EnergyHistogram {
 
  private:
   std::string url_, job_;
-  std::vector<double> gpu_buckets_, cpu_buckets_, dram_buckets_;
+  std::array<std::vector<double>, 3> buckets_;  // GPU, CPU, DRAM
   EnergyMonitor monitor_;
   PushRegistry registry_;
 };
@@ -96,14 +98,12 @@ class EnergyCumulativeCounter {
   const PushRegistry& registry() const { return registry_; }
 
  private:
-  struct Window;
-  void run(Window& w);
+  void run(PeriodicWindow& w);
   std::string url_, job_;
-  Seconds period_;
   EnergyMonitor monitor_;
   PushRegistry registry_;
-  std::mutex mutex_;  // guards windows_
-  std::map<std::string, std::unique_ptr<Window>> windows_;
+  // Last, so its threads are joined before the members they use go.
+  std::unique_ptr<PeriodicWindows> windows_;
 };
 
 // A background thread per window sets power_monitor_gpu_power_watts to each
@@ -112,20 +112,18 @@ class PowerGauge {
  public:
   PowerGauge(const DeviceInventory& devices, std::vector<int> gpu_indices, Seconds update_period,
              std::string pushgateway_url, std::string job);
-  ~PowerGauge();
+  ~PowerGauge();                               // ends every window
   void begin_window(const std::string& name);  // kAlreadyExists if running
   void end_window(const std::string& name);
   const PushRegistry& registry() const { return registry_; }
 
  private:
-  struct Window;
-  void run(Window& w);
+  void run(PeriodicWindow& w);
   std::string url_, job_;
-  Seconds period_;
   std::vector<std::pair<int, std::shared_ptr<Gpu>>> gpus_;
   PushRegistry registry_;
-  std::mutex mutex_;  // guards windows_
-  std::map<std::string, std::unique_ptr<Window>> windows_;
+  // Last, so its threads are joined before the members they use go.
+  std::unique_ptr<PeriodicWindows> windows_;
 };
 
 }  // namespace zeus::metric

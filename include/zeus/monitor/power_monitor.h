@@ -8,13 +8,12 @@
 #include <memory>
 #include <mutex>
 #include <optional>
-#include <stop_token>
-#include <thread>
 #include <vector>
 
 #include "zeus/device/cpu.h"
 #include "zeus/device/gpu.h"
 #include "zeus/util/clock.h"
+#include "zeus/util/periodic_thread.h"
 
 namespace zeus {
 
@@ -102,7 +101,6 @@ class PowerMonitor {
   };
   void record_locked(Timeline& timeline, PowerSample sample);
   const Timeline* find_gpu_timeline_locked(int gpu_index, PowerDomain domain) const;
-  void run();
 
   std::vector<std::shared_ptr<Gpu>> gpus_;
   std::vector<int> gpu_indices_;
@@ -119,8 +117,7 @@ class PowerMonitor {
   std::vector<CpuLast> cpu_last_;
   std::map<std::pair<int, PowerDomain>, int> unsupported_counts_;
 
-  std::stop_source stop_;  // wakes the thread's Clock::wait_until
-  std::thread thread_;
+  PeriodicThread sampler_;  // calls sample_now() every interval
 };
 
 // Energy of a timeline over [start, end] (the integration rule above).

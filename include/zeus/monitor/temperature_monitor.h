@@ -8,12 +8,11 @@
 #include <memory>
 #include <mutex>
 #include <optional>
-#include <stop_token>
-#include <thread>
 #include <vector>
 
 #include "zeus/device/gpu.h"
 #include "zeus/util/clock.h"
+#include "zeus/util/periodic_thread.h"
 
 namespace zeus {
 
@@ -69,7 +68,6 @@ class TemperatureMonitor {
 
  private:
   using Timeline = std::deque<TemperatureSample>;
-  void run();
 
   std::vector<std::shared_ptr<Gpu>> gpus_;
   std::vector<int> gpu_indices_;
@@ -81,8 +79,7 @@ class TemperatureMonitor {
   std::map<int, Timeline> timelines_;
   std::vector<bool> unsupported_;  // parallel to gpus_: warned once, no longer read
 
-  std::stop_source stop_;  // wakes the thread's Clock::wait_until
-  std::thread thread_;
+  PeriodicThread sampler_;  // calls sample_now() every interval
 };
 
 }  // namespace zeus

@@ -1,5 +1,6 @@
 // Text from files, devices and users is untrusted: before it reaches a
-// terminal or a log it is escaped and shortened here.
+// terminal or a log it is escaped and shortened here, and before it goes into
+// a URL it is percent-encoded here.
 #pragma once
 
 #include <cstddef>
@@ -12,5 +13,9 @@ namespace zeus {
 // \t, \x1b...); text longer than `max_length` bytes is cut with "...".
 // Printable ASCII and valid UTF-8 pass unchanged.
 std::string printable(std::string_view text, std::size_t max_length = 80);
+
+// Percent-encodes every byte but RFC 3986 unreserved characters (letters,
+// digits, "-_.~") and those in `also_keep`.
+std::string percent_encode(std::string_view text, std::string_view also_keep = {});
 
 }  // namespace zeus

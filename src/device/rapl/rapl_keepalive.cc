@@ -25,10 +25,13 @@ Seconds default_keepalive_period(std::uint64_t smallest_range_uj) {
 
 RaplKeepAlive::RaplKeepAlive(std::vector<std::shared_ptr<RaplCounter>> counters, Seconds period,
                              Clock& clock)
-    : counters_(std::move(counters)), period_(period), clock_(clock) {
+    : counters_(std::move(counters)),
+      period_(period),
+      clock_(clock),
+      warned_(counters_.size(), false) {
   g_threads_running.fetch_add(1);
   try {
-    thread_ = std::thread([this] { run(); });
+    thread_.start(clock_, period_, [this] { sweep(); });
   } catch (...) {
     g_threads_running.fetch_sub(1);
     throw;
@@ -36,28 +39,21 @@ RaplKeepAlive::RaplKeepAlive(std::vector<std::shared_ptr<RaplCounter>> counters,
 }
 
 RaplKeepAlive::~RaplKeepAlive() {
-  stop_.request_stop();
-  thread_.join();
+  thread_.stop();
   g_threads_running.fetch_sub(1);
 }
 
-void RaplKeepAlive::run() {
-  std::vector<bool> warned(counters_.size(), false);
-  Seconds next = clock_.now();
-  for (;;) {
-    next = std::max(next + period_, clock_.now());  // fell behind: no burst to catch up
-    if (!clock_.wait_until(next, stop_.get_token())) return;
-    for (std::size_t i = 0; i < counters_.size(); ++i) {
-      try {
-        counters_[i]->read_uj();
-      } catch (const std::exception& e) {
-        // The user's next total_energy() throws with the same message.
-        if (!warned[i]) log::debug("RAPL keep-alive: {}", e.what());
-        warned[i] = true;
-      }
+void RaplKeepAlive::sweep() {
+  for (std::size_t i = 0; i < counters_.size(); ++i) {
+    try {
+      counters_[i]->read_uj();
+    } catch (const std::exception& e) {
+      // The user's next total_energy() throws with the same message.
+      if (!warned_[i]) log::debug("RAPL keep-alive: {}", e.what());
+      warned_[i] = true;
     }
-    g_sweeps.fetch_add(1);
   }
+  g_sweeps.fetch_add(1);
 }
 
 }  // namespace zeus::rapl_detail

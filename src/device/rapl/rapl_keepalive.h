@@ -4,12 +4,11 @@
 
 #include <cstdint>
 #include <memory>
-#include <stop_token>
-#include <thread>
 #include <vector>
 
 #include "device/rapl/rapl_counter.h"
 #include "zeus/util/clock.h"
+#include "zeus/util/periodic_thread.h"
 #include "zeus/util/units.h"
 
 namespace zeus::rapl_detail {
@@ -32,13 +31,13 @@ class RaplKeepAlive {
   Seconds period() const { return period_; }
 
  private:
-  void run();
+  void sweep();  // reads every counter once
 
   const std::vector<std::shared_ptr<RaplCounter>> counters_;
   const Seconds period_;
   Clock& clock_;
-  std::stop_source stop_;
-  std::thread thread_;
+  std::vector<bool> warned_;  // the worker's: counter i's read failure is logged
+  PeriodicThread thread_;
 };
 
 // The default period for counters with this smallest range: a quarter of the

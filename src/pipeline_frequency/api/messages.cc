@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 
-#include <cctype>
 #include <ctime>
 
 #include "zeus/util/error.h"
@@ -101,21 +100,7 @@ json parse_body(std::string_view body, const std::string& source) {
 
 // Percent-encodes all but RFC 3986 unreserved characters and '+' (which job
 // ids are full of and which means itself in a path).
-std::string encode_path_segment(std::string_view text) {
-  static constexpr char kHex[] = "0123456789ABCDEF";
-  std::string out;
-  for (const char c : text) {
-    const auto u = static_cast<unsigned char>(c);
-    if (std::isalnum(u) || c == '-' || c == '_' || c == '.' || c == '~' || c == '+') {
-      out.push_back(c);
-    } else {
-      out.push_back('%');
-      out.push_back(kHex[u >> 4]);
-      out.push_back(kHex[u & 15]);
-    }
-  }
-  return out;
-}
+std::string encode_path_segment(std::string_view text) { return percent_encode(text, "+"); }
 
 }  // namespace
 

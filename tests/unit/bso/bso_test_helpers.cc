@@ -45,27 +45,6 @@ void ServedBso::stop() {
 
 std::string ServedBso::url() const { return fmt::format("http://127.0.0.1:{}", port_); }
 
-nlohmann::json workload_spec(int j) {
-  return {{"job_id", fmt::format("w1-{:03d}", j)},
-          {"job_id_prefix", "w1"},
-          {"batch_sizes", {16, 32, 64, 128, 256, 512, 1024, 2048}},
-          {"default_batch_size", 256},
-          {"eta_knob", 0.5},
-          {"beta_knob", 2.0},
-          {"target_metric", 0.5},
-          {"higher_is_better_metric", true},
-          {"max_epochs", 20},
-          {"num_pruning_rounds", 2},
-          {"window_size", 10},
-          {"mab_prior_mean", 0.0},
-          {"mab_prior_precision", 0.0},
-          {"mab_num_explorations", 2},
-          {"mab_seed", j},
-          {"max_power", 300.0},
-          {"number_of_gpus", 1},
-          {"gpu_model", "A100-SXM4-40GB"}};
-}
-
 nlohmann::json call(http::Client& c, http::Method method, const std::string& target,
                     const nlohmann::json& body, int* status, const http::Headers& headers) {
   const auto r = c.request(method, target, body.is_null() ? std::string() : body.dump(), headers);

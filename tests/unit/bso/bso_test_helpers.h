@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 
+#include "workloads/bso_w1.h"
 #include "zeus/bso/server/service.h"
 #include "zeus/bso/server/store.h"
 #include "zeus/http/client.h"
@@ -44,8 +45,8 @@ class ServedBso {
   int port_ = 0;
 };
 
-// The load-test job spec of docs/reference bso-workload (j-th job).
-nlohmann::json workload_spec(int j);
+// The load test's job spec (j-th job).
+using w1::workload_spec;
 
 // Sends JSON and parses the answer; the status goes to *status.
 nlohmann::json call(http::Client& c, http::Method method, const std::string& target,

@@ -151,6 +151,12 @@ TEST(Printable, EscapesControlsAndBadUtf8AndKeepsGoodUtf8) {
   EXPECT_EQ(printable(std::string(200, 'x'), 10), "xxxxxxxxxx...");
 }
 
+TEST(PercentEncode, KeepsUnreservedAndAskedCharacters) {
+  EXPECT_EQ(percent_encode("w1-007_a.b~c"), "w1-007_a.b~c");
+  EXPECT_EQ(percent_encode("a b/+\xff"), "a%20b%2F%2B%FF");
+  EXPECT_EQ(percent_encode("a+b c", "+"), "a+b%20c");
+}
+
 TEST(CsvInput, AcceptsAByteOrderMarkAndRejectsNonFiniteWhereAsked) {
   const auto t = CsvTable::parse("\xEF\xBB\xBFname,value\na,1.5\nb,inf\n", "bom.csv");
   EXPECT_EQ(t.column("name"), 0u);

@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <filesystem>
 
 #include "zeus/util/clock.h"
@@ -11,6 +12,7 @@
 #include "zeus/util/files.h"
 #include "zeus/util/metric.h"
 #include "zeus/util/parse.h"
+#include "zeus/util/periodic_thread.h"
 #include "zeus/util/units.h"
 
 namespace zeus {
@@ -37,6 +39,26 @@ TEST(Clock, ManualClockMovesOnlyWhenTold) {
   EXPECT_DOUBLE_EQ(clock.now().count(), 12.0);
   clock.sleep_until(Seconds(11));  // never goes back
   EXPECT_DOUBLE_EQ(clock.now().count(), 12.0);
+}
+
+TEST(PeriodicThread, TicksOncePerPeriodOfItsClockAndStopsAtOnce) {
+  ManualClock clock(Seconds(10));
+  std::atomic<int> ticks{0};
+  PeriodicThread thread;
+  thread.start(clock, Seconds(2), [&] { ++ticks; });
+  ASSERT_TRUE(clock.await_blocked(1));
+  clock.advance(Seconds(1));
+  ASSERT_TRUE(clock.await_blocked(1));
+  EXPECT_EQ(ticks.load(), 0);
+  clock.advance(Seconds(1));
+  ASSERT_TRUE(clock.await_blocked(1));
+  EXPECT_EQ(ticks.load(), 1);
+  clock.advance(Seconds(7));  // 2.5 periods late: two ticks, no burst of three
+  ASSERT_TRUE(clock.await_blocked(1));
+  EXPECT_EQ(ticks.load(), 3);
+  thread.stop();  // wakes the wait for a deadline still ahead
+  thread.stop();
+  EXPECT_EQ(ticks.load(), 3);
 }
 
 TEST(Csv, ParsesQuotedFieldsAndReportsLines) {
