@@ -31,7 +31,11 @@ def test_temperature_timeline_and_nearest_sample(fake_nvml):
     monitor = TemperatureMonitor(update_period=0.01)
     time.sleep(0.05)
     fake_nvml.set_temperature(0, 64)
-    time.sleep(0.05)
+    # Sampled every 10 ms; a loaded machine may delay the next sample, so
+    # wait for it (bounded) rather than for a fixed time.
+    deadline = time.time() + 10.0
+    while monitor.get_temperature()[0] != 64.0 and time.time() < deadline:
+        time.sleep(0.01)
     assert monitor.gpu_indices == [0, 1]
     assert monitor.get_temperature()[0] == 64.0
     assert monitor.get_temperature(t0)[0] == 51.0
