@@ -37,6 +37,28 @@ void apportion(const Measurement& m, double start, double end,
   }
 }
 
+// The window's energy less what its earlier hours already hold: the energy
+// of its last slice, taken from the same reading as the whole window.
+Measurement rest_of_window(const Measurement& whole, const std::map<UtcHour, HourShare>& hours) {
+  Measurement rest = whole;
+  const auto subtract = [&](std::map<int, Joules>& energy,
+                            std::map<int, Joules> HourShare::*field) {
+    for (auto& [i, joules] : energy) {
+      double left = joules.value();
+      for (const auto& [hour, share] : hours) {
+        if (const auto it = (share.*field).find(i); it != (share.*field).end()) {
+          left -= it->second.value();
+        }
+      }
+      joules = Joules(std::max(0.0, left));
+    }
+  };
+  subtract(rest.gpu_energy, &HourShare::gpu_energy);
+  subtract(rest.cpu_energy, &HourShare::cpu_energy);
+  subtract(rest.dram_energy, &HourShare::dram_energy);
+  return rest;
+}
+
 std::map<int, double> priced(const std::vector<HourShare>& hours,
                              const std::vector<std::optional<double>>& rates,
                              std::map<int, Joules> HourShare::*field) {
@@ -176,15 +198,16 @@ HourlyMeasurement HourlyRateMonitor::end_window(const std::string& name, bool sy
     Window w = std::move(it->second);
     windows_.erase(it);
     const double now = wall_time_();
-    Measurement last;
     try {
-      last = energy_->end_window(w.slice, sync);
+      out.energy = energy_->end_window(kWholePrefix + name, sync);
     } catch (...) {
-      energy_->end_window(kWholePrefix + name, false, /*cancel=*/true);
+      energy_->end_window(w.slice, false, /*cancel=*/true);
       throw;
     }
-    out.energy = energy_->end_window(kWholePrefix + name, false);
-    apportion(last, w.slice_start, now, w.hours);
+    energy_->end_window(w.slice, false, /*cancel=*/true);
+    // The last slice is the rest of the window, so the hours add up to the
+    // window's energy exactly (a reading of its own would come a moment later).
+    apportion(rest_of_window(out.energy, w.hours), w.slice_start, now, w.hours);
     for (auto& [hour, share] : w.hours) out.hours.push_back(std::move(share));
   }
   for (const auto& provider : providers_) {

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <filesystem>
 
 #include "fake_provider_server.h"
@@ -121,6 +122,44 @@ TEST_F(HourlyRateMonitorTest, WithoutTicksASliceIsApportionedByTime) {
   EXPECT_NEAR(r.rates[0].gpu->at(0), (300.0 * 1800 * 0.10 + 300.0 * 600 * 0.50) / kJoulesPerKwh,
               1e-12);
   EXPECT_EQ(r.rates[0].unit, "$");
+}
+
+// A clock that moves on by a millisecond each time it is read, as a real one
+// does between two device reads on a loaded machine.
+class CreepingClock final : public Clock {
+ public:
+  explicit CreepingClock(Seconds start) : now_(start.count()) {}
+  Seconds now() const override { return Seconds(now_.fetch_add(0.001) + 0.001); }
+  void sleep_until(Seconds) override {}
+  bool wait_until(Seconds, std::stop_token) override { return true; }
+
+ private:
+  mutable std::atomic<double> now_;
+};
+
+TEST(HourlyRateMonitorReadings, TheHoursAddUpToTheWindowsEnergyExactly) {
+  // Fails if the last hour's share comes from a reading of its own, taken a
+  // moment apart from the window's: energy x rate then differs from the
+  // priced sum (seen as a flaky CLI test under load).
+  CreepingClock clock(Seconds(kNoon + 1800));
+  DeviceInventory inventory;
+  auto gpu = std::make_shared<SimGpu>(SimGpuModel{}, clock, 0);
+  gpu->set_load(1.0);
+  inventory.gpus.push_back(gpu);
+  inventory.gpu_backend = "sim";
+  HourlyRateMonitorOptions o;
+  o.energy.clock = &clock;
+  o.wall_time = [&clock] { return clock.now().count(); };
+  o.start_thread = false;
+  HourlyRateMonitor m(inventory, {std::make_shared<ConstantRate>(400.0, kCarbonIntensityUnit)}, o);
+  m.begin_window("w");
+  const HourlyMeasurement r = m.end_window("w");
+  double hours_sum = 0;
+  for (const HourShare& h : r.hours) hours_sum += h.gpu_energy.at(0).value();
+  const double whole = r.energy.gpu_energy.at(0).value();
+  ASSERT_GT(whole, 0.0);
+  EXPECT_NEAR(hours_sum, whole, 1e-12 * whole);
+  EXPECT_NEAR(r.rates[0].gpu->at(0), whole / kJoulesPerKwh * 400.0, 1e-12 * whole);
 }
 
 TEST_F(HourlyRateMonitorTest, AProviderFailureKeepsTheEnergy) {
