@@ -8,8 +8,13 @@ FUZZ_SECONDS ?= 600
 JOBS       ?= 2
 CMAKE_ARGS ?=
 LAUNCHER   := $(shell command -v ccache >/dev/null 2>&1 && echo -DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
+# ccache hits for a clone in another folder (CI clones afresh): paths under the
+# checkout are hashed relative to it, and the working directory is not hashed.
+export CCACHE_BASEDIR := $(CURDIR)
+export CCACHE_NOHASHDIR := 1
+export CCACHE_MAXSIZE ?= 20G
 
-.PHONY: all setup build run test test-asan test-tsan fuzz bench bench-bso format clean
+.PHONY: all setup build run test test-asan test-tsan fuzz bench bench-bso format format-check clean
 
 all: build
 
@@ -27,7 +32,7 @@ run: build
 	@bash scripts/run_main.sh $(BUILD)
 
 test: build
-	@ctest --test-dir $(BUILD) -j $(JOBS) --output-on-failure --timeout 300
+	@ctest --test-dir $(BUILD) -j $(JOBS) --output-on-failure --timeout 120
 
 # The same suite under AddressSanitizer + UndefinedBehaviorSanitizer.
 test-asan: setup
@@ -35,7 +40,7 @@ test-asan: setup
 	  -DZEUS_BUILD_BENCHMARKS=OFF $(LAUNCHER) $(CMAKE_ARGS) >/dev/null
 	@cmake --build $(ASAN_BUILD) -j $(JOBS)
 	@ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
-	  ctest --test-dir $(ASAN_BUILD) -j $(JOBS) --output-on-failure --timeout 600
+	  ctest --test-dir $(ASAN_BUILD) -j $(JOBS) --output-on-failure --timeout 300
 
 # The threaded parts under ThreadSanitizer: the energy and power monitors,
 # the RAPL keep-alive, the settings guard, the clock's waits, and zeusd's
@@ -75,6 +80,10 @@ bench-bso: build
 
 format:
 	@git ls-files '*.cc' '*.h' | xargs clang-format -i
+
+# Fails (and names the files) when any tracked source is not clang-formatted.
+format-check: setup
+	@git ls-files '*.cc' '*.h' | xargs clang-format --dry-run --Werror
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD) $(TSAN_BUILD) $(FUZZ_BUILD)

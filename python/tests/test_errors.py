@@ -68,11 +68,28 @@ def test_a_lost_gpu_at_discovery_is_reported(fake_nvml):
         get_gpus()
 
 
-def test_upstream_module_paths_export_the_names():
-    from zeuscpp.device.cpu import ZeusCPUInitError, ZeusCPUNoPermissionError  # noqa: F401
-    from zeuscpp.device.exception import ZeusBaseCPUError, ZeusBaseGPUError  # noqa: F401
-    from zeuscpp.device.gpu import ZeusGPUNoPermissionError, ZeusGPUNotSupportedError  # noqa: F401
-    from zeuscpp.exception import ZeusBaseError  # noqa: F401
+def test_upstream_module_paths_export_the_names(fake_nvml):
+    from zeuscpp.device import get_gpus
+    from zeuscpp.device.cpu import ZeusCPUInitError, ZeusCPUNoPermissionError
+    from zeuscpp.device.exception import ZeusBaseCPUError, ZeusBaseGPUError
+    from zeuscpp.device.gpu import ZeusGPUNoPermissionError, ZeusGPUNotSupportedError
+    from zeuscpp.exception import ZeusBaseError
+
+    # The upstream paths name the very classes the library raises, in
+    # upstream's hierarchy (a copy of a class would not catch the library's).
+    assert ZeusGPUNoPermissionError is exc.ZeusGPUNoPermissionError
+    assert ZeusGPUNotSupportedError is exc.ZeusGPUNotSupportedError
+    assert ZeusCPUInitError is exc.ZeusCPUInitError
+    assert ZeusCPUNoPermissionError is exc.ZeusCPUNoPermissionError
+    assert ZeusBaseError is exc.ZeusBaseError
+    assert issubclass(ZeusCPUInitError, ZeusBaseCPUError)
+    assert issubclass(ZeusGPUNoPermissionError, ZeusBaseGPUError)
+    assert issubclass(ZeusBaseGPUError, ZeusBaseError) and issubclass(ZeusBaseCPUError, ZeusBaseError)
+    # An upstream catch site, written with the upstream path, catches what a
+    # refused device call raises.
+    fake_nvml.set_permission_denied(True)
+    with pytest.raises(ZeusGPUNoPermissionError):
+        get_gpus().set_power_management_limit(0, 300_000)
 
 
 def test_base_error_behaves_like_upstreams():

@@ -147,9 +147,20 @@ def test_torch_sync_is_a_no_op_on_cpu_only_torch(fake_nvml):
 
 @pytest.mark.parametrize("framework", ["jax", "cupy"])
 def test_frameworks_that_are_not_installed_have_nothing_to_sync(fake_nvml, framework):
+    import importlib.util
+
+    from zeuscpp.utils.framework import sync_function
+
+    assert importlib.util.find_spec(framework) is None, f"{framework} is installed here"
+    # Nothing to wait for (not an import error at the first window), and the
+    # windows still measure.
+    assert sync_function(framework, [0]) is None
     monitor = ZeusMonitor(sync_execution_with=framework)
+    assert monitor.sync_with == framework
     monitor.begin_window("a")
-    monitor.end_window("a")
+    fake_nvml.advance_energy_mj(1, 2500)
+    m = monitor.end_window("a")
+    assert m.gpu_energy == {0: 0.0, 1: 2.5}
 
 
 def test_bad_arguments_raise_typed_errors(fake_nvml):
@@ -171,27 +182,56 @@ def test_bad_arguments_raise_typed_errors(fake_nvml):
 
 
 def test_several_python_threads_measure_at_once(fake_nvml):
-    monitor = ZeusMonitor(sync_execution_with=None)
+    """Each thread's windows measure the counter between their own begin and end.
+
+    A feeder thread moves GPU 0's counter one millijoule at a time and counts
+    what it fed; every window's energy must lie between what was fed strictly
+    inside it and what was fed around it. A monitor that mixed up the windows
+    of different threads (a begin reading stored under the wrong name, or one
+    shared slot) breaks those bounds.
+    """
+    monitor = ZeusMonitor(gpu_indices=[0], sync_execution_with=None)
     errors: list[BaseException] = []
-    results: list[Measurement] = []
+    bounds: list[tuple[int, int, float]] = []
+    fed = 0
+    stop = threading.Event()
+
+    def feeder() -> None:
+        nonlocal fed
+        while not stop.is_set():
+            fake_nvml.advance_energy_mj(0, 1)
+            fed += 1
 
     def worker(k: int) -> None:
         try:
             for i in range(200):
                 name = f"t{k}-{i}"
+                before_begin = fed
                 monitor.begin_window(name)
-                results.append(monitor.end_window(name))
+                after_begin = fed
+                before_end = fed
+                m = monitor.end_window(name)
+                after_end = fed
+                # fed lags the counter by at most the one advance in flight.
+                bounds.append((before_end - after_begin - 1, after_end + 1 - before_begin,
+                               m.gpu_energy[0] * 1000))
         except BaseException as e:  # noqa: BLE001 - reported below
             errors.append(e)
 
+    feed = threading.Thread(target=feeder)
+    feed.start()
     threads = [threading.Thread(target=worker, args=(k,)) for k in range(4)]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
+    stop.set()
+    feed.join()
     assert not errors
-    assert len(results) == 800
-    assert all(m.gpu_energy[0] >= 0 and m.time >= 0 for m in results)
+    assert len(bounds) == 800
+    outside = [(lo, hi, got) for lo, hi, got in bounds if not lo - 1e-6 <= got <= hi + 1e-6]
+    assert not outside, f"{len(outside)} windows measured outside their own bounds: {outside[:5]}"
+    assert fed > 0 and any(got > 0 for _, _, got in bounds), "the feeder never ran inside a window"
 
 
 def test_counter_reads_release_the_gil(fake_nvml):

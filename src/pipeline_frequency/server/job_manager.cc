@@ -226,6 +226,11 @@ void JobManager::request_schedule(const std::string& job_id, int rank, ScheduleR
       slot = std::move(reply);
       touch_locked(job);
       maybe_hand_out_locked(job, replies);
+      if (job.waiting[at(rank)]) {
+        log::debug("perseus server: rank {} of job {} waits for schedule {} ({} of {} ranks asked)",
+                   rank, printable(job_id), job.served[at(rank)], job.waiting_count,
+                   job.info.world_size);
+      }
     }
   }
   deliver(replies);

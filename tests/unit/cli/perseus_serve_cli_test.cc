@@ -1,12 +1,9 @@
 // End-to-end tests of `zeus perseus serve`: upstream's environment variables,
 // the API on loopback, SIGTERM, and bad configuration (exit 2).
-#include <fcntl.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdlib.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -19,8 +16,6 @@
 #include "zeus/http/client.h"
 #include "zeus/util/files.h"
 
-extern char** environ;
-
 namespace zeus::testing {
 namespace {
 
@@ -30,46 +25,6 @@ using json = nlohmann::json;
 
 const std::string kProfile = std::string(ZEUS_SOURCE_DIR) +
                              "/data/perseus-sosp24-emulation/stage_profile/bloom+a100_sxm_bf16.csv";
-
-// A program running in the background with its stderr in a file.
-class Background {
- public:
-  Background(const std::vector<std::string>& argv, const std::vector<std::string>& env,
-             const std::string& err_path) {
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, 2, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
-                                     0600);
-    std::vector<std::string> env_strings;
-    for (char** e = environ; *e != nullptr; ++e) env_strings.emplace_back(*e);
-    for (const auto& e : env) env_strings.push_back(e);
-    std::vector<char*> envp;
-    for (auto& e : env_strings) envp.push_back(e.data());
-    envp.push_back(nullptr);
-    std::vector<std::string> args = argv;
-    std::vector<char*> argp;
-    for (auto& a : args) argp.push_back(a.data());
-    argp.push_back(nullptr);
-    if (posix_spawn(&pid_, argp[0], &actions, nullptr, argp.data(), envp.data()) != 0) pid_ = -1;
-    posix_spawn_file_actions_destroy(&actions);
-  }
-  ~Background() {
-    if (pid_ > 0) {
-      ::kill(pid_, SIGKILL);
-      ::waitpid(pid_, nullptr, 0);
-    }
-  }
-  int stop(int sig) {
-    ::kill(pid_, sig);
-    int status = 0;
-    ::waitpid(pid_, &status, 0);
-    pid_ = -1;
-    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  }
-
- private:
-  pid_t pid_ = -1;
-};
 
 class PerseusServeCli : public ::testing::Test {
  protected:
@@ -100,17 +55,15 @@ class PerseusServeCli : public ::testing::Test {
 
 TEST_F(PerseusServeCli, ServesUpstreamsApiFromItsEnvironmentAndStopsOnSigterm) {
   const auto port_file = dir_ / "port";
-  const auto err = dir_ / "err";
   // Configured the upstream way: the scheduler and its arguments in ZEUS_PFO_*.
-  Background server(
+  BackgroundProgram server(
       {bin("zeus"), "perseus", "serve", "--port", "0", "--port-file", port_file.string()},
       {"ZEUS_PFO_SCHEDULER=StragglerAware3D",
        "ZEUS_PFO_SCHEDULER_ARGS={\"solution_path\": \"" + (dir_ / "sol").string() +
            "\", \"target\": \"min-energy\"}",
-       "ZEUS_PFO_DUMP_DIR=" + (dir_ / "dump").string(), "ZEUS_PFO_LOG_LEVEL=INFO"},
-      err.string());
+       "ZEUS_PFO_DUMP_DIR=" + (dir_ / "dump").string(), "ZEUS_PFO_LOG_LEVEL=DEBUG"});
   const int port = wait_for_port(port_file);
-  ASSERT_GT(port, 0) << read_file(err.string());
+  ASSERT_GT(port, 0) << server.err();
   const std::string url = "http://127.0.0.1:" + std::to_string(port);
   http::Client c(url);
   auto r = c.post_json("/register_job", R"({"job_id": "", "pp_degree": 8, "dp_degree": 2,
@@ -159,12 +112,15 @@ TEST_F(PerseusServeCli, ServesUpstreamsApiFromItsEnvironmentAndStopsOnSigterm) {
     http::Client rc(url);
     return rc.get("/schedule/" + id + "?rank=3");
   });
-  std::this_thread::sleep_for(std::chrono::milliseconds(200));
-  EXPECT_EQ(server.stop(SIGTERM), 0);
+  // Only rank 3 asks for a second schedule: once the server says it waits, stop it.
+  ASSERT_TRUE(server.wait_for_stderr("waits for schedule 1 (")) << server.err();
+  server.signal(SIGTERM);
+  const auto stopped = server.finish();
+  EXPECT_EQ(stopped.exit_code, 0) << stopped.err;
   const auto last = waiting.get();
   EXPECT_EQ(last.status, 409);
   EXPECT_THAT(last.body, HasSubstr("stopping"));
-  EXPECT_THAT(read_file(err.string()), HasSubstr("stopped"));
+  EXPECT_THAT(stopped.err, HasSubstr("stopped"));
   EXPECT_TRUE(fs::exists(dir_ / "dump" / id / "0.prof.json"));
 }
 

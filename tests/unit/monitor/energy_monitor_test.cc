@@ -325,7 +325,14 @@ TEST(EnergyMonitor, LogWriteFailureIsAnError) {
 }
 
 TEST(EnergyMonitor, ConcurrentWindowsFromManyThreads) {
-  auto rig = make_rig(SteadyClock::instance(), 2);
+  // Each thread's windows measure the GPU between their own begin and end:
+  // the model's energy read just around begin_window and end_window brackets
+  // what the window may report. A monitor that mixed windows of different
+  // threads (a begin reading stored under the wrong name, or one shared slot)
+  // reports energy outside those brackets.
+  SimGpuModel exact;
+  exact.counter_update_period = Seconds(0);  // no quantization: brackets are exact
+  auto rig = make_rig(SteadyClock::instance(), 2, exact);
   EnergyMonitor monitor(rig.inventory);
   std::atomic<int> failures{0};
   std::vector<std::thread> threads;
@@ -333,9 +340,18 @@ TEST(EnergyMonitor, ConcurrentWindowsFromManyThreads) {
     threads.emplace_back([&, t] {
       for (int i = 0; i < 200; ++i) {
         const std::string name = "t" + std::to_string(t) + "_" + std::to_string(i % 3);
+        const double before_begin = rig.sims[1]->true_energy().value();
         monitor.begin_window(name);
+        const double after_begin = rig.sims[1]->true_energy().value();
+        const double before_end = rig.sims[1]->true_energy().value();
         const auto m = monitor.end_window(name);
-        if (m.time.count() < 0 || m.gpu_energy.size() != 2) ++failures;
+        const double after_end = rig.sims[1]->true_energy().value();
+        const double got = m.gpu_energy.at(1).value();
+        const double slack = 1e-9 * after_end;
+        if (m.gpu_energy.size() != 2 || got < before_end - after_begin - slack ||
+            got > after_end - before_begin + slack) {
+          ++failures;
+        }
       }
     });
   }

@@ -1,6 +1,6 @@
 // The SOSP'24 emulation fixture: T_max/T_min/row counts of all ten cases from
 // the profiles, the invariants on full solves, and the two stored lowtime
-// frontiers. Set ZEUS_SLOW_TESTS=1 for the larger solves.
+// frontiers. ZEUS_SLOW_TESTS=1 adds the larger solves.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -173,15 +173,22 @@ TEST(PerseusFixtureTest, GPipeScheduleSatisfiesInvariants) {
   testing::expect_frontier_invariants(sol.problem(), sol.frontier());
 }
 
-// The larger solves (1k-12k steps each): ZEUS_SLOW_TESTS=1.
-TEST(PerseusFixtureTest, SlowAllTenCasesSolveToTMinWithInvariants) {
-  if (!slow_tests()) GTEST_SKIP() << "set ZEUS_SLOW_TESTS=1";
+// Full solves reach T_min with the frontier's invariants: the two A100 cases
+// of 24 microbatches (~1,050 steps; those of 12 are solved by the lowtime
+// comparisons above) always, the other larger ones (1.8k-12k steps, minutes
+// under the sanitizers) with ZEUS_SLOW_TESTS=1.
+TEST(PerseusFixtureTest, CasesSolveToTMinWithInvariants) {
+  int solved = 0;
   for (const auto& c : kCases) {
+    const bool m24 = c.microbatches == 24;
+    if (!m24 && !slow_tests()) continue;
     SCOPED_TRACE(std::string(c.gpu) + " " + c.model + " M=" + std::to_string(c.microbatches));
     const auto sol = solve(c, CostModelKind::kExponential);
     check_solution(sol, c);
     testing::expect_frontier_invariants(sol.problem(), sol.frontier());
+    ++solved;
   }
+  EXPECT_GE(solved, 2);
 }
 
 }  // namespace

@@ -14,9 +14,9 @@ namespace zeus {
 //   on_train_begin; { on_epoch_begin; { on_step_begin; <step>; on_step_end }*;
 //   on_evaluate(metric)?; on_epoch_end }*; on_train_end.
 // on_instruction_begin/end bracket named pieces of work inside a step (for a
-// pipeline-parallel frequency controller, which no optimizer here is yet). Every hook does nothing by default;
-// override the ones you need. Thread-safety is up to the implementation; the
-// loop calls hooks from one thread.
+// pipeline-parallel frequency controller, which no optimizer here is yet). Every hook does nothing
+// by default; override the ones you need. Thread-safety is up to the implementation; the loop calls
+// hooks from one thread.
 class Callback {
  public:
   virtual ~Callback() = default;
