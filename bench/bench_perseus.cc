@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "zeus/perseus/planner.h"
+#include "zeus/optimizer/pipeline_frequency/planner/planner.h"
 
 namespace {
 

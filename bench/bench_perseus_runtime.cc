@@ -23,11 +23,11 @@
 #include "zeus/device/sim_gpu.h"
 #include "zeus/http/client.h"
 #include "zeus/http/server.h"
-#include "zeus/pipeline_frequency/client/pipeline_frequency_optimizer.h"
-#include "zeus/pipeline_frequency/server/http_api.h"
-#include "zeus/pipeline_frequency/server/job_manager.h"
-#include "zeus/pipeline_frequency/server/point_solution.h"
-#include "zeus/pipeline_frequency/server/three_d_parallel.h"
+#include "zeus/optimizer/pipeline_frequency/client/pipeline_frequency_optimizer.h"
+#include "zeus/optimizer/pipeline_frequency/server/http_api.h"
+#include "zeus/optimizer/pipeline_frequency/server/job_manager.h"
+#include "zeus/optimizer/pipeline_frequency/server/point_solution.h"
+#include "zeus/optimizer/pipeline_frequency/server/three_d_parallel.h"
 #include "zeus/util/log.h"
 
 namespace {

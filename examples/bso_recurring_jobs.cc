@@ -12,9 +12,9 @@
 #include <cmath>
 #include <map>
 
-#include "zeus/bso/client/client.h"
 #include "zeus/device/devices.h"
 #include "zeus/device/sim_gpu.h"
+#include "zeus/optimizer/batch_size/client/client.h"
 #include "zeus/util/clock.h"
 #include "zeus/util/error.h"
 #include "zeus/util/log.h"

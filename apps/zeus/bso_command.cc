@@ -8,10 +8,10 @@
 #include <cstdlib>
 
 #include "command_registry.h"
-#include "zeus/bso/server/http_api.h"
-#include "zeus/bso/server/service.h"
-#include "zeus/bso/server/store.h"
 #include "zeus/http/server.h"
+#include "zeus/optimizer/batch_size/server/http_api.h"
+#include "zeus/optimizer/batch_size/server/service.h"
+#include "zeus/optimizer/batch_size/server/store.h"
 #include "zeus/util/error.h"
 #include "zeus/util/files.h"
 #include "zeus/util/log.h"

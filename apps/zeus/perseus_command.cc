@@ -11,9 +11,9 @@
 
 #include "command_registry.h"
 #include "output_checks.h"
-#include "zeus/perseus/frontier_plot.h"
-#include "zeus/perseus/planner.h"
-#include "zeus/perseus/plans_json.h"
+#include "zeus/optimizer/pipeline_frequency/planner/frontier_plot.h"
+#include "zeus/optimizer/pipeline_frequency/planner/planner.h"
+#include "zeus/optimizer/pipeline_frequency/planner/plans_json.h"
 #include "zeus/util/error.h"
 #include "zeus/util/files.h"
 #include "zeus/util/text.h"

@@ -12,9 +12,9 @@
 
 #include "command_registry.h"
 #include "output_checks.h"
-#include "zeus/perseus/cost_model.h"
-#include "zeus/pipeline_frequency/emulation/emulation.h"
-#include "zeus/pipeline_frequency/emulation/stage_worker.h"
+#include "zeus/optimizer/pipeline_frequency/emulation/emulation.h"
+#include "zeus/optimizer/pipeline_frequency/emulation/stage_worker.h"
+#include "zeus/optimizer/pipeline_frequency/planner/cost_model.h"
 #include "zeus/util/error.h"
 #include "zeus/util/files.h"
 #include "zeus/util/text.h"

@@ -11,9 +11,9 @@
 
 #include "command_registry.h"
 #include "zeus/http/server.h"
-#include "zeus/pipeline_frequency/server/http_api.h"
-#include "zeus/pipeline_frequency/server/job_manager.h"
-#include "zeus/pipeline_frequency/server/server_settings.h"
+#include "zeus/optimizer/pipeline_frequency/server/http_api.h"
+#include "zeus/optimizer/pipeline_frequency/server/job_manager.h"
+#include "zeus/optimizer/pipeline_frequency/server/server_settings.h"
 #include "zeus/util/clock.h"
 #include "zeus/util/error.h"
 #include "zeus/util/files.h"

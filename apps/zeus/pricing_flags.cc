@@ -2,9 +2,9 @@
 
 #include <fmt/format.h>
 
-#include "zeus/carbon/hourly_json.h"
-#include "zeus/carbon/provider_spec.h"
-#include "zeus/carbon/rate_provider.h"
+#include "zeus/monitor/carbon/hourly_json.h"
+#include "zeus/monitor/carbon/provider_spec.h"
+#include "zeus/monitor/carbon/rate_provider.h"
 
 namespace zeus::cli {
 

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "zeus/carbon/hourly_rate_monitor.h"
+#include "zeus/monitor/carbon/hourly_rate_monitor.h"
 
 namespace zeus::cli {
 

@@ -14,8 +14,8 @@
 
 #include "command_registry.h"
 #include "output_checks.h"
-#include "zeus/sim/paper.h"
-#include "zeus/sim/paper_report.h"
+#include "zeus/sim/paper/paper.h"
+#include "zeus/sim/paper/paper_report.h"
 #include "zeus/sim/report.h"
 #include "zeus/sim/sweep.h"
 #include "zeus/util/error.h"

@@ -9,8 +9,8 @@
 
 #include "binding.h"
 #include "monitor_binding.h"
-#include "zeus/bso/api/api.h"
-#include "zeus/bso/client/client.h"
+#include "zeus/optimizer/batch_size/client/client.h"
+#include "zeus/optimizer/batch_size/common/api.h"
 #include "zeus/util/json.h"
 
 namespace zeuscpp {

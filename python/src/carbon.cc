@@ -11,11 +11,11 @@
 #include <vector>
 
 #include "binding.h"
-#include "zeus/carbon/electricity_maps.h"
-#include "zeus/carbon/hourly_rate_monitor.h"
-#include "zeus/carbon/openei.h"
-#include "zeus/carbon/rate_provider.h"
 #include "zeus/device/devices.h"
+#include "zeus/monitor/carbon/electricity_maps.h"
+#include "zeus/monitor/carbon/hourly_rate_monitor.h"
+#include "zeus/monitor/carbon/openei.h"
+#include "zeus/monitor/carbon/rate_provider.h"
 #include "zeus/util/error.h"
 
 namespace zeuscpp {

@@ -12,7 +12,7 @@
 
 #include "binding.h"
 #include "zeus/device/devices.h"
-#include "zeus/pipeline_frequency/client/pipeline_frequency_optimizer.h"
+#include "zeus/optimizer/pipeline_frequency/client/pipeline_frequency_optimizer.h"
 #include "zeus/util/error.h"
 
 namespace zeuscpp {

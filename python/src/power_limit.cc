@@ -20,7 +20,7 @@
 #include "monitor_binding.h"
 #include "zeus/optimizer/power_limit/power_limit_optimizer.h"
 #include "zeus/optimizer/power_limit/reducer.h"
-#include "zeus/optimizer/power_limit_selection/power_limit_selector.h"
+#include "zeus/optimizer/power_limit/selection/power_limit_selector.h"
 #include "zeus/util/error.h"
 
 namespace zeuscpp {
@@ -260,9 +260,10 @@ void bind_power_limit(py::module_& core) {
   py::class_<OptimizerState>(m, "OptimizerState",
                              "Where the optimizer is: phase ('ready', 'warmup', 'profiling', "
                              "'done'), the power limit (W) it concerns, and steps left.")
-      .def_readonly("phase", &OptimizerState::phase)
-      .def_readonly("power_limit", &OptimizerState::power_limit)
-      .def_readonly("steps", &OptimizerState::steps)
+      .def_readonly("phase", &OptimizerState::phase, "'ready', 'warmup', 'profiling' or 'done'.")
+      .def_readonly("power_limit", &OptimizerState::power_limit,
+                    "The power limit (W) the phase concerns.")
+      .def_readonly("steps", &OptimizerState::steps, "Steps left in the phase.")
       .def("__repr__", [](const OptimizerState& s) {
         return fmt::format("OptimizerState(phase='{}', power_limit={}, steps={})", s.phase,
                            py::repr(s.power_limit).cast<std::string>(), s.steps);

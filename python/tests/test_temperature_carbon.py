@@ -22,7 +22,7 @@ from zeuscpp.monitor.price import ConstantElectricityPrice, EnergyCostMonitor, O
 SOURCE_DIR = os.environ.get(
     "ZEUSCPP_SOURCE_DIR", os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 )
-FIXTURES = os.path.join(SOURCE_DIR, "tests", "unit", "carbon", "fixtures")
+FIXTURES = os.path.join(SOURCE_DIR, "tests", "unit", "monitor", "carbon", "fixtures")
 
 
 def test_temperature_timeline_and_nearest_sample(fake_nvml):

@@ -5,12 +5,12 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include "device/amdsmi.h"
 #include "device/nvml/cuda_visible_devices.h"
+#include "device/sim_gpu_model_json.h"
 #include "device/zeusd/attach_zeusd.h"
-#include "zeus/device/amdsmi.h"
 #include "zeus/device/nvml.h"
 #include "zeus/device/sim_gpu.h"
-#include "zeus/device/sim_gpu_model_json.h"
 #include "zeus/util/error.h"
 #include "zeus/util/parse.h"
 

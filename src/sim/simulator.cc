@@ -14,8 +14,8 @@
 
 #include "zeus/optimizer/batch_size/cost.h"
 #include "zeus/optimizer/batch_size/rng.h"
+#include "zeus/optimizer/power_limit/selection/zeus_cost.h"
 #include "zeus/util/error.h"
-#include "zeus/util/metric.h"
 #include "zeus/util/text.h"
 
 namespace zeus::sim {

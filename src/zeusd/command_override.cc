@@ -1,4 +1,4 @@
-#include "zeus/zeusd/command_override.h"
+#include "zeusd/command_override.h"
 
 #include <fcntl.h>
 #include <poll.h>

@@ -4,8 +4,8 @@
 #include <cmath>
 
 #include "zeus/util/error.h"
-#include "zeus/zeusd/query.h"
 #include "zeusd/daemon_state.h"
+#include "zeusd/query.h"
 
 namespace zeus::zeusd {
 namespace {

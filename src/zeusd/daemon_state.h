@@ -11,14 +11,14 @@
 
 #include "zeus/http/router.h"
 #include "zeus/http/server.h"
-#include "zeus/zeusd/command_override.h"
 #include "zeus/zeusd/daemon.h"
-#include "zeus/zeusd/device_worker.h"
 #include "zeus/zeusd/jwt.h"
-#include "zeus/zeusd/leases.h"
 #include "zeus/zeusd/metrics.h"
-#include "zeus/zeusd/overridden_gpu.h"
-#include "zeus/zeusd/power_streamer.h"
+#include "zeusd/command_override.h"
+#include "zeusd/device_worker.h"
+#include "zeusd/leases.h"
+#include "zeusd/overridden_gpu.h"
+#include "zeusd/power_streamer.h"
 #include "zeusd/scheduler.h"
 
 namespace zeus::zeusd {

@@ -1,4 +1,4 @@
-#include "zeus/zeusd/device_worker.h"
+#include "zeusd/device_worker.h"
 
 #include "zeus/util/log.h"
 

@@ -7,8 +7,8 @@
 
 #include "zeus/util/error.h"
 #include "zeus/util/log.h"
-#include "zeus/zeusd/query.h"
 #include "zeusd/daemon_state.h"
+#include "zeusd/query.h"
 
 namespace zeus::zeusd {
 namespace {

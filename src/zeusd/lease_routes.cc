@@ -2,8 +2,8 @@
 #include <fmt/format.h>
 
 #include "zeus/util/error.h"
-#include "zeus/zeusd/query.h"
 #include "zeusd/daemon_state.h"
+#include "zeusd/query.h"
 
 namespace zeus::zeusd {
 namespace {

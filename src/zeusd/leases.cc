@@ -1,4 +1,4 @@
-#include "zeus/zeusd/leases.h"
+#include "zeusd/leases.h"
 
 #include <fmt/format.h>
 

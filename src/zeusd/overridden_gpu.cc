@@ -1,4 +1,4 @@
-#include "zeus/zeusd/overridden_gpu.h"
+#include "zeusd/overridden_gpu.h"
 
 namespace zeus::zeusd {
 

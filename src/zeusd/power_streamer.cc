@@ -1,4 +1,4 @@
-#include "zeus/zeusd/power_streamer.h"
+#include "zeusd/power_streamer.h"
 
 #include <chrono>
 

@@ -1,4 +1,4 @@
-#include "zeus/zeusd/query.h"
+#include "zeusd/query.h"
 
 #include <fmt/format.h>
 

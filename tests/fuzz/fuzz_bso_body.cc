@@ -5,7 +5,7 @@
 #include <cmath>
 
 #include "fuzz_support.h"
-#include "zeus/bso/api/api.h"
+#include "zeus/optimizer/batch_size/common/api.h"
 #include "zeus/util/error.h"
 #include "zeus/util/json.h"
 

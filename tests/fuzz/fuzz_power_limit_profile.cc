@@ -5,7 +5,7 @@
 #include <set>
 
 #include "fuzz_support.h"
-#include "zeus/optimizer/power_limit/power_limit_profile_json.h"
+#include "optimizer/power_limit/power_limit_profile_json.h"
 #include "zeus/util/error.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

@@ -2,8 +2,8 @@
 // sensible, so nothing computed from it later overflows or turns NaN.
 #include <cmath>
 
+#include "device/sim_gpu_model_json.h"
 #include "fuzz_support.h"
-#include "zeus/device/sim_gpu_model_json.h"
 #include "zeus/util/error.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

@@ -9,9 +9,9 @@
 #include "fuzz_support.h"
 #include "zeus/http/message.h"
 #include "zeus/util/error.h"
-#include "zeus/zeusd/command_override.h"
 #include "zeus/zeusd/jwt.h"
-#include "zeus/zeusd/query.h"
+#include "zeusd/command_override.h"
+#include "zeusd/query.h"
 
 namespace {
 constexpr std::string_view kKey = "fuzz-signing-key";

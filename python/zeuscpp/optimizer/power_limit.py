@@ -28,11 +28,13 @@ __all__ = [
     "ZeusCost",
     "MaxSlowdownConstraint",
     "PowerLimitMeasurement",
+    "OptimizerState",
     "GlobalPowerLimitOptimizer",
     "HFGlobalPowerLimitOptimizer",
 ]
 
 PowerLimitMeasurement = _optimizer.PowerLimitMeasurement
+OptimizerState = _optimizer.OptimizerState  # the type of GlobalPowerLimitOptimizer.state
 
 
 class OptimumSelector(abc.ABC):

@@ -4,7 +4,7 @@
 #include <fmt/format.h>
 
 #include "device/amd/amdsmi_api.h"
-#include "zeus/device/amdsmi.h"
+#include "device/amdsmi.h"
 
 namespace zeus {
 

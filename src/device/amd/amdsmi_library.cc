@@ -1,10 +1,8 @@
 #include "device/amd/amdsmi_library.h"
 
-#include <dlfcn.h>
 #include <fmt/format.h>
 
 #include <cstring>
-#include <map>
 
 #include "device/amd/amdsmi_error.h"
 #include "zeus/util/error.h"
@@ -15,48 +13,34 @@ namespace {
 
 namespace abi = amdsmi_abi;
 
-template <class Fn>
-Fn lookup(void* handle, const char* symbol) {
-  // POSIX guarantees that dlsym's object pointer converts to a function pointer.
-  return reinterpret_cast<Fn>(dlsym(handle, symbol));
-}
+using device_internal::DynamicLibrary;
+using device_internal::SessionRegistry;
 
-// Live sessions by library path. Never destroyed, so destructors that run
-// during static destruction still find it.
-struct Registry {
-  std::mutex mutex;
-  std::map<std::string, std::weak_ptr<AmdSmiLibrary>> sessions;
-};
-Registry& registry() {
-  static auto* r = new Registry;
-  return *r;
-}
-
-AmdSmiLibrary::Api resolve(void* handle) {
+AmdSmiLibrary::Api resolve(const DynamicLibrary& library) {
   AmdSmiLibrary::Api api;
-  api.init = lookup<abi::InitFn>(handle, "amdsmi_init");
-  api.shut_down = lookup<abi::ShutDownFn>(handle, "amdsmi_shut_down");
-  api.get_lib_version = lookup<abi::GetLibVersionFn>(handle, "amdsmi_get_lib_version");
-  api.get_socket_handles = lookup<abi::GetSocketHandlesFn>(handle, "amdsmi_get_socket_handles");
+  api.init = library.symbol<abi::InitFn>("amdsmi_init");
+  api.shut_down = library.symbol<abi::ShutDownFn>("amdsmi_shut_down");
+  api.get_lib_version = library.symbol<abi::GetLibVersionFn>("amdsmi_get_lib_version");
+  api.get_socket_handles = library.symbol<abi::GetSocketHandlesFn>("amdsmi_get_socket_handles");
   api.get_processor_handles =
-      lookup<abi::GetProcessorHandlesFn>(handle, "amdsmi_get_processor_handles");
+      library.symbol<abi::GetProcessorHandlesFn>("amdsmi_get_processor_handles");
   api.status_code_to_string =
-      lookup<abi::StatusCodeToStringFn>(handle, "amdsmi_status_code_to_string");
-  api.get_processor_type = lookup<abi::GetProcessorTypeFn>(handle, "amdsmi_get_processor_type");
-  api.get_gpu_asic_info = lookup<abi::GetInfoFn>(handle, "amdsmi_get_gpu_asic_info");
-  api.get_gpu_kfd_info = lookup<abi::GetInfoFn>(handle, "amdsmi_get_gpu_kfd_info");
-  api.get_gpu_enumeration_info = lookup<abi::GetInfoFn>(handle, "amdsmi_get_gpu_enumeration_info");
-  api.get_gpu_device_uuid = lookup<abi::GetDeviceUuidFn>(handle, "amdsmi_get_gpu_device_uuid");
-  api.get_gpu_bdf_id = lookup<abi::GetDeviceBdfFn>(handle, "amdsmi_get_gpu_bdf_id");
-  api.get_energy_count = lookup<abi::GetEnergyCountFn>(handle, "amdsmi_get_energy_count");
-  api.get_power_info = lookup<abi::GetPowerInfoFn>(handle, "amdsmi_get_power_info");
-  api.get_power_cap_info = lookup<abi::GetPowerCapInfoFn>(handle, "amdsmi_get_power_cap_info");
-  api.set_power_cap = lookup<abi::SetPowerCapFn>(handle, "amdsmi_set_power_cap");
-  api.get_clock_info = lookup<abi::GetClockInfoFn>(handle, "amdsmi_get_clock_info");
-  api.get_clk_freq = lookup<abi::GetClkFreqFn>(handle, "amdsmi_get_clk_freq");
-  api.set_gpu_clk_limit = lookup<abi::SetGpuClkLimitFn>(handle, "amdsmi_set_gpu_clk_limit");
-  api.set_gpu_perf_level = lookup<abi::SetGpuPerfLevelFn>(handle, "amdsmi_set_gpu_perf_level");
-  api.get_temp_metric = lookup<abi::GetTempMetricFn>(handle, "amdsmi_get_temp_metric");
+      library.symbol<abi::StatusCodeToStringFn>("amdsmi_status_code_to_string");
+  api.get_processor_type = library.symbol<abi::GetProcessorTypeFn>("amdsmi_get_processor_type");
+  api.get_gpu_asic_info = library.symbol<abi::GetInfoFn>("amdsmi_get_gpu_asic_info");
+  api.get_gpu_kfd_info = library.symbol<abi::GetInfoFn>("amdsmi_get_gpu_kfd_info");
+  api.get_gpu_enumeration_info = library.symbol<abi::GetInfoFn>("amdsmi_get_gpu_enumeration_info");
+  api.get_gpu_device_uuid = library.symbol<abi::GetDeviceUuidFn>("amdsmi_get_gpu_device_uuid");
+  api.get_gpu_bdf_id = library.symbol<abi::GetDeviceBdfFn>("amdsmi_get_gpu_bdf_id");
+  api.get_energy_count = library.symbol<abi::GetEnergyCountFn>("amdsmi_get_energy_count");
+  api.get_power_info = library.symbol<abi::GetPowerInfoFn>("amdsmi_get_power_info");
+  api.get_power_cap_info = library.symbol<abi::GetPowerCapInfoFn>("amdsmi_get_power_cap_info");
+  api.set_power_cap = library.symbol<abi::SetPowerCapFn>("amdsmi_set_power_cap");
+  api.get_clock_info = library.symbol<abi::GetClockInfoFn>("amdsmi_get_clock_info");
+  api.get_clk_freq = library.symbol<abi::GetClkFreqFn>("amdsmi_get_clk_freq");
+  api.set_gpu_clk_limit = library.symbol<abi::SetGpuClkLimitFn>("amdsmi_set_gpu_clk_limit");
+  api.set_gpu_perf_level = library.symbol<abi::SetGpuPerfLevelFn>("amdsmi_set_gpu_perf_level");
+  api.get_temp_metric = library.symbol<abi::GetTempMetricFn>("amdsmi_get_temp_metric");
   return api;
 }
 
@@ -129,10 +113,10 @@ AmdSmiLibrary::Version read_version(abi::GetLibVersionFn get_lib_version, std::s
   return v;
 }
 
-AmdSmiLibrary::AmdSmiLibrary(std::string path, void* handle, Api api, Version version,
+AmdSmiLibrary::AmdSmiLibrary(std::string path, DynamicLibrary library, Api api, Version version,
                              bool serialize)
     : path_(std::move(path)),
-      handle_(handle),
+      library_(std::move(library)),
       api_(api),
       version_(std::move(version)),
       serialize_(serialize) {}
@@ -142,7 +126,6 @@ AmdSmiLibrary::~AmdSmiLibrary() {
   if (status != abi::kSuccess) {
     log::warn("amdsmi_shut_down failed: {} (AMD SMI status {})", status_string(status), status);
   }
-  dlclose(handle_);
 }
 
 std::string AmdSmiLibrary::status_string(abi::amdsmi_status_t status) const {
@@ -165,21 +148,18 @@ void AmdSmiLibrary::fail(abi::amdsmi_status_t status, std::string_view function,
 
 std::shared_ptr<AmdSmiLibrary> AmdSmiLibrary::acquire(const std::vector<std::string>& candidates,
                                                       int serialize) {
-  Registry& reg = registry();
-  std::lock_guard lock(reg.mutex);
+  auto& sessions = SessionRegistry<AmdSmiLibrary>::instance();
+  std::lock_guard lock(sessions.mutex());
   std::vector<std::string> tried;
   for (const std::string& path : candidates) {
-    if (auto live = reg.sessions[path].lock()) return live;
-    dlerror();  // clear a stale message
-    void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (handle == nullptr) {
-      const char* why = dlerror();
-      tried.push_back(why != nullptr ? std::string(why) : path + ": cannot be loaded");
+    if (auto live = sessions.live(path)) return live;
+    DynamicLibrary library(path);
+    if (!library.is_open()) {
+      tried.push_back(library.error());
       continue;
     }
-    const Api api = resolve(handle);
+    const Api api = resolve(library);
     if (const char* symbol = missing_required(api); symbol != nullptr) {
-      dlclose(handle);
       tried.push_back(fmt::format("{}: does not export {} (not AMD SMI, or older than ROCm 6.3)",
                                   path, symbol));
       continue;
@@ -188,7 +168,6 @@ std::shared_ptr<AmdSmiLibrary> AmdSmiLibrary::acquire(const std::vector<std::str
     try {
       version = read_version(api.get_lib_version, path);
     } catch (const Error& e) {
-      dlclose(handle);
       tried.push_back(e.what());
       continue;
     }
@@ -200,7 +179,6 @@ std::shared_ptr<AmdSmiLibrary> AmdSmiLibrary::acquire(const std::vector<std::str
           api.status_code_to_string(status, &text) == abi::kSuccess && text != nullptr) {
         why = text;
       }
-      dlclose(handle);
       throw_amdsmi_error(status, "amdsmi_init", why,
                          fmt::format("initializing AMD SMI {} from {}", version.text, path));
     }
@@ -208,8 +186,8 @@ std::shared_ptr<AmdSmiLibrary> AmdSmiLibrary::acquire(const std::vector<std::str
     log::debug("AMD SMI {} (ABI {}) loaded from {}{}", version.text, version.abi, path,
                serialized ? "; calls serialized (not thread-safe before ROCm 7.2)" : "");
     std::shared_ptr<AmdSmiLibrary> lib(
-        new AmdSmiLibrary(path, handle, api, std::move(version), serialized));
-    reg.sessions[path] = lib;
+        new AmdSmiLibrary(path, std::move(library), api, std::move(version), serialized));
+    sessions.remember(path, lib);
     return lib;
   }
   std::string detail;

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "device/amd/amdsmi_api.h"
+#include "device/dynamic_library.h"
 
 namespace zeus::amdsmi_internal {
 
@@ -84,10 +85,11 @@ class AmdSmiLibrary {
                          std::string_view context) const;
 
  private:
-  AmdSmiLibrary(std::string path, void* handle, Api api, Version version, bool serialize);
+  AmdSmiLibrary(std::string path, device_internal::DynamicLibrary library, Api api, Version version,
+                bool serialize);
 
   std::string path_;
-  void* handle_;
+  device_internal::DynamicLibrary library_;  // closed after amdsmi_shut_down
   Api api_;
   Version version_;
   bool serialize_;

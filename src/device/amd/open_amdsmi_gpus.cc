@@ -10,7 +10,7 @@
 #include "device/amd/amdsmi_gpu.h"
 #include "device/amd/amdsmi_library.h"
 #include "device/amd/hip_visible_devices.h"
-#include "zeus/device/amdsmi.h"
+#include "device/amdsmi.h"
 #include "zeus/util/log.h"
 
 namespace zeus {

@@ -1,10 +1,6 @@
 #include "device/nvml/nvml_library.h"
 
-#include <dlfcn.h>
 #include <fmt/format.h>
-
-#include <map>
-#include <mutex>
 
 #include "device/nvml/nvml_error.h"
 #include "zeus/util/error.h"
@@ -15,22 +11,8 @@ namespace {
 
 namespace abi = nvml_abi;
 
-template <class Fn>
-Fn lookup(void* handle, const char* symbol) {
-  // POSIX guarantees that dlsym's object pointer converts to a function pointer.
-  return reinterpret_cast<Fn>(dlsym(handle, symbol));
-}
-
-// Live sessions by library path. Never destroyed, so NvmlLibrary destructors
-// that run during static destruction still find it.
-struct Registry {
-  std::mutex mutex;
-  std::map<std::string, std::weak_ptr<NvmlLibrary>> sessions;
-};
-Registry& registry() {
-  static auto* r = new Registry;
-  return *r;
-}
+using device_internal::DynamicLibrary;
+using device_internal::SessionRegistry;
 
 }  // namespace
 
@@ -41,15 +23,14 @@ void throw_missing_symbol(std::string_view symbol, std::string_view context) {
                           context, symbol));
 }
 
-NvmlLibrary::NvmlLibrary(std::string path, void* handle, Api api)
-    : path_(std::move(path)), handle_(handle), api_(api) {}
+NvmlLibrary::NvmlLibrary(std::string path, DynamicLibrary library, Api api)
+    : path_(std::move(path)), library_(std::move(library)), api_(api) {}
 
 NvmlLibrary::~NvmlLibrary() {
   const int rc = api_.shutdown();
   if (rc != abi::kSuccess) {
     log::warn("nvmlShutdown failed: {} (NVML error {})", error_string(rc), rc);
   }
-  dlclose(handle_);
 }
 
 std::string_view NvmlLibrary::error_string(int nvml_return) const {
@@ -68,31 +49,29 @@ void NvmlLibrary::fail(int nvml_return, std::string_view function, std::string_v
 }
 
 std::shared_ptr<NvmlLibrary> NvmlLibrary::acquire(const std::string& path) {
-  Registry& reg = registry();
-  std::lock_guard lock(reg.mutex);
-  if (auto live = reg.sessions[path].lock()) return live;
+  auto& sessions = SessionRegistry<NvmlLibrary>::instance();
+  std::lock_guard lock(sessions.mutex());
+  if (auto live = sessions.live(path)) return live;
 
-  dlerror();  // clear a stale message
-  void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (handle == nullptr) {
-    const char* why = dlerror();
+  DynamicLibrary library(path);
+  if (!library.is_open()) {
     throw_error(ErrorCode::kDriverNotLoaded,
                 fmt::format("no NVIDIA driver found: cannot load {} ({}); install the NVIDIA "
                             "driver (it provides libnvidia-ml.so.1), point ZEUS_NVML_LIBRARY at "
                             "the library, or set ZEUS_GPU_BACKEND=sim to use simulated GPUs",
-                            path, why != nullptr ? why : "unknown dlopen error"));
+                            path, library.error()));
   }
 
   Api api;
   // Required: versioned names (the unversioned ones have older semantics).
-  api.init = lookup<abi::InitFn>(handle, "nvmlInit_v2");
-  api.shutdown = lookup<abi::ShutdownFn>(handle, "nvmlShutdown");
-  api.error_string = lookup<abi::ErrorStringFn>(handle, "nvmlErrorString");
-  api.device_get_count = lookup<abi::DeviceGetCountFn>(handle, "nvmlDeviceGetCount_v2");
+  api.init = library.symbol<abi::InitFn>("nvmlInit_v2");
+  api.shutdown = library.symbol<abi::ShutdownFn>("nvmlShutdown");
+  api.error_string = library.symbol<abi::ErrorStringFn>("nvmlErrorString");
+  api.device_get_count = library.symbol<abi::DeviceGetCountFn>("nvmlDeviceGetCount_v2");
   api.device_get_handle_by_index =
-      lookup<abi::DeviceGetHandleByIndexFn>(handle, "nvmlDeviceGetHandleByIndex_v2");
-  api.device_get_name = lookup<abi::DeviceStringFn>(handle, "nvmlDeviceGetName");
-  api.device_get_uuid = lookup<abi::DeviceStringFn>(handle, "nvmlDeviceGetUUID");
+      library.symbol<abi::DeviceGetHandleByIndexFn>("nvmlDeviceGetHandleByIndex_v2");
+  api.device_get_name = library.symbol<abi::DeviceStringFn>("nvmlDeviceGetName");
+  api.device_get_uuid = library.symbol<abi::DeviceStringFn>("nvmlDeviceGetUUID");
   const std::pair<const char*, bool> required[] = {
       {"nvmlInit_v2", api.init != nullptr},
       {"nvmlShutdown", api.shutdown != nullptr},
@@ -104,7 +83,6 @@ std::shared_ptr<NvmlLibrary> NvmlLibrary::acquire(const std::string& path) {
   };
   for (const auto& [symbol, present] : required) {
     if (!present) {
-      dlclose(handle);
       throw_error(ErrorCode::kDriverNotLoaded,
                   fmt::format("no NVIDIA driver found: {} does not export {}, so it is not NVML "
                               "or the NVIDIA driver is too old; install a current driver or point "
@@ -113,59 +91,60 @@ std::shared_ptr<NvmlLibrary> NvmlLibrary::acquire(const std::string& path) {
     }
   }
 
-  api.system_get_driver_version = lookup<abi::SystemStringFn>(handle, "nvmlSystemGetDriverVersion");
-  api.system_get_nvml_version = lookup<abi::SystemStringFn>(handle, "nvmlSystemGetNVMLVersion");
+  api.system_get_driver_version = library.symbol<abi::SystemStringFn>("nvmlSystemGetDriverVersion");
+  api.system_get_nvml_version = library.symbol<abi::SystemStringFn>("nvmlSystemGetNVMLVersion");
   api.device_get_handle_by_uuid =
-      lookup<abi::DeviceGetHandleByUuidFn>(handle, "nvmlDeviceGetHandleByUUID");
-  api.device_get_index = lookup<abi::DeviceGetIndexFn>(handle, "nvmlDeviceGetIndex");
+      library.symbol<abi::DeviceGetHandleByUuidFn>("nvmlDeviceGetHandleByUUID");
+  api.device_get_index = library.symbol<abi::DeviceGetIndexFn>("nvmlDeviceGetIndex");
   api.device_get_architecture =
-      lookup<abi::DeviceGetUnsignedFn>(handle, "nvmlDeviceGetArchitecture");
+      library.symbol<abi::DeviceGetUnsignedFn>("nvmlDeviceGetArchitecture");
   api.device_get_total_energy_consumption =
-      lookup<abi::DeviceGetTotalEnergyFn>(handle, "nvmlDeviceGetTotalEnergyConsumption");
+      library.symbol<abi::DeviceGetTotalEnergyFn>("nvmlDeviceGetTotalEnergyConsumption");
   api.device_get_field_values =
-      lookup<abi::DeviceGetFieldValuesFn>(handle, "nvmlDeviceGetFieldValues");
-  api.device_get_power_usage = lookup<abi::DeviceGetUnsignedFn>(handle, "nvmlDeviceGetPowerUsage");
+      library.symbol<abi::DeviceGetFieldValuesFn>("nvmlDeviceGetFieldValues");
+  api.device_get_power_usage = library.symbol<abi::DeviceGetUnsignedFn>("nvmlDeviceGetPowerUsage");
   api.device_get_power_management_limit =
-      lookup<abi::DeviceGetUnsignedFn>(handle, "nvmlDeviceGetPowerManagementLimit");
+      library.symbol<abi::DeviceGetUnsignedFn>("nvmlDeviceGetPowerManagementLimit");
   api.device_get_power_management_default_limit =
-      lookup<abi::DeviceGetUnsignedFn>(handle, "nvmlDeviceGetPowerManagementDefaultLimit");
-  api.device_get_power_management_limit_constraints = lookup<abi::DeviceGetLimitConstraintsFn>(
-      handle, "nvmlDeviceGetPowerManagementLimitConstraints");
+      library.symbol<abi::DeviceGetUnsignedFn>("nvmlDeviceGetPowerManagementDefaultLimit");
+  api.device_get_power_management_limit_constraints =
+      library.symbol<abi::DeviceGetLimitConstraintsFn>(
+          "nvmlDeviceGetPowerManagementLimitConstraints");
   api.device_set_power_management_limit =
-      lookup<abi::DeviceSetUnsignedFn>(handle, "nvmlDeviceSetPowerManagementLimit");
+      library.symbol<abi::DeviceSetUnsignedFn>("nvmlDeviceSetPowerManagementLimit");
   api.device_get_persistence_mode =
-      lookup<abi::DeviceGetPersistenceFn>(handle, "nvmlDeviceGetPersistenceMode");
+      library.symbol<abi::DeviceGetPersistenceFn>("nvmlDeviceGetPersistenceMode");
   api.device_set_persistence_mode =
-      lookup<abi::DeviceSetPersistenceFn>(handle, "nvmlDeviceSetPersistenceMode");
+      library.symbol<abi::DeviceSetPersistenceFn>("nvmlDeviceSetPersistenceMode");
   api.device_get_supported_memory_clocks =
-      lookup<abi::DeviceGetSupportedMemoryClocksFn>(handle, "nvmlDeviceGetSupportedMemoryClocks");
-  api.device_get_supported_graphics_clocks = lookup<abi::DeviceGetSupportedGraphicsClocksFn>(
-      handle, "nvmlDeviceGetSupportedGraphicsClocks");
+      library.symbol<abi::DeviceGetSupportedMemoryClocksFn>("nvmlDeviceGetSupportedMemoryClocks");
+  api.device_get_supported_graphics_clocks =
+      library.symbol<abi::DeviceGetSupportedGraphicsClocksFn>(
+          "nvmlDeviceGetSupportedGraphicsClocks");
   api.device_set_gpu_locked_clocks =
-      lookup<abi::DeviceSetClockRangeFn>(handle, "nvmlDeviceSetGpuLockedClocks");
+      library.symbol<abi::DeviceSetClockRangeFn>("nvmlDeviceSetGpuLockedClocks");
   api.device_reset_gpu_locked_clocks =
-      lookup<abi::DeviceResetFn>(handle, "nvmlDeviceResetGpuLockedClocks");
+      library.symbol<abi::DeviceResetFn>("nvmlDeviceResetGpuLockedClocks");
   api.device_set_memory_locked_clocks =
-      lookup<abi::DeviceSetClockRangeFn>(handle, "nvmlDeviceSetMemoryLockedClocks");
+      library.symbol<abi::DeviceSetClockRangeFn>("nvmlDeviceSetMemoryLockedClocks");
   api.device_reset_memory_locked_clocks =
-      lookup<abi::DeviceResetFn>(handle, "nvmlDeviceResetMemoryLockedClocks");
+      library.symbol<abi::DeviceResetFn>("nvmlDeviceResetMemoryLockedClocks");
   api.device_get_temperature =
-      lookup<abi::DeviceGetTemperatureFn>(handle, "nvmlDeviceGetTemperature");
+      library.symbol<abi::DeviceGetTemperatureFn>("nvmlDeviceGetTemperature");
   api.device_get_temperature_v =
-      lookup<abi::DeviceGetTemperatureVFn>(handle, "nvmlDeviceGetTemperatureV");
+      library.symbol<abi::DeviceGetTemperatureVFn>("nvmlDeviceGetTemperatureV");
 
   const int rc = api.init();
   if (rc != abi::kSuccess) {
     const char* text = api.error_string(rc);
     const std::string message = text != nullptr ? text : "unknown NVML error";
-    dlclose(handle);
     throw_nvml_error(rc, "nvmlInit_v2", message, fmt::format("initializing NVML from {}", path),
                      rc == abi::kErrorNoPermission ? kDeviceAccessHint : std::string_view());
   }
   log::debug("NVML loaded from {} and initialized", path);
 
-  std::shared_ptr<NvmlLibrary> lib(new NvmlLibrary(path, handle, api));
-  reg.sessions[path] = lib;
+  std::shared_ptr<NvmlLibrary> lib(new NvmlLibrary(path, std::move(library), api));
+  sessions.remember(path, lib);
   return lib;
 }
 

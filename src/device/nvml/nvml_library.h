@@ -9,6 +9,7 @@
 #include <string>
 #include <string_view>
 
+#include "device/dynamic_library.h"
 #include "device/nvml/nvml_api.h"
 
 namespace zeus::nvml_internal {
@@ -74,10 +75,10 @@ class NvmlLibrary {
                          std::string_view hint = {}) const;
 
  private:
-  NvmlLibrary(std::string path, void* handle, Api api);
+  NvmlLibrary(std::string path, device_internal::DynamicLibrary library, Api api);
 
   std::string path_;
-  void* handle_;
+  device_internal::DynamicLibrary library_;  // closed after nvmlShutdown
   Api api_;
 };
 

@@ -1,4 +1,4 @@
-#include "zeus/device/sim_gpu_model_json.h"
+#include "device/sim_gpu_model_json.h"
 
 #include <fmt/format.h>
 

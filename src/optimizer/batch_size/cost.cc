@@ -5,8 +5,8 @@
 #include <limits>
 #include <vector>
 
-#include "zeus/optimizer/power_limit_selection/power_limit_selector.h"
-#include "zeus/util/metric.h"
+#include "zeus/optimizer/power_limit/selection/power_limit_selector.h"
+#include "zeus/optimizer/power_limit/selection/zeus_cost.h"
 
 namespace zeus::batch_size {
 

@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
-#include "zeus/optimizer/power_limit/power_limit_profile_json.h"
+#include "optimizer/power_limit/power_limit_profile_json.h"
 #include "zeus/optimizer/power_limit/power_limit_report.h"
 #include "zeus/util/error.h"
 #include "zeus/util/files.h"

@@ -1,4 +1,4 @@
-#include "zeus/optimizer/power_limit/power_limit_profile_json.h"
+#include "optimizer/power_limit/power_limit_profile_json.h"
 
 #include <fmt/format.h>
 

@@ -13,7 +13,7 @@
 
 #include "zeus/device/sim_gpu.h"
 #include "zeus/monitor/energy_monitor.h"
-#include "zeus/optimizer/mpi/mpi_reducer.h"
+#include "zeus/optimizer/power_limit/mpi/mpi_reducer.h"
 #include "zeus/optimizer/power_limit/power_limit_optimizer.h"
 
 namespace {

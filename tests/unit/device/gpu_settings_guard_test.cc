@@ -8,7 +8,7 @@
 #include <csignal>
 #include <cstdlib>
 
-#include "unit/power_limit/test_support.h"
+#include "unit/optimizer/power_limit/test_support.h"
 
 namespace zeus {
 namespace {

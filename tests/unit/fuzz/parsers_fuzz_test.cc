@@ -12,9 +12,9 @@
 #include <string>
 
 #include "zeus/optimizer/batch_size/rng.h"
-#include "zeus/perseus/planner.h"
-#include "zeus/perseus/plans_json.h"
-#include "zeus/perseus/profile.h"
+#include "zeus/optimizer/pipeline_frequency/planner/planner.h"
+#include "zeus/optimizer/pipeline_frequency/planner/plans_json.h"
+#include "zeus/optimizer/pipeline_frequency/planner/profile.h"
 #include "zeus/util/error.h"
 #include "zeus/util/files.h"
 

@@ -6,9 +6,9 @@
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
+#include "device/amdsmi.h"
 #include "fakes/amdsmi/fake_amdsmi_control.h"
 #include "fakes/nvml/fake_nvml_control.h"
-#include "zeus/device/amdsmi.h"
 #include "zeus/device/nvml.h"
 #include "zeus/util/error.h"
 #include "zeus/util/log.h"

@@ -13,6 +13,7 @@
 #include <set>
 #include <stdexcept>
 
+#include "support/temp_dir.h"
 #include "zeus/sim/report.h"
 #include "zeus/sim/simulator.h"
 #include "zeus/sim/sweep.h"
@@ -26,22 +27,7 @@ namespace {
 const std::string kTraces = std::string(ZEUS_SOURCE_DIR) + "/data/zeus-traces";
 
 // A fresh directory (mkdtemp), removed at the end of the test.
-class TempDir {
- public:
-  TempDir() {
-    std::string tmpl = (std::filesystem::temp_directory_path() / "zeus_sim_test_XXXXXX").string();
-    if (::mkdtemp(tmpl.data()) == nullptr) throw std::runtime_error("mkdtemp " + tmpl);
-    path_ = tmpl;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
+using ::zeus::testing::TempDir;
 
 const TraceSet& traces() {
   static const TraceSet t = TraceSet::load(kTraces, trace_gpus());

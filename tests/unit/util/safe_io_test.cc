@@ -10,6 +10,7 @@
 #include <functional>
 #include <string>
 
+#include "support/temp_dir.h"
 #include "zeus/util/csv.h"
 #include "zeus/util/error.h"
 #include "zeus/util/files.h"
@@ -21,18 +22,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-class TempDir {
- public:
-  TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "zeus_safe_io_XXXXXX").string();
-    path_ = ::mkdtemp(tmpl.data());
-  }
-  ~TempDir() { fs::remove_all(path_); }
-  fs::path operator/(const std::string& name) const { return path_ / name; }
-
- private:
-  fs::path path_;
-};
+using ::zeus::testing::TempDir;
 
 std::string message_of(const std::function<void()>& f) {
   try {

@@ -6,11 +6,11 @@
 #include <atomic>
 #include <filesystem>
 
+#include "zeus/optimizer/power_limit/selection/zeus_cost.h"
 #include "zeus/util/clock.h"
 #include "zeus/util/csv.h"
 #include "zeus/util/error.h"
 #include "zeus/util/files.h"
-#include "zeus/util/metric.h"
 #include "zeus/util/parse.h"
 #include "zeus/util/periodic_thread.h"
 #include "zeus/util/units.h"

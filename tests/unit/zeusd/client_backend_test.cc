@@ -10,12 +10,12 @@
 #include <fstream>
 #include <thread>
 
-#include "unit/device_nvml/nvml_fixture.h"
-#include "unit/power_limit/test_support.h"
+#include "unit/device/nvml/nvml_fixture.h"
+#include "unit/optimizer/power_limit/test_support.h"
 #include "zeus/device/environment_report_json.h"
 #include "zeus/device/zeusd_backend.h"
+#include "zeus/optimizer/pipeline_frequency/client/frequency_controller.h"
 #include "zeus/optimizer/power_limit/power_limit_optimizer.h"
-#include "zeus/pipeline_frequency/client/frequency_controller.h"
 #include "zeus/zeusd/jwt.h"
 #include "zeusd_test_helpers.h"
 

@@ -13,7 +13,7 @@
 #include <thread>
 
 #include "zeus/util/files.h"
-#include "zeus/zeusd/command_override.h"
+#include "zeusd/command_override.h"
 #include "zeusd/toml_subset.h"
 #include "zeusd_test_helpers.h"
 

@@ -1,6 +1,6 @@
 // The per-device worker: commands run one at a time in arrival order, on the
 // worker's thread, or on the caller's while the worker is idle.
-#include "zeus/zeusd/device_worker.h"
+#include "zeusd/device_worker.h"
 
 #include <gtest/gtest.h>
 

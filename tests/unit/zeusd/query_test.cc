@@ -5,7 +5,7 @@
 
 #include "zeus/util/error.h"
 #include "zeus/zeusd/api_group.h"
-#include "zeus/zeusd/query.h"
+#include "zeusd/query.h"
 
 namespace zeus::zeusd {
 namespace {

@@ -13,7 +13,7 @@
 #include "zeus/monitor/energy_monitor.h"
 #include "zeus/optimizer/callback/callback.h"
 #include "zeus/optimizer/power_limit/reducer.h"
-#include "zeus/optimizer/power_limit_selection/power_limit_selector.h"
+#include "zeus/optimizer/power_limit/selection/power_limit_selector.h"
 #include "zeus/util/units.h"
 
 namespace zeus {

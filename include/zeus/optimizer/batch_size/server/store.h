@@ -1,0 +1,96 @@
+// Where the batch-size optimizer service keeps its jobs and trials: an
+// embedded SQLite file (one server) or PostgreSQL (several replicas). A store
+// runs a unit of work on one job with exclusive access to it and answers only
+// after the work's changes are committed, so an acknowledged trial or report
+// survives a crash.
+#pragma once
+
+#include <cstdint>
+#include <exception>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "zeus/optimizer/batch_size/batch_size_search.h"
+#include "zeus/optimizer/batch_size/common/api.h"
+
+namespace zeus::bso {
+
+enum class TrialStatus { kDispatched, kSucceeded, kFailed };
+std::string_view trial_status_name(TrialStatus status);  // Dispatched, Succeeded, Failed
+TrialStatus parse_trial_status(std::string_view name);   // kParse otherwise
+
+struct TrialRecord {
+  std::int64_t number = 0;  // 1, 2, ... per job (the search's trial id)
+  int batch_size = 0;
+  batch_size::TrialKind kind = batch_size::TrialKind::kExploration;
+  TrialStatus status = TrialStatus::kDispatched;
+  std::string idempotency_key;  // "" when the client sent none
+  double start_time = 0.0;      // Unix seconds
+  std::optional<double> end_time;
+  std::optional<double> time;    // s, cumulative, once reported
+  std::optional<double> energy;  // J, cumulative, once reported
+  std::optional<bool> converged;
+};
+
+struct JobRecord {
+  JobSpec spec;
+  batch_size::BatchSizeSearch search;
+};
+
+// One job inside a unit of work. Changes are collected and committed together
+// when the work returns; nothing is committed if it throws.
+class JobTransaction {
+ public:
+  virtual ~JobTransaction() = default;
+  virtual JobRecord* job() = 0;  // nullptr when the job does not exist
+  virtual void create_job(JobRecord job) = 0;
+  virtual void delete_job() = 0;   // with its trials
+  virtual void job_changed() = 0;  // persist job()->search
+  virtual std::optional<TrialRecord> trial(std::int64_t number) = 0;
+  virtual std::optional<TrialRecord> trial_by_key(std::string_view key) = 0;
+  virtual void put_trial(const TrialRecord& trial) = 0;  // insert or replace
+  // The answer repeats stored data (a retried request): send it only once
+  // every earlier change of this job is committed, even if this work changes nothing.
+  virtual void answer_after_commit() = 0;
+};
+
+struct StoreOptions {
+  int connections = 8;  // PostgreSQL: connections (and worker threads)
+  // SQLite: at most this many units of work share one commit (group commit).
+  int max_batch = 256;
+};
+
+class Store {
+ public:
+  using Work = std::function<void(JobTransaction&)>;
+  using Done = std::function<void(std::exception_ptr error)>;
+  virtual ~Store() = default;
+  // Runs `work` with exclusive access to job `job_id`, commits its changes,
+  // then calls `done` (nullptr on success; the exception of the work or of
+  // the database otherwise) on a store thread or the calling one. Work that
+  // throws changes nothing. Thread-safe.
+  virtual void run(const std::string& job_id, Work work, Done done) = 0;
+  // Finishes queued work, then refuses more. Idempotent.
+  virtual void close() = 0;
+  // "sqlite:/path/to/file" or "postgresql://host/db" without a password.
+  virtual std::string describe() const = 0;
+};
+
+// The schema version this binary writes; a database with a newer one is
+// refused (kFailedPrecondition) rather than misread.
+inline constexpr int kSchemaVersion = 1;
+
+// Opens (creating or migrating) the database named by `url`:
+//   sqlite:PATH, sqlite:///RELATIVE, sqlite:////ABSOLUTE (also sqlite+aiosqlite:...)
+//   postgresql://..., postgres://... (also postgresql+asyncpg://...), a libpq URI.
+// kInvalidArgument for other schemes; kIo when the database cannot be opened.
+std::unique_ptr<Store> open_store(const std::string& url, const StoreOptions& options = {});
+
+std::unique_ptr<Store> open_sqlite_store(const std::string& path, const StoreOptions& options);
+std::unique_ptr<Store> open_postgres_store(const std::string& conninfo,
+                                           const StoreOptions& options);
+
+}  // namespace zeus::bso
