@@ -8,6 +8,7 @@
 #include <cstdlib>
 
 #include "command_registry.h"
+#include "output_checks.h"
 #include "zeus/http/server.h"
 #include "zeus/optimizer/batch_size/server/http_api.h"
 #include "zeus/optimizer/batch_size/server/service.h"
@@ -46,6 +47,16 @@ void serve(const ServeOptions& o) {
         fmt::format("log level '{}' is not one of debug, info, warning, error", level_text));
   }
   zeus::log::set_level(*level);
+  // Configurations that cannot work are refused before anything starts.
+  if (o.port < 0 && o.unix_socket.empty()) {
+    zeus::throw_error(zeus::ErrorCode::kInvalidArgument,
+                      "no listener: give --port (0 for any free port) or --unix-socket");
+  }
+  if (!o.port_file.empty() && o.port < 0) {
+    zeus::throw_error(zeus::ErrorCode::kInvalidArgument,
+                      "--port-file needs a TCP listener (--port), but --port is -1");
+  }
+  zeus::cli::check_port_file(o.port_file);
   const std::string url = o.database_url.empty()
                               ? env_or("ZEUS_BSO_DATABASE_URL", "sqlite:///zeus-bso.db")
                               : o.database_url;
@@ -91,7 +102,6 @@ void serve(const ServeOptions& o) {
     }
   }
   server.start();
-  zeus::log::info("bso: serving on {} with {}", where, store->describe());
   fmt::print(stderr, "zeus bso serve: listening on {} (database {})\n", where, store->describe());
 
   int sig = 0;

@@ -38,7 +38,9 @@ void add_device_flags(CLI::App* cmd, DeviceFlags& flags) {
 
 void announce(const zeus::DeviceInventory& devices) {
   for (const auto& note : devices.notes) {
-    fmt::print(stderr, "zeus: note: {}\n", zeus::printable(note, 400));
+    // Notes are our own sentences with paths in them: printed whole (bounded
+    // only against a runaway), control characters escaped.
+    fmt::print(stderr, "zeus: note: {}\n", zeus::printable(note, 4000));
   }
   if (devices.gpu_backend == "sim") {
     fmt::print(stderr,
@@ -81,6 +83,7 @@ struct EnergyFlags {
   DeviceFlags devices;
   zeus::cli::PricingFlags pricing;
   bool json = false;
+  bool allow_empty = false;
   std::string log;
   std::vector<std::string> command;
 };
@@ -91,6 +94,17 @@ void run_energy(const EnergyFlags& f) {
   zeus::EnergyMonitorOptions options;
   options.gpu_indices = zeus::cli::parse_device_indices(f.devices.gpus, "--gpus");
   options.cpu_indices = zeus::cli::parse_device_indices(f.devices.cpus, "--cpus");
+  // A measurement of nothing is refused before the command runs: a 0 J total
+  // would be recorded as if it had been measured.
+  if (const auto why = zeus::nothing_to_measure(
+          devices, zeus::select_devices(devices, options.gpu_indices, options.cpu_indices))) {
+    if (!f.allow_empty) {
+      throw zeus::Error(zeus::ErrorCode::kNotFound,
+                        *why + "; pass --allow-empty to record an empty measurement anyway");
+    }
+    fmt::print(stderr, "zeus: note: {}; the measurement will be empty (--allow-empty)\n",
+               zeus::printable(*why, 600));
+  }
   // With carbon or price flags the window is split at UTC hours and priced
   // (HourlyRateMonitor, which writes its own log with the priced columns).
   const auto providers = zeus::cli::make_providers(f.pricing);
@@ -155,6 +169,14 @@ void run_energy(const EnergyFlags& f) {
   }
   if (log_error) {
     fmt::print(stderr, "zeus: error: {}\n", log_error->what());
+    if (exit_code == 0) exit_code = zeus::kExitFailure;
+  }
+  const bool measured_something =
+      !m.gpu_energy.empty() || !m.cpu_energy.empty() || !m.dram_energy.empty();
+  if (!measured_something && !f.allow_empty) {
+    fmt::print(stderr,
+               "zeus: error: no device could be read at the end of the window, so nothing was "
+               "measured (the reasons are above)\n");
     if (exit_code == 0) exit_code = zeus::kExitFailure;
   }
   zeus::cli::set_exit_code(exit_code);
@@ -288,6 +310,9 @@ void setup(CLI::App& root) {
       "energy", "Measure the time and energy of a command (or until Ctrl-C)");
   add_device_flags(energy, ef->devices);
   energy->add_flag("--json", ef->json, "Print one JSON object");
+  energy->add_flag("--allow-empty", ef->allow_empty,
+                   "Run and report even when no device can be measured (the total is then "
+                   "empty, not a measured 0 J); without it that is an error (exit 2)");
   zeus::cli::add_pricing_flags(energy, ef->pricing);
   energy->add_option("--log", ef->log,
                      "Also append the window to this CSV log file (header written to a new or "

@@ -14,11 +14,28 @@
 #include <fmt/format.h>
 
 #include "zeus/util/error.h"
+#include "zeus/util/files.h"
 #include "zeus/util/text.h"
 
 namespace zeus::cli {
 
 namespace fs = std::filesystem;
+
+// kInvalidArgument before a server starts when its --port-file cannot be
+// written: a supervisor waiting for that file would wait forever. Its folder
+// must exist (a port file is not worth creating folders for).
+inline void check_port_file(const std::string& path) {
+  if (path.empty()) return;
+  const fs::path p(path);
+  const fs::path dir = p.has_parent_path() ? p.parent_path() : fs::path(".");
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) {
+    zeus::throw_error(zeus::ErrorCode::kInvalidArgument,
+                      fmt::format("--port-file {}: the folder {} does not exist",
+                                  zeus::printable(path), zeus::printable(dir.string())));
+  }
+  zeus::check_output_path(path);
+}
 
 // kInvalidArgument before any work when `dir` cannot become an output directory: a file
 // in its place, or no write permission where it would be created.

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "command_registry.h"
+#include "output_checks.h"
 #include "zeus/http/server.h"
 #include "zeus/optimizer/pipeline_frequency/server/http_api.h"
 #include "zeus/optimizer/pipeline_frequency/server/job_manager.h"
@@ -62,6 +63,7 @@ void serve(ServeFlags& f) {
                                   zeus::printable(s.log_level)));
   }
   zeus::log::set_level(*level);
+  zeus::cli::check_port_file(f.port_file);
   const auto setup = pf::make_scheduler(s);
 
   // SIGINT/SIGTERM stop the wait below (the project's one signal mechanism).

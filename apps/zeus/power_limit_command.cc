@@ -96,7 +96,7 @@ void run(const Flags& f, const CLI::App& cmd) {
   const zeus::DeviceInventory devices = zeus::discover_devices(discovery);
   if (devices.gpus.empty()) {
     std::string notes;
-    for (const auto& n : devices.notes) notes += "; " + zeus::printable(n, 300);
+    for (const auto& n : devices.notes) notes += "; " + zeus::printable(n, 4000);
     zeus::throw_error(zeus::ErrorCode::kNotFound,
                       fmt::format("no GPUs found with --gpu-backend {}{}; use --gpu-backend sim "
                                   "for simulated GPUs",

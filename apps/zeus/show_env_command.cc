@@ -89,7 +89,7 @@ void print_text(const json& r) {
   if (!r["notes"].empty()) {
     fmt::print("{}\nNotes:\n", rule);
     for (const auto& n : r["notes"])
-      fmt::print("  - {}\n", zeus::printable(n.get<std::string>(), 400));
+      fmt::print("  - {}\n", zeus::printable(n.get<std::string>(), 4000));
   }
   fmt::print("{}\n", rule);
 }

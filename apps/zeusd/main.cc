@@ -25,7 +25,7 @@ namespace {
 
 struct ServeFlags {
   std::string mode = "uds";
-  std::string socket_path = "/run/zeusd/zeusd.sock";
+  std::string socket_path = zeus::zeusd::kDefaultSocketPath;
   std::string socket_permissions = "666";
   std::optional<unsigned> socket_uid;
   std::optional<unsigned> socket_gid;
@@ -52,6 +52,7 @@ int serve(const ServeFlags& f) {
                 "--mode: '" + f.mode + "' is not a transport; use uds or tcp");
   }
   o.socket_path = f.socket_path;
+  o.create_socket_directory = f.socket_path == zeusd::kDefaultSocketPath;
   o.socket_permissions = static_cast<unsigned>(
       parse_int(f.socket_permissions, "--socket-permissions (octal digits)", 0, 7777));
   {
@@ -117,7 +118,6 @@ int serve(const ServeFlags& f) {
   zeusd::DaemonDevices devices{inv.gpus, {}, inv.cpus};
   zeusd::Daemon daemon(o, devices);
   daemon.start();
-  std::fprintf(stderr, "zeusd: serving on %s\n", daemon.api_url().c_str());
   if (!daemon.metrics_url().empty()) {
     std::fprintf(stderr, "zeusd: metrics on %s/metrics\n", daemon.metrics_url().c_str());
   }

@@ -106,6 +106,13 @@ std::unique_ptr<EnergyMonitorBinding> make_energy_monitor(
     b->monitor = std::make_unique<zeus::EnergyMonitor>(*b->inventory, std::move(options));
   }
   track(b->monitor->power_monitor());
+  // Upstream scripts build monitors on GPU-less machines, so this is a warning
+  // (once per call site, Python's default), not an error; it says why.
+  if (b->monitor->gpu_indices().empty() && b->monitor->cpu_indices().empty()) {
+    const auto why = zeus::nothing_to_measure(*b->inventory, zeus::DeviceSelection{});
+    const std::string text = *why + "; every window of this ZeusMonitor will be empty";
+    if (PyErr_WarnEx(PyExc_RuntimeWarning, text.c_str(), 1) != 0) throw py::error_already_set();
+  }
   return b;
 }
 
@@ -237,6 +244,16 @@ void bind_monitor(py::module_& core) {
             return sum_values(x.gpu_energy) + sum_values(x.cpu_energy) + sum_values(x.dram_energy);
           },
           "Joules of all GPUs, CPU packages and DRAM.")
+      .def_property_readonly(
+          "is_empty",
+          [](const MeasurementBinding& x) {
+            auto empty = [](const py::object& d) {
+              return d.is_none() || py::len(py::reinterpret_borrow<py::dict>(d)) == 0;
+            };
+            return empty(x.gpu_energy) && empty(x.cpu_energy) && empty(x.dram_energy);
+          },
+          "True when no device was measured (the monitor had none): its totals are not a "
+          "measured 0 J.")
       .def_property_readonly(
           "gpus_below_update_period",
           [](const MeasurementBinding& x) { return x.below_update_period; },

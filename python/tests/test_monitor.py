@@ -163,6 +163,27 @@ def test_frameworks_that_are_not_installed_have_nothing_to_sync(fake_nvml, frame
     assert m.gpu_energy == {0: 0.0, 1: 2.5}
 
 
+def test_a_monitor_of_nothing_warns_why_and_its_windows_say_they_are_empty(monkeypatch, tmp_path):
+    from conftest import _fresh_devices
+
+    _fresh_devices(monkeypatch, ZEUS_GPU_BACKEND="none", ZEUS_POWERCAP_ROOT=str(tmp_path / "none"))
+    with pytest.warns(RuntimeWarning, match=r"nothing to measure: no GPU \(GPU backend 'none'\)"):
+        monitor = ZeusMonitor(sync_execution_with=None)
+    monitor.begin_window("a")
+    m = monitor.end_window("a")
+    assert m.is_empty and m.gpu_energy == {} and m.total_energy == 0
+    # Asking for a GPU that is not there says why there is none.
+    with pytest.raises(ZeusInvalidArgumentError, match="GPU index 0 does not exist: no GPU is available"):
+        ZeusMonitor(gpu_indices=[0], sync_execution_with=None)
+
+
+def test_a_monitor_with_devices_is_not_empty_and_does_not_warn(recwarn):
+    monitor = ZeusMonitor(sync_execution_with=None)  # one simulated GPU
+    monitor.begin_window("a")
+    assert not monitor.end_window("a").is_empty
+    assert not [w for w in recwarn if "nothing to measure" in str(w.message)]
+
+
 def test_bad_arguments_raise_typed_errors(fake_nvml):
     with pytest.raises(ZeusInvalidArgumentError, match="GPU index 7 does not exist: 2 GPU"):
         ZeusMonitor(gpu_indices=[7], sync_execution_with=None)

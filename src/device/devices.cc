@@ -1,6 +1,7 @@
 #include "zeus/device/devices.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -121,7 +122,7 @@ void add_auto_gpus(const DiscoveryOptions& options, DeviceInventory& inv) {
   }
   if (chosen.gpu_backend == "none" || chosen.gpu_backend.empty()) {
     for (const auto& m : missing)
-      inv.notes.push_back(fmt::format("{}; continuing without GPUs", m));
+      inv.notes.push_back(fmt::format("{}{}", m, kContinuingWithoutGpus));
     return;
   }
   inv.gpus = std::move(chosen.gpus);
@@ -161,11 +162,32 @@ DeviceSelection select_devices(const DeviceInventory& devices,
                                const std::optional<std::vector<int>>& gpu_indices,
                                const std::optional<std::vector<int>>& cpu_indices) {
   DeviceSelection s;
+  if (gpu_indices && !gpu_indices->empty() && devices.gpus.empty()) {
+    // Say why there is none (no driver, no permission, a daemon that refused).
+    throw_error(
+        ErrorCode::kInvalidArgument,
+        fmt::format("GPU index {} does not exist: no GPU is available ({})", gpu_indices->front(),
+                    devices.notes.empty() ? fmt::format("GPU backend {}", devices.gpu_backend)
+                                          : fmt::format("{}", fmt::join(devices.notes, "; "))));
+  }
   s.gpu_indices = resolve_indices(gpu_indices, devices.gpus.size(), "GPU");
   s.cpu_indices = resolve_indices(cpu_indices, devices.cpus.size(), "CPU package");
   for (int i : s.gpu_indices) s.gpus.push_back(devices.gpus[static_cast<std::size_t>(i)]);
   for (int i : s.cpu_indices) s.cpus.push_back(devices.cpus[static_cast<std::size_t>(i)]);
   return s;
+}
+
+std::optional<std::string> nothing_to_measure(const DeviceInventory& devices,
+                                              const DeviceSelection& selection) {
+  if (!selection.gpus.empty() || !selection.cpus.empty()) return std::nullopt;
+  std::string why;
+  if (!devices.gpus.empty() || !devices.cpus.empty()) {
+    why = "the selection names no device";
+  } else {
+    why = fmt::format("no GPU (GPU backend '{}') and no readable CPU package", devices.gpu_backend);
+    if (!devices.notes.empty()) why += fmt::format(": {}", fmt::join(devices.notes, "; "));
+  }
+  return fmt::format("nothing to measure: {} (see `zeus show-env`)", why);
 }
 
 DeviceInventory discover_devices(const DiscoveryOptions& options) {

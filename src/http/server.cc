@@ -129,7 +129,15 @@ class Server::Impl {
   std::shared_ptr<Gate> gate;
   std::vector<std::unique_ptr<tcp::acceptor>> tcp_acceptors;
   std::vector<std::unique_ptr<local::acceptor>> unix_acceptors;
-  std::vector<std::string> unix_paths;
+  // The socket files this server created, with their identity: at shutdown
+  // only a file that is still ours is removed (not a newer server's socket,
+  // nor a file someone put there since).
+  struct OwnSocket {
+    std::string path;
+    dev_t device;
+    ino_t inode;
+  };
+  std::vector<OwnSocket> unix_sockets;
   std::vector<std::thread> threads;
 };
 
@@ -693,7 +701,11 @@ void Server::listen_unix(const std::string& path, std::optional<unsigned> mode) 
   if (mode && ::chmod(path.c_str(), static_cast<mode_t>(*mode)) != 0) {
     throw_error(ErrorCode::kIo, fmt::format("cannot set the mode of {}", path));
   }
-  impl_->unix_paths.push_back(path);
+  struct stat created {};
+  if (::lstat(path.c_str(), &created) != 0) {
+    throw_error(ErrorCode::kIo, fmt::format("cannot stat the socket {} just created", path));
+  }
+  impl_->unix_sockets.push_back({path, created.st_dev, created.st_ino});
   impl_->unix_acceptors.push_back(std::move(acceptor));
   impl_->accept<local>(*impl_->unix_acceptors.back());
 }
@@ -760,7 +772,15 @@ void Server::shutdown() {
     std::lock_guard g(s.gate->mutex);
     s.gate->open = false;
   }
-  for (const auto& p : s.unix_paths) ::unlink(p.c_str());
+  for (const auto& own : s.unix_sockets) {
+    struct stat now {};
+    if (::lstat(own.path.c_str(), &now) == 0 && now.st_dev == own.device &&
+        now.st_ino == own.inode) {
+      ::unlink(own.path.c_str());
+    } else {
+      log::info("{} is no longer this server's socket; left in place", own.path);
+    }
+  }
   {
     std::lock_guard lock(s.mutex);
     s.stopped = true;

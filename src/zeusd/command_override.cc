@@ -23,6 +23,23 @@ namespace zeus::zeusd {
 namespace {
 
 constexpr std::size_t kMaxOutputBytes = 64 << 10;
+// libstdc++'s regex engine recurses about once per character of the text it
+// searches, so one long line of output could overflow the stack of a daemon
+// running as root. Each line is searched on its first kMaxMatchedLineBytes.
+constexpr std::size_t kMaxMatchedLineBytes = 1024;
+
+// Whether `pattern` matches within a line of `text` (see kMaxMatchedLineBytes).
+bool matches_a_line(const std::regex& pattern, std::string_view text) {
+  std::size_t start = 0;
+  for (;;) {
+    std::size_t end = text.find('\n', start);
+    if (end == std::string_view::npos) end = text.size();
+    const std::string_view line = text.substr(start, std::min(end - start, kMaxMatchedLineBytes));
+    if (std::regex_search(line.begin(), line.end(), pattern)) return true;
+    if (end >= text.size()) return false;
+    start = end + 1;
+  }
+}
 
 std::vector<std::string> allowed_placeholders(GpuOp op) {
   switch (op) {
@@ -245,8 +262,8 @@ void CommandOverrides::run(GpuOp op, const GpuCommandArgs& args) const {
       failed(fmt::format("exited with status {}: {}", r.status,
                          tail(r.stderr_text.empty() ? r.stdout_text : r.stderr_text)));
     }
-    if (s->error_pattern && (std::regex_search(r.stdout_text, *s->error_pattern) ||
-                             std::regex_search(r.stderr_text, *s->error_pattern))) {
+    if (s->error_pattern && (matches_a_line(*s->error_pattern, r.stdout_text) ||
+                             matches_a_line(*s->error_pattern, r.stderr_text))) {
       failed(fmt::format("printed text matching error_pattern '{}': {}",
                          printable(s->error_pattern_text), tail(r.stdout_text + r.stderr_text)));
     }

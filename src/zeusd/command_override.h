@@ -4,7 +4,8 @@
 //
 //   [set_power_limit]
 //   commands = [["nvidia-smi", "-i", "{gpu_id}", "-pl", "{power_limit_w}"]]
-//   error_pattern = "(?i)error"   # optional; a match in stdout or stderr fails
+//   error_pattern = "(?i)error"   # optional; a match in a line of stdout or stderr
+//                                 # (its first 1 KiB) fails
 //   timeout_s = 60                # optional, per command; default 60
 //
 // Tables: set_persistence_mode, set_power_limit, set_gpu_locked_clocks,

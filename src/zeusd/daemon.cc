@@ -5,8 +5,10 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
+#include <filesystem>
 #include <thread>
 
 #include "zeus/http/server.h"
@@ -279,6 +281,49 @@ Daemon::Daemon(DaemonOptions options, DaemonDevices devices, Clock& clock)
 
 Daemon::~Daemon() { shutdown(); }
 
+namespace {
+
+// Makes sure the socket's directory exists (see DaemonOptions).
+void prepare_socket_directory(const DaemonOptions& options) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::path(options.socket_path).parent_path();
+  std::error_code ec;
+  if (dir.empty() || fs::is_directory(dir, ec)) return;
+  const bool parent_exists =
+      fs::is_directory(dir.parent_path().empty() ? "." : dir.parent_path(), ec);
+  if (!options.create_socket_directory || !parent_exists) {
+    throw_error(ErrorCode::kNotFound,
+                fmt::format("the socket's directory {} does not exist; create it (`mkdir -p -m "
+                            "755 {}`) or choose another --socket-path",
+                            dir.string(), dir.string()));
+  }
+  if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) {
+    throw_error(ErrorCode::kIo, fmt::format("cannot create the socket's directory {}: {}",
+                                            dir.string(), errno_text(errno)));
+  }
+  if (::chmod(dir.c_str(), 0755) != 0) {
+    throw_error(ErrorCode::kIo,
+                fmt::format("cannot set the mode of {}: {}", dir.string(), errno_text(errno)));
+  }
+  log::info("zeusd: created {} (mode 755) for the socket", dir.string());
+}
+
+// Says loudly (once, at start-up) when gpu-control is open to everybody.
+void warn_if_anyone_may_control(const DaemonOptions& options, bool unauthenticated,
+                                bool open_to_others, std::string_view who) {
+  const bool control = std::find(options.enabled.begin(), options.enabled.end(),
+                                 ApiGroup::kGpuControl) != options.enabled.end();
+  if (!control || !unauthenticated || !open_to_others) return;
+  log::warn(
+      "zeusd: WARNING: gpu-control is enabled without authentication and {}: any of them may "
+      "change GPU power limits and clocks. Give a --signing-key-path (and tokens to the users "
+      "who may), restrict the socket (--socket-permissions 660 with --socket-gid), or disable "
+      "gpu-control (--enable gpu-read,cpu-read)",
+      who);
+}
+
+}  // namespace
+
 void Daemon::start() {
   State& s = *state_;
   if (s.started) return;
@@ -295,6 +340,7 @@ void Daemon::start() {
   so.max_body_bytes = 64 << 10;
   s.api_server = std::make_unique<http::Server>(std::move(api), so);
   if (s.options.mode == TransportMode::kUds) {
+    prepare_socket_directory(s.options);
     s.api_server->listen_unix(s.options.socket_path, s.options.socket_permissions);
     if (s.options.socket_uid || s.options.socket_gid) {
       const uid_t uid = s.options.socket_uid.value_or(static_cast<uid_t>(-1));
@@ -306,10 +352,15 @@ void Daemon::start() {
     }
     log::info("zeusd: listening on {} (mode {:o})", s.options.socket_path,
               s.options.socket_permissions);
+    warn_if_anyone_may_control(s.options, s.signing_key.empty(),
+                               (s.options.socket_permissions & 0002) != 0,
+                               "every local user can write to the socket");
   } else {
     const auto [host, port] = split_host_port(s.options.tcp_bind_address, "--tcp-bind-address");
     s.tcp_port = s.api_server->listen_tcp(host, port);
     log::info("zeusd: listening on {}:{}", host, s.tcp_port);
+    warn_if_anyone_may_control(s.options, s.signing_key.empty(), true,
+                               "anyone who can reach the TCP port can connect");
   }
   if (!s.options.metrics_address.empty()) {
     http::Router m;

@@ -4,6 +4,7 @@
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <array>
@@ -167,11 +168,29 @@ TokenClaims verify_token(std::string_view key, std::string_view token, std::int6
 
 std::string read_signing_key(const std::string& path) {
   std::string key = read_file(path, 4096);
-  if (key.empty()) {
+  // Whoever can read the key mints gpu-control tokens; whoever can write it
+  // replaces it. Refused like ssh refuses an open private key.
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0 && (st.st_mode & 077) != 0) {
+    throw_error(ErrorCode::kInvalidArgument,
+                fmt::format("signing key file {} has mode {:03o}: its group or other users can "
+                            "read or change it, and anyone who reads it can issue tokens; run "
+                            "`chmod 600 {}` (owned by the user zeusd runs as)",
+                            path, st.st_mode & 0777, path));
+  }
+  const auto last = key.find_last_not_of(" \t\r\n");
+  const std::size_t length = last == std::string::npos ? 0 : last + 1;
+  if (length == 0) {
     throw_error(ErrorCode::kInvalidArgument,
                 fmt::format("signing key file {} is empty; create one with "
-                            "`openssl rand -base64 32 > {}`",
-                            path, path));
+                            "`openssl rand -base64 32 > {} && chmod 600 {}`",
+                            path, path, path));
+  }
+  if (length < kMinSigningKeyBytes) {
+    throw_error(ErrorCode::kInvalidArgument,
+                fmt::format("signing key in {} is {} bytes; use at least {} random bytes: "
+                            "`openssl rand -base64 32 > {} && chmod 600 {}`",
+                            path, length, kMinSigningKeyBytes, path, path));
   }
   return key;
 }

@@ -70,6 +70,14 @@ DeviceSelection select_devices(const DeviceInventory& devices,
                                const std::optional<std::vector<int>>& gpu_indices,
                                const std::optional<std::vector<int>>& cpu_indices);
 
+// Why a selection has no device to measure (no GPU and no CPU package), in
+// words a user can act on: the discovery notes (no driver, no permission, a
+// daemon that refused), or that nothing was found. nullopt when the selection
+// has a device. Front ends fail (the CLI) or warn (Python) with it, so a
+// measurement of nothing is never passed off as a measured zero.
+std::optional<std::string> nothing_to_measure(const DeviceInventory& devices,
+                                              const DeviceSelection& selection);
+
 // Finds devices. A missing NVIDIA driver or powercap tree is a note, not an
 // error: the other devices still work. Throws for invalid settings (unknown
 // backend name, bad CUDA_VISIBLE_DEVICES, bad sim model) and when the user

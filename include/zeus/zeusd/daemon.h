@@ -25,11 +25,20 @@ namespace zeus::zeusd {
 
 enum class TransportMode { kUds, kTcp };
 
+// Upstream's default socket. Its directory is under /run, which a reboot
+// empties: `zeusd serve` creates it (create_socket_directory).
+inline constexpr const char* kDefaultSocketPath = "/run/zeusd/zeusd.sock";
+
 // `zeusd serve` settings, with the upstream defaults.
 struct DaemonOptions {
   TransportMode mode = TransportMode::kUds;
-  std::string socket_path = "/run/zeusd/zeusd.sock";
+  std::string socket_path = kDefaultSocketPath;
   unsigned socket_permissions = 0666;
+  // Create the socket's directory (mode 755; the socket's own mode decides
+  // who may connect) when it is missing and its parent exists. Off: a missing
+  // directory is an error that says what to do. `zeusd serve` turns it on
+  // for the default socket only, so a mistyped --socket-path creates nothing.
+  bool create_socket_directory = false;
   std::optional<uid_t> socket_uid;
   std::optional<gid_t> socket_gid;
   std::string tcp_bind_address = "127.0.0.1:4938";  // "host:port"; port 0 picks one

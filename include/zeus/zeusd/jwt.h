@@ -47,8 +47,14 @@ std::string issue_token(std::string_view key, const TokenClaims& claims);
 // Throws TokenError saying what is wrong; never echoes the token.
 TokenClaims verify_token(std::string_view key, std::string_view token, std::int64_t now);
 
-// Reads a signing key file: its raw bytes, which must not be empty
-// (kInvalidArgument) and at most 4 KiB.
+// The shortest signing key accepted (HMAC-SHA256's block is 64 bytes; 32
+// random bytes, base64-encoded, are 44).
+inline constexpr std::size_t kMinSigningKeyBytes = 32;
+
+// Reads a signing key file: its raw bytes, at most 4 KiB. kInvalidArgument,
+// naming the command that fixes it, when the file is readable or writable by
+// its group or others, empty, or shorter than kMinSigningKeyBytes (trailing
+// whitespace not counted).
 std::string read_signing_key(const std::string& path);
 
 // "--expires" values: "never" or "0" (nullopt), or a duration such as "1h",

@@ -29,6 +29,9 @@ class Measurement:
     def total_device_energy(self) -> float:
         """Joules of all GPUs, CPU packages and DRAM."""
     @property
+    def is_empty(self) -> bool:
+        """True when no device was measured: the totals are not a measured 0 J."""
+    @property
     def gpus_below_update_period(self) -> list[int]:
         """GPUs whose energy counter did not move during the window."""
     @property

@@ -1,6 +1,7 @@
 #include "device/amd/amdsmi_library.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <cstring>
 
@@ -190,12 +191,12 @@ std::shared_ptr<AmdSmiLibrary> AmdSmiLibrary::acquire(const std::vector<std::str
     sessions.remember(path, lib);
     return lib;
   }
-  std::string detail;
-  for (const auto& t : tried) detail += fmt::format("\n  {}", t);
+  // One line: notes are printed one per line, with control characters escaped.
   throw_error(ErrorCode::kDriverNotLoaded,
               fmt::format("no AMD SMI found (ROCm 6.3 or newer is needed); install ROCm, or point "
-                          "AMDSMI_LIB_DIR (or ROCM_PATH) at it. Tried:{}",
-                          detail.empty() ? std::string(" nothing") : detail));
+                          "AMDSMI_LIB_DIR (or ROCM_PATH) at it. Tried: {}",
+                          tried.empty() ? std::string("nothing")
+                                        : fmt::format("{}", fmt::join(tried, "; "))));
 }
 
 }  // namespace zeus::amdsmi_internal

@@ -34,6 +34,14 @@ void attach_zeusd(const std::string& backend, bool cpus, DeviceInventory& inv) {
         inv.gpu_physical_indices.push_back(static_cast<unsigned>(g.id));
       }
       inv.gpu_backend = "zeusd";
+      // "No driver ...; continuing without GPUs" is not true any more.
+      const auto replaced = std::erase_if(
+          inv.notes, [](const std::string& n) { return n.ends_with(kContinuingWithoutGpus); });
+      if (replaced > 0) {
+        inv.notes.push_back(fmt::format(
+            "no local GPU driver was found; measuring the {} GPU(s) of zeusd at {} instead",
+            status.gpus.size(), status.endpoint));
+      }
     } else if (!status.gpus.empty()) {
       inv.notes.push_back(
           fmt::format("zeusd at {} has GPUs but does not let this process read them (gpu-read)",

@@ -2,10 +2,15 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 #include "zeus/device/devices.h"
 
 namespace zeus {
+
+// Ends the notes of automatic discovery that found no GPU driver. When zeusd
+// then serves the GPUs, those notes are no longer true and are replaced.
+inline constexpr std::string_view kContinuingWithoutGpus = "; continuing without GPUs";
 
 // With ZEUSD_SOCK_PATH/ZEUSD_HOST_PORT set: routes GPU settings of local
 // NVML GPUs through zeusd, serves GPUs from zeusd when there is no local

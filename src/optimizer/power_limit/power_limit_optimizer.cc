@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <utility>
 
 #include "optimizer/power_limit/power_limit_profile_json.h"
 #include "zeus/optimizer/power_limit/power_limit_report.h"
@@ -310,6 +311,7 @@ void GlobalPowerLimitOptimizer::finish(bool from_file) {
 }
 
 void GlobalPowerLimitOptimizer::on_step_begin() {
+  ++epoch_steps_;
   switch (state_.phase) {
     case Phase::kReady:
       if (--state_.steps == 0) enter_warmup(state_.power_limit);
@@ -326,7 +328,25 @@ void GlobalPowerLimitOptimizer::on_step_begin() {
 }
 
 void GlobalPowerLimitOptimizer::on_epoch_end() {
+  const long long steps = std::exchange(epoch_steps_, 0);
   if (state_.phase != Phase::kWarmup && state_.phase != Phase::kProfiling) return;
+  // A limit is retried from the first step of the next epoch: one step in
+  // Ready, then warm-up and profiling. Shorter epochs never finish one, and
+  // the run would end at the maximum limit without a word at the default
+  // log level.
+  const long long needed = 1LL + options_.warmup_steps + options_.profile_steps;
+  if (steps < needed && !short_epoch_warned_) {
+    short_epoch_warned_ = true;
+    const long long warmup =
+        std::max(0LL, std::min<long long>(options_.warmup_steps, (steps - 1) / 4));
+    const long long profile = std::max(1LL, steps - 1 - warmup);
+    log::warn(
+        "power-limit profiling cannot finish: this epoch had {} steps, but profiling one limit "
+        "needs {} (1 + warmup_steps {} + profile_steps {}) within one epoch, so the optimizer "
+        "would stay at the maximum limit; lower them (e.g. warmup_steps={}, profile_steps={}) "
+        "or call on_epoch_end less often",
+        steps, needed, options_.warmup_steps, options_.profile_steps, warmup, profile);
+  }
   const Milliwatts limit = state_.power_limit;
   log::info("epoch ended during {} at {} W; retrying that limit from warm-up next epoch",
             phase_name(state_.phase), watts(limit));

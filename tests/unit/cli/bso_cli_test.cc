@@ -73,5 +73,29 @@ TEST(BsoCli, BadConfigurationExitsTwo) {
   std::filesystem::remove_all(dir);
 }
 
+// Issue 20: configurations under which a supervisor would wait forever are
+// refused before anything starts (no server left running, no database made).
+TEST(BsoCli, NoListenerOrAnUnwritablePortFileExitsTwo) {
+  const std::string dir = temp_dir();
+  const std::string db = "sqlite:///" + dir + "/x.db";
+  auto r = run_program({bin("zeus"), "bso", "serve", "--port", "-1", "--database-url", db});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("no listener"), std::string::npos) << r.err;
+  r = run_program({bin("zeus"), "bso", "serve", "--port", "0", "--port-file", dir + "/missing/port",
+                   "--database-url", db});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("does not exist"), std::string::npos) << r.err;
+  r = run_program({bin("zeus"), "bso", "serve", "--port", "-1", "--unix-socket", dir + "/s.sock",
+                   "--port-file", dir + "/port", "--database-url", db});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--port-file needs a TCP listener"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(dir + "/x.db"));
+  r = run_program(
+      {bin("zeus"), "perseus", "serve", "--port", "0", "--port-file", dir + "/missing/port"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("does not exist"), std::string::npos) << r.err;
+  std::filesystem::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace zeus::testing

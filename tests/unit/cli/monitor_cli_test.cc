@@ -80,6 +80,33 @@ TEST(MonitorEnergy, StopsOnSigintWithoutACommand) {
   EXPECT_GE(j["time_s"].get<double>(), 0.2);
 }
 
+// Issue 20: a measurement of nothing is never a recorded 0 J with exit 0.
+TEST(MonitorEnergy, NothingToMeasureIsAnErrorThatSaysWhy) {
+  const std::vector<std::string> none = {"ZEUS_GPU_BACKEND=none",
+                                         "ZEUS_POWERCAP_ROOT=/nonexistent/powercap"};
+  const auto r = run_program(
+      {bin("zeus"), "monitor", "energy", "--", "/bin/sh", "-c", "echo ran > /dev/stderr"}, none);
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("nothing to measure"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("GPU backend 'none'"), std::string::npos) << "names why: " << r.err;
+  EXPECT_NE(r.err.find("no RAPL powercap zones found"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("--allow-empty"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("ran"), std::string::npos) << "the command must not run: " << r.err;
+  EXPECT_EQ(r.out.find("Total"), std::string::npos) << r.out;
+  // Allowed explicitly: the command runs and the result says it is empty.
+  const auto allowed = run_program(
+      {bin("zeus"), "monitor", "energy", "--allow-empty", "--json", "--", "true"}, none);
+  EXPECT_EQ(allowed.exit_code, 0) << allowed.err;
+  EXPECT_NE(allowed.err.find("will be empty"), std::string::npos) << allowed.err;
+  const auto j = json::parse(allowed.out);
+  EXPECT_TRUE(j["gpu_energy_j"].empty()) << allowed.out;
+  // An index of a GPU that is not there says why there is none.
+  const auto indexed =
+      run_program({bin("zeus"), "monitor", "energy", "--gpus", "0", "--", "true"}, none);
+  EXPECT_EQ(indexed.exit_code, 2);
+  EXPECT_NE(indexed.err.find("no GPU is available"), std::string::npos) << indexed.err;
+}
+
 TEST(MonitorEnergy, BadIndicesAreUsageErrors) {
   const auto r = run_program({bin("zeus"), "monitor", "energy", "--gpus", "5", "--", "true"}, kSim);
   EXPECT_EQ(r.exit_code, 2);
@@ -221,9 +248,15 @@ TEST(MonitorEnergy, CudaVisibleDevicesSelectsSimulatedGpusAsCudaDoes) {
   EXPECT_EQ(j["gpu_energy_j"].size(), 1u) << r.out;
   EXPECT_NE(r.err.find("'-1'"), std::string::npos) << "a note says what was hidden: " << r.err;
   env.back() = "CUDA_VISIBLE_DEVICES=-1";
+  // Every GPU hidden: nothing to measure, and the reason is the hiding entry.
   const auto none = run_program({bin("zeus"), "monitor", "energy", "--json", "--", "true"}, env);
-  ASSERT_EQ(none.exit_code, 0) << none.err;
-  EXPECT_TRUE(json::parse(none.out)["gpu_energy_j"].empty()) << none.out;
+  EXPECT_EQ(none.exit_code, 2) << none.err;
+  EXPECT_NE(none.err.find("nothing to measure"), std::string::npos) << none.err;
+  EXPECT_NE(none.err.find("entry '-1'"), std::string::npos) << none.err;
+  const auto allowed = run_program(
+      {bin("zeus"), "monitor", "energy", "--json", "--allow-empty", "--", "true"}, env);
+  ASSERT_EQ(allowed.exit_code, 0) << allowed.err;
+  EXPECT_TRUE(json::parse(allowed.out)["gpu_energy_j"].empty()) << allowed.out;
 }
 
 TEST(MonitorPower, TotalsIncludeCpuAndDramEnergy) {

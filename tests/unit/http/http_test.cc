@@ -241,6 +241,38 @@ TEST(HttpServer, ServesAUnixSocketAndReplacesOnlyStaleOnes) {
   std::filesystem::remove_all(dir);
 }
 
+// Issue 20: stopping an old server must not remove what now sits at its path:
+// a newer server's live socket, or a user's file.
+TEST(HttpServer, StoppingRemovesOnlyTheSocketItCreated) {
+  const auto dir = temp_dir();
+  const auto path = dir + "/zeus.sock";
+  auto old_server = std::make_unique<Server>(echo_router());
+  old_server->listen_unix(path);
+  old_server->start();
+  std::filesystem::remove(path);  // an operator (or a newer daemon's start-up) removed it
+  Server newer(echo_router());
+  newer.listen_unix(path);
+  newer.start();
+  old_server.reset();  // the old one stops
+  ASSERT_TRUE(std::filesystem::exists(path)) << "the newer server's socket was removed";
+  EXPECT_EQ(Client("unix:" + path).get("/hello").status, 200);
+  newer.shutdown();
+  EXPECT_FALSE(std::filesystem::exists(path));  // its own socket it removes
+  // A user's file put where a stopped server's socket was is not deleted either.
+  const auto other = dir + "/other.sock";
+  {
+    Server server(echo_router());
+    server.listen_unix(other);
+    server.start();
+    std::filesystem::remove(other);
+    std::ofstream(other) << "user data";
+  }
+  std::ifstream in(other);
+  std::string content((std::istreambuf_iterator<char>(in)), {});
+  EXPECT_EQ(content, "user data");
+  std::filesystem::remove_all(dir);
+}
+
 TEST(HttpServer, BusyPortIsAClearError) {
   Running s(echo_router());
   Server other(echo_router());

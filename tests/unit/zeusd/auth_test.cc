@@ -105,12 +105,13 @@ TEST(Jwt, ExpiryDurations) {
   }
 }
 
+const std::string kKey = "a-signing-key-of-forty-random-bytes-long\n";
+
 class DaemonAuth : public ::testing::Test {
  protected:
   void SetUp() override {
     dir = make_temp_dir("zeusd_auth");
-    key_path = dir + "/key";
-    std::ofstream(key_path) << "a-signing-key\n";
+    key_path = write_signing_key(dir, kKey);
     DaemonOptions o;
     o.signing_key_path = key_path;
     o.enabled = {ApiGroup::kGpuControl, ApiGroup::kGpuRead};
@@ -122,7 +123,7 @@ class DaemonAuth : public ::testing::Test {
     std::filesystem::remove_all(dir);
   }
   std::string token(std::vector<ApiGroup> scopes, std::optional<std::int64_t> exp = std::nullopt,
-                    const std::string& key = "a-signing-key\n") {
+                    const std::string& key = kKey) {
     return issue_token(key, {"alice", std::move(scopes), exp});
   }
 
@@ -185,9 +186,8 @@ TEST_F(DaemonAuth, WhoAmI) {
 
 TEST(DaemonAuthKey, EmptyKeyFileIsRefused) {
   const std::string dir = make_temp_dir("zeusd_key");
-  std::ofstream(dir + "/key").close();
   DaemonOptions o;
-  o.signing_key_path = dir + "/key";
+  o.signing_key_path = write_signing_key(dir, "");
   o.socket_path = dir + "/s.sock";
   try {
     Daemon d(o, {});

@@ -23,6 +23,7 @@ namespace zeus::zeusd::testing {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 using zeus::testing::ScopedEnv;
 using namespace std::chrono_literals;
 
@@ -85,15 +86,34 @@ TEST(ZeusdClientBackend, DiscoveryRoutesThroughTheDaemon) {
   std::filesystem::remove_all(empty_powercap);
 }
 
+// Issue 20: with no local driver, automatic discovery said "continuing without
+// GPUs" while zeusd's GPUs were in use. One note per fact, true for the backend.
+TEST(ZeusdClientBackend, AutomaticDiscoveryOfTheDaemonsGpusSaysSoOnce) {
+  FakeNode node;
+  RunningDaemon d(with_workers(1), node.devices);
+  ScopedEnv sock("ZEUSD_SOCK_PATH", (d.dir + "/zeusd.sock").c_str());
+  ScopedEnv backend("ZEUS_GPU_BACKEND", "auto");
+  DiscoveryOptions o;
+  o.nvml_library = d.dir + "/no-libnvidia-ml.so.1";
+  o.amdsmi_library = d.dir + "/no-libamd_smi.so";
+  o.cpus = false;
+  const DeviceInventory inv = discover_devices(o);
+  EXPECT_EQ(inv.gpu_backend, "zeusd");
+  EXPECT_EQ(inv.gpus.size(), 2u);
+  const std::string notes = nlohmann::json(inv.notes).dump();
+  EXPECT_THAT(notes, Not(HasSubstr("continuing without GPUs"))) << notes;
+  EXPECT_THAT(notes, HasSubstr("measuring the 2 GPU(s) of zeusd at")) << notes;
+}
+
 TEST(ZeusdClientBackend, AuthScopesAndErrorsCarryTheDaemonsWords) {
   FakeNode node;
   const std::string keydir = make_temp_dir("zeusd_cb_key");
-  std::ofstream(keydir + "/key") << "key";
-  RunningDaemon d(with_workers(1, keydir + "/key"), node.devices);
+  const std::string key = "key-key-key-key-key-key-key-key-key-key";
+  RunningDaemon d(with_workers(1, write_signing_key(keydir, key)), node.devices);
   ScopedEnv sock("ZEUSD_SOCK_PATH", (d.dir + "/zeusd.sock").c_str());
   ScopedEnv backend("ZEUS_GPU_BACKEND", "zeusd");
   ScopedEnv token("ZEUSD_TOKEN",
-                  issue_token("key", {"bob", {ApiGroup::kGpuRead}, std::nullopt}).c_str());
+                  issue_token(key, {"bob", {ApiGroup::kGpuRead}, std::nullopt}).c_str());
   DiscoveryOptions o;
   o.cpus = false;
   DeviceInventory inv = discover_devices(o);

@@ -164,6 +164,27 @@ TEST_F(Overrides, FailuresStopTheSequence) {
   EXPECT_THROW(o.run(GpuOp::kResetLockedClocks, {.gpu_id = 0}), Error);
 }
 
+// Issue 20: the daemon runs as root and must not crash on its own
+// configuration. A recursive regex engine searching one long line of output
+// overflowed the stack (SIGSEGV: leases never restored, socket left behind).
+TEST_F(Overrides, AnErrorPatternOverALongLineCannotCrashTheDaemon) {
+  const auto o = CommandOverrides::parse(
+      "[set_power_limit]\ncommands = [[\"sh\", \"-c\", \"head -c 65536 /dev/zero | tr '\\\\0' "
+      "a\"]]\n"
+      "error_pattern = \"(a|b)*c\"\n"
+      "[set_persistence_mode]\ncommands = [[\"sh\", \"-c\", \"head -c 60000 /dev/zero | tr "
+      "'\\\\0' a; printf '\\\\nfatal: abc\\\\n'\"]]\n"
+      "error_pattern = \"fatal: (a|b)*c\"\n",
+      "o.toml");
+  EXPECT_NO_THROW(o.run(GpuOp::kSetPowerLimit, {.gpu_id = 0, .power_limit_mw = 1000}));
+  try {
+    o.run(GpuOp::kSetPersistenceMode, {.gpu_id = 0});
+    FAIL() << "a matching line after the long one was missed";
+  } catch (const Error& e) {
+    EXPECT_THAT(e.what(), HasSubstr("error_pattern"));
+  }
+}
+
 TEST_F(Overrides, TimeoutKillsTheWholeProcessGroup) {
   const std::string pidfile = dir + "/bg.pid";
   const auto t0 = std::chrono::steady_clock::now();

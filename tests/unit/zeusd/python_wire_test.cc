@@ -49,16 +49,16 @@ TEST(PythonWire, ClientWorksUnchangedAgainstOurDaemon) {
   });
 
   const std::string keydir = make_temp_dir("zeusd_wire_key");
-  std::ofstream(keydir + "/key") << "wire-key";
+  const std::string key = "wire-key-wire-key-wire-key-wire-key-wire-key";
   DaemonOptions o;
-  o.signing_key_path = keydir + "/key";
+  o.signing_key_path = write_signing_key(keydir, key);
   o.num_workers = 2;
   auto d = std::make_unique<RunningDaemon>(o, devices);
   ASSERT_EQ(::chmod(d->dir.c_str(), 0755), 0);
   const std::string token =
-      issue_token("wire-key", {"wire",
-                               {ApiGroup::kGpuControl, ApiGroup::kGpuRead, ApiGroup::kCpuRead},
-                               static_cast<std::int64_t>(std::time(nullptr)) + 600});
+      issue_token(key, {"wire",
+                        {ApiGroup::kGpuControl, ApiGroup::kGpuRead, ApiGroup::kCpuRead},
+                        static_cast<std::int64_t>(std::time(nullptr)) + 600});
   const std::string script = std::string(ZEUS_SOURCE_DIR) + "/tests/unit/zeusd/wire_check.py";
   std::vector<std::string> args = {
       "/usr/bin/python3", script, d->dir + "/zeusd.sock", token, "2", "1"};

@@ -39,12 +39,13 @@ std::pair<int, std::string> run(const std::string& cmd) {
 
 TEST(ZeusdCli, TokenIssuePrintsAVerifiableToken) {
   const std::string dir = make_temp_dir("zeusd_cli");
-  std::ofstream(dir + "/key") << "k3y";
+  const std::string key = "k3y-k3y-k3y-k3y-k3y-k3y-k3y-k3y-k3y-k3y";
+  write_signing_key(dir, key);
   auto [rc, out] = run(kZeusd + " token issue --signing-key-path " + dir +
                        "/key --user alice --scope gpu-read,cpu-read --expires 1h");
   ASSERT_EQ(rc, 0) << out;
   while (!out.empty() && out.back() == '\n') out.pop_back();
-  const auto claims = verify_token("k3y", out, static_cast<std::int64_t>(std::time(nullptr)));
+  const auto claims = verify_token(key, out, static_cast<std::int64_t>(std::time(nullptr)));
   EXPECT_EQ(claims.sub, "alice");
   EXPECT_EQ(claims.scopes, (std::vector<ApiGroup>{ApiGroup::kGpuRead, ApiGroup::kCpuRead}));
   ASSERT_TRUE(claims.exp);
@@ -105,14 +106,14 @@ TEST(ZeusdCli, ServesUntilSigterm) {
 TEST(ZeusdCli, ShowEnvOfAnOrdinaryUserReportsTheDaemon) {
   FakeNode node;
   const std::string keydir = make_temp_dir("zeusd_showenv");
-  std::ofstream(keydir + "/key") << "k";
+  const std::string key = "k-k-k-k-k-k-k-k-k-k-k-k-k-k-k-k-k-k-k-k";
   DaemonOptions o;
-  o.signing_key_path = keydir + "/key";
+  o.signing_key_path = write_signing_key(keydir, key);
   o.num_workers = 1;
   RunningDaemon d(o, node.devices);
   ASSERT_EQ(::chmod(d.dir.c_str(), 0755), 0);
   const std::string token =
-      issue_token("k", {"carol", {ApiGroup::kGpuRead, ApiGroup::kGpuControl}, std::nullopt});
+      issue_token(key, {"carol", {ApiGroup::kGpuRead, ApiGroup::kGpuControl}, std::nullopt});
   int out[2];
   ASSERT_EQ(::pipe(out), 0);
   const pid_t pid = ::fork();

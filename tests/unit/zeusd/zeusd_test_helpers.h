@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
 #include <memory>
 #include <string>
 #include <vector>
@@ -29,6 +30,15 @@ inline std::string make_temp_dir(const char* tag = "zeusd") {
                       .string();
   if (::mkdtemp(t.data()) == nullptr) throw std::runtime_error("mkdtemp");
   return t;
+}
+
+// Writes a signing key as an operator must: owner-only (0600). Returns its path.
+inline std::string write_signing_key(const std::string& dir, const std::string& key) {
+  const std::string path = dir + "/key";
+  { std::ofstream(path) << key; }
+  std::filesystem::permissions(
+      path, std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
+  return path;
 }
 
 // Two fake H100s (NVML) and two RAPL packages, package 0 with DRAM.

@@ -139,6 +139,8 @@ class GlobalPowerLimitOptimizer final : public Callback {
   Milliwatts applied_{0};
   std::optional<Milliwatts> optimal_;
   bool dry_run_note_logged_ = false;
+  long long epoch_steps_ = 0;        // on_step_begin calls since the last epoch end
+  bool short_epoch_warned_ = false;  // epochs too short to ever finish profiling
   std::string profile_save_error_;
 };
 

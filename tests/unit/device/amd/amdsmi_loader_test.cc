@@ -112,6 +112,9 @@ TEST(AmdSmiSearch, NothingFoundListsEveryPlaceTried) {
   EXPECT_THAT(message, HasSubstr("no AMD SMI found"));
   EXPECT_THAT(message, HasSubstr("AMDSMI_LIB_DIR"));
   EXPECT_THAT(message, HasSubstr((empty / "libamd_smi.so.24").string()));
+  // One line (issue 20: the CLI printed it as a note with literal \n, cut short).
+  EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+  EXPECT_THAT(message, HasSubstr("Tried: "));
 }
 
 TEST(AmdSmiSearch, RefusesAmdSmiFromRocm62) {

@@ -623,6 +623,38 @@ TEST(GlobalPowerLimitOptimizer, OneZeroEnergyWarningPerProfile) {
   EXPECT_FALSE(s->energy_saving_fraction().has_value());
 }
 
+// Issue 20: epochs shorter than one limit's warm-up and profiling never finish
+// profiling; at the default log level that was silent (phase 'ready' forever).
+TEST(GlobalPowerLimitOptimizer, EpochsTooShortToProfileAreWarnedOnceWithTheFix) {
+  for (const int epoch_steps : {5, 6}) {  // small_options needs 1 + 2 + 3 = 6
+    SCOPED_TRACE(epoch_steps);
+    auto sink = std::make_shared<log::CapturingSink>();
+    log::ScopedSink scoped(sink, log::Level::kWarn);
+    SimRig rig;
+    GlobalPowerLimitOptimizer opt(*rig.monitor, small_options());
+    for (int epoch = 0; epoch < 8 && !opt.done(); ++epoch) {
+      for (int i = 0; i < epoch_steps; ++i) {
+        opt.on_step_begin();
+        rig.step(kWork);
+      }
+      opt.on_epoch_end();
+    }
+    const auto warned = sink->count(log::Level::kWarn, "power-limit profiling cannot finish");
+    if (epoch_steps == 5) {
+      EXPECT_FALSE(opt.done());
+      EXPECT_EQ(warned, 1u) << "once, not once per epoch";
+      EXPECT_EQ(sink->count(log::Level::kWarn,
+                            "this epoch had 5 steps, but profiling one limit "
+                            "needs 6 (1 + warmup_steps 2 + profile_steps 3)"),
+                1u);
+      EXPECT_EQ(sink->count(log::Level::kWarn, "warmup_steps=1, profile_steps=3"), 1u);
+    } else {
+      EXPECT_TRUE(opt.done());
+      EXPECT_EQ(warned, 0u);
+    }
+  }
+}
+
 TEST(GlobalPowerLimitOptimizer, PositionalConstructorMatchesReferenceSignature) {
   SimRig rig;
   GlobalPowerLimitOptimizer opt(*rig.monitor, std::make_shared<TimeSelector>(), 0, 0, 1,
