@@ -2,16 +2,34 @@
 
 #include <fmt/format.h>
 
+#include <cstdlib>
+
 #include "zeus/monitor/carbon/hourly_json.h"
 #include "zeus/monitor/carbon/provider_spec.h"
 #include "zeus/monitor/carbon/rate_provider.h"
 
 namespace zeus::cli {
 
+namespace {
+
+// A constant rate: a number in [0, kMaxRate], said in words (CLI11's own
+// range check prints its bounds with six decimals).
+std::string check_rate(const std::string& text) {
+  char* end = nullptr;
+  const double v = std::strtod(text.c_str(), &end);
+  if (text.empty() || end == nullptr || *end != '\0' || !(v >= 0 && v <= kMaxRate)) {
+    return fmt::format("'{}' is not a rate in [0, {:g}] (a larger one is a unit mistake)", text,
+                       kMaxRate);
+  }
+  return "";
+}
+
+}  // namespace
+
 void add_pricing_flags(CLI::App* cmd, PricingFlags& f) {
   auto* ci = cmd->add_option("--carbon-intensity", f.carbon_intensity,
                              "Constant carbon intensity in gCO2eq/kWh: adds carbon emissions")
-                 ->check(CLI::NonNegativeNumber);
+                 ->check(check_rate);
   auto* cp = cmd->add_option(
       "--carbon-provider", f.carbon_provider,
       "Hourly carbon intensity: electricitymaps:LAT,LON[,direct|lifecycle][,estimate] "
@@ -19,7 +37,7 @@ void add_pricing_flags(CLI::App* cmd, PricingFlags& f) {
   ci->excludes(cp);
   auto* p = cmd->add_option("--price", f.price,
                             "Constant electricity price in $/kWh: adds electricity cost")
-                ->check(CLI::NonNegativeNumber);
+                ->check(check_rate);
   auto* pp = cmd->add_option("--price-provider", f.price_provider,
                              "Hourly price: openei:LAT,LON,LABEL[,SECTOR] (key from "
                              "$OPENEI_API_KEY) or csv:PATH (columns time,value)");

@@ -5,6 +5,7 @@
 #include <cctype>
 #include <cmath>
 #include <ctime>
+#include <filesystem>
 
 #include "zeus/util/csv.h"
 #include "zeus/util/error.h"
@@ -84,10 +85,10 @@ std::int64_t parse_utc_time(const std::string& text, const std::string& what) {
 }
 
 ConstantRate::ConstantRate(double value, std::string unit) : value_(value), unit_(std::move(unit)) {
-  if (!std::isfinite(value) || value < 0) {
-    throw_error(
-        ErrorCode::kInvalidArgument,
-        fmt::format("a constant rate must be a finite number >= 0 ({}), got {}", unit_, value));
+  if (!std::isfinite(value) || value < 0 || value > kMaxRate) {
+    throw_error(ErrorCode::kInvalidArgument,
+                fmt::format("a constant rate must be a number in [0, {:g}] ({}), got {:g}",
+                            kMaxRate, unit_, value));
   }
 }
 
@@ -97,6 +98,12 @@ std::string ConstantRate::description() const {
 
 CsvHourlyRates::CsvHourlyRates(const std::string& path, std::string unit)
     : path_(path), unit_(std::move(unit)) {
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) {
+    throw_error(
+        ErrorCode::kNotFound,
+        fmt::format("{}: no such file (hourly rates: a CSV with columns time,value)", path));
+  }
   const CsvTable table = CsvTable::read_file(path);
   table.require_columns({"time", "value"});
   const std::size_t time_col = table.column("time");
@@ -105,7 +112,7 @@ CsvHourlyRates::CsvHourlyRates(const std::string& path, std::string unit)
     const std::string where = fmt::format("{}:{}", path, table.line_of(r));
     const UtcHour hour = utc_hour_of(
         static_cast<double>(parse_utc_time(table.cell(r, time_col), where + " column 'time'")));
-    const double value = table.as_finite_double(r, value_col, 0.0);
+    const double value = table.as_finite_double(r, value_col, 0.0, kMaxRate);
     if (!rates_.emplace(hour, value).second) {
       throw_error(ErrorCode::kParse,
                   fmt::format("{}: hour {} appears twice", where, format_utc(hour)));

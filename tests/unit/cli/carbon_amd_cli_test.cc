@@ -17,6 +17,7 @@ namespace {
 
 using nlohmann::json;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 const std::vector<std::string> kSim = {"ZEUS_GPU_BACKEND=sim", "ZEUS_SIM_GPUS=2",
                                        "ZEUS_POWERCAP_ROOT=/nonexistent"};
@@ -87,6 +88,32 @@ TEST(MonitorEnergyCarbon, BadFlagsExitWithUsageErrors) {
   EXPECT_EQ(r.exit_code, 2);
   r = run_program({bin("zeus"), "monitor", "energy", "--price", "-1", "--", "/bin/true"}, kSim);
   EXPECT_EQ(r.exit_code, 2);
+}
+
+// Issue 20: rates that overflow the totals, DBL_MAX printed in full, and a
+// missing rate file exiting 1 where other bad files exit 2.
+TEST(MonitorEnergyCarbon, RatesAreBoundedAndBadRateFilesAreUsageErrors) {
+  auto r = run_program(
+      {bin("zeus"), "monitor", "energy", "--carbon-intensity", "1e300", "--json", "--", "true"},
+      kSim);
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_THAT(r.err, HasSubstr("--carbon-intensity"));
+  EXPECT_THAT(r.err, Not(HasSubstr("1.79769")));
+  EXPECT_THAT(r.err, HasSubstr("1e+06"));
+  r = run_program({bin("zeus"), "monitor", "energy", "--price", "1e300", "--", "true"}, kSim);
+  EXPECT_EQ(r.exit_code, 2);
+  r = run_program({bin("zeus"), "monitor", "energy", "--carbon-provider",
+                   "csv:/nonexistent/rates.csv", "--", "true"},
+                  kSim);
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("/nonexistent/rates.csv: no such file"));
+  const std::string huge = temp_path("huge_rates.csv");
+  std::ofstream(huge) << "time,value\n2026-01-01T00:00:00Z,250\n2026-01-01T01:00:00Z,1e300\n";
+  r = run_program(
+      {bin("zeus"), "monitor", "energy", "--carbon-provider", "csv:" + huge, "--", "true"}, kSim);
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_THAT(r.err, HasSubstr(huge + ":3"));
+  std::filesystem::remove(huge);
 }
 
 TEST(MonitorTemperature, PrintsLinesAndJson) {

@@ -45,7 +45,7 @@ class HourlyRateProvider {
 // The same rate for every hour (users without network or keys).
 class ConstantRate final : public HourlyRateProvider {
  public:
-  // kInvalidArgument for a negative or non-finite value.
+  // kInvalidArgument for a negative or non-finite value, or one above kMaxRate.
   ConstantRate(double value, std::string unit);
   double rate(UtcHour) override { return value_; }
   std::string description() const override;
@@ -57,9 +57,10 @@ class ConstantRate final : public HourlyRateProvider {
 };
 
 // Hourly rates from a CSV file with a header and two columns, `time` (ISO 8601
-// UTC or Unix seconds; floored to its hour) and `value` (>= 0). An hour the
-// file lacks is kNotFound naming the hour and the file; a file with a
-// duplicate hour or a bad cell is kParse naming the line.
+// UTC or Unix seconds; floored to its hour) and `value` (in [0, kMaxRate]). A
+// missing file, or an hour the file lacks, is kNotFound naming the hour and
+// the file; a file with a duplicate hour or a bad cell is kParse naming the
+// line.
 class CsvHourlyRates final : public HourlyRateProvider {
  public:
   CsvHourlyRates(const std::string& path, std::string unit);
@@ -73,6 +74,11 @@ class CsvHourlyRates final : public HourlyRateProvider {
   std::string unit_;
   std::map<UtcHour, double> rates_;  // immutable after construction
 };
+
+// The largest rate accepted, in either unit. No grid's carbon intensity (coal:
+// about 1,000 g/kWh) or price comes near it: a larger value is a unit mistake
+// (kg for g, cents for dollars ...), and below it energy × rate stays finite.
+inline constexpr double kMaxRate = 1e6;
 
 inline constexpr const char* kCarbonIntensityUnit = "gCO2eq/kWh";
 inline constexpr const char* kPriceUnit = "$/kWh";

@@ -96,8 +96,9 @@ TEST(CsvHourlyRates, BadFilesSayWhereAndWhy) {
   EXPECT_EQ(error_of([&] { CsvHourlyRates(no_column, kPriceUnit); }).first, ErrorCode::kParse);
   const std::string empty = write_temp("time,value\n");
   EXPECT_EQ(error_of([&] { CsvHourlyRates(empty, kPriceUnit); }).first, ErrorCode::kParse);
+  // A missing file is a usage error like the other bad files (exit 2), not kIo.
   EXPECT_EQ(error_of([] { CsvHourlyRates("/nonexistent/rates.csv", kPriceUnit); }).first,
-            ErrorCode::kIo);
+            ErrorCode::kNotFound);
   for (const auto& p : {dup, negative, bad_time, no_column, empty}) std::filesystem::remove(p);
 }
 
