@@ -125,7 +125,7 @@ TEST(ProviderSpec, BuildsProvidersFromOneLineSpecs) {
   EXPECT_EQ(error_of([] { price_provider_from_spec("openei:1,2,x,Farm"); }).first,
             ErrorCode::kInvalidArgument);
   EXPECT_EQ(error_of([] { price_provider_from_spec("csv:/nonexistent/p.csv"); }).first,
-            ErrorCode::kIo);
+            ErrorCode::kNotFound);
 }
 
 }  // namespace
