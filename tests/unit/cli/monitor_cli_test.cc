@@ -253,8 +253,8 @@ TEST(MonitorEnergy, CudaVisibleDevicesSelectsSimulatedGpusAsCudaDoes) {
   EXPECT_EQ(none.exit_code, 2) << none.err;
   EXPECT_NE(none.err.find("nothing to measure"), std::string::npos) << none.err;
   EXPECT_NE(none.err.find("entry '-1'"), std::string::npos) << none.err;
-  const auto allowed = run_program(
-      {bin("zeus"), "monitor", "energy", "--json", "--allow-empty", "--", "true"}, env);
+  const auto allowed =
+      run_program({bin("zeus"), "monitor", "energy", "--json", "--allow-empty", "--", "true"}, env);
   ASSERT_EQ(allowed.exit_code, 0) << allowed.err;
   EXPECT_TRUE(json::parse(allowed.out)["gpu_energy_j"].empty()) << allowed.out;
 }
