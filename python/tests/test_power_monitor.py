@@ -61,13 +61,23 @@ def test_bad_arguments(fake_nvml):
         PowerMonitor(gpu_indices=[9])
     with pytest.raises(ValueError):
         PowerMonitor(power_domains=["gpu_power"])
-    with pytest.raises(ValueError, match="interval must be positive"):
+    with pytest.raises(ValueError, match="update period must be a positive, finite"):
         PowerMonitor(update_period=-1.0)
+    # Issue 20: NaN and infinite update periods were accepted.
+    for bad in (float("nan"), float("inf")):
+        with pytest.raises(ValueError, match="update period must be a positive, finite"):
+            PowerMonitor(update_period=bad)
     with pytest.raises(ValueError, match="max_samples_per_gpu"):
         PowerMonitor(max_samples_per_gpu=0)
     monitor = PowerMonitor(update_period=0.05, gpu_indices=[0])
     with pytest.raises(ValueError, match="GPU 1 is not monitored"):
         monitor.get_power_timeline("device_instant", gpu_index=1)
+    # ... and reversed or NaN time ranges read as 0 J.
+    now = time.time()
+    with pytest.raises(ValueError, match="ends 5 s before it starts"):
+        monitor.get_energy(now, now - 5)
+    with pytest.raises(ValueError, match="not finite"):
+        monitor.get_energy(float("nan"), now)
     monitor.stop()
 
 

@@ -1,6 +1,10 @@
+#include <fmt/format.h>
+
 #include <algorithm>
+#include <cmath>
 
 #include "zeus/monitor/power_monitor.h"
+#include "zeus/util/error.h"
 
 namespace zeus {
 namespace {
@@ -29,10 +33,21 @@ std::optional<Watts> interpolate_power(const std::deque<PowerSample>& samples, S
 
 std::optional<Joules> integrate_power(const std::deque<PowerSample>& samples, Seconds start,
                                       Seconds end) {
-  if (samples.empty()) return std::nullopt;
   const double t0 = start.count();
   const double t1 = end.count();
-  if (t1 <= t0) return Joules(0.0);
+  // A reversed or NaN range is a caller's mistake: it must not read as 0 J.
+  if (!std::isfinite(t0) || !std::isfinite(t1)) {
+    throw_error(ErrorCode::kInvalidArgument,
+                "the time range to integrate power over is not finite (NaN or infinite)");
+  }
+  if (t1 < t0) {
+    throw_error(ErrorCode::kInvalidArgument,
+                fmt::format("the time range to integrate power over ends {:g} s before it starts; "
+                            "give start_time <= end_time",
+                            t0 - t1));
+  }
+  if (samples.empty()) return std::nullopt;
+  if (t1 == t0) return Joules(0.0);
   auto it = std::upper_bound(samples.begin(), samples.end(), t0,
                              [](double v, const PowerSample& x) { return v < x.time.count(); });
   double prev_t = t0;

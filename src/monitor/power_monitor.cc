@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <set>
 
 #include "zeus/util/error.h"
@@ -60,8 +61,11 @@ PowerMonitor::PowerMonitor(std::vector<std::shared_ptr<Gpu>> gpus, std::vector<i
     }
   }
   if (options.interval) {
-    if (options.interval->count() <= 0) {
-      throw_error(ErrorCode::kInvalidArgument, "power monitor: the interval must be positive");
+    if (!(options.interval->count() > 0) || !std::isfinite(options.interval->count())) {
+      throw_error(ErrorCode::kInvalidArgument,
+                  fmt::format("power monitor: the update period must be a positive, finite "
+                              "number of seconds, got {}",
+                              options.interval->count()));
     }
     interval_ = *options.interval;
     if (interval_ < Seconds(0.05) && !gpus_.empty()) {

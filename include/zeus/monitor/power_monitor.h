@@ -120,8 +120,10 @@ class PowerMonitor {
   PeriodicThread sampler_;  // calls sample_now() every interval
 };
 
-// Energy of a timeline over [start, end] (the integration rule above).
-// Exposed for reuse and tests; samples must be time-ordered.
+// Energy of a timeline over [start, end] (the integration rule above);
+// nullopt without samples. kInvalidArgument for a NaN, infinite or reversed
+// range (never a silent 0 J). Exposed for reuse and tests; samples must be
+// time-ordered.
 std::optional<Joules> integrate_power(const std::deque<PowerSample>& samples, Seconds start,
                                       Seconds end);
 // Power at t: linear between neighbouring samples, held flat beyond the ends.

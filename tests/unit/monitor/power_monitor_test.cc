@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <limits>
+
 #include "monitor_test_helpers.h"
 #include "zeus/util/error.h"
 
@@ -29,6 +32,11 @@ TEST(IntegratePower, TrapezoidsWithInterpolatedEdges) {
                    0.5 * (120 + 140) * 0.2);
   EXPECT_DOUBLE_EQ(integrate_power(s, Seconds(2), Seconds(2))->value(), 0.0);
   EXPECT_FALSE(integrate_power({}, Seconds(0), Seconds(1)).has_value());
+  // Issue 20: a reversed or NaN range was 0 J; it is the caller's mistake.
+  EXPECT_THROW(integrate_power(s, Seconds(3), Seconds(1)), Error);
+  EXPECT_THROW(integrate_power(s, Seconds(NAN), Seconds(1)), Error);
+  EXPECT_THROW(integrate_power(s, Seconds(1), Seconds(INFINITY)), Error);
+  EXPECT_THROW(integrate_power({}, Seconds(3), Seconds(1)), Error);
   EXPECT_DOUBLE_EQ(interpolate_power(s, Seconds(1.25))->value(), 125.0);
 }
 
@@ -100,6 +108,10 @@ TEST(PowerMonitor, RejectsUnsupportedDomainsAndEmptyDeviceLists) {
     EXPECT_NE(std::string(e.what()).find("memory"), std::string::npos);
   }
   EXPECT_THROW(PowerMonitor({}, {}, {}, {}, manual(clock)), Error);
+  // Issue 20: a NaN or infinite update period was accepted.
+  for (const double bad : {std::nan(""), std::numeric_limits<double>::infinity(), 0.0, -1.0}) {
+    EXPECT_THROW(PowerMonitor(rig.inventory.gpus, {0}, {}, {}, manual(clock, bad)), Error) << bad;
+  }
 }
 
 TEST(PowerMonitor, DerivesCpuPowerFromEnergy) {
