@@ -1,9 +1,13 @@
 #include "zeus/util/log.h"
 
+#include <algorithm>
+
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+
+#include "zeus/util/text.h"
 
 namespace zeus::log {
 namespace {
@@ -79,8 +83,16 @@ const char* level_name(Level level) {
 }
 
 void Sink::log(Level level, std::string_view message) {
+  // One entry, one line: control characters from the data a message quotes
+  // (a job id, a command's output) are escaped, so a client cannot forge log
+  // lines. Most messages have none and are passed on as they are.
+  const bool plain = std::none_of(message.begin(), message.end(), [](char c) {
+    const auto u = static_cast<unsigned char>(c);
+    return u < 0x20 || u == 0x7F;
+  });
+  const std::string escaped = plain ? std::string() : printable(message, message.size() * 4);
   std::lock_guard lock(mutex_);
-  write(level, message);
+  write(level, plain ? message : std::string_view(escaped));
 }
 
 void StderrSink::write(Level level, std::string_view message) {

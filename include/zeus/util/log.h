@@ -22,7 +22,8 @@ std::optional<Level> parse_level(std::string_view text);
 const char* level_name(Level level);
 
 // Where log lines go. The base class serializes calls, so a sink's write()
-// never runs twice at once and holds no locking of its own.
+// never runs twice at once and holds no locking of its own, and it escapes
+// control characters (printable()), so every entry is one line.
 class Sink {
  public:
   virtual ~Sink() = default;

@@ -24,6 +24,21 @@ TEST(Log, CapturingSinkSeesLinesAtOrAboveTheLevel) {
   EXPECT_EQ(capture->count(Level::kWarn, "after"), 0u);
 }
 
+// Issue 20: a job id with a newline wrote a forged line into a service's log.
+TEST(Log, ControlCharactersInMessagesAreEscapedSoEveryEntryIsOneLine) {
+  auto capture = std::make_shared<CapturingSink>();
+  {
+    ScopedSink scoped(capture, Level::kInfo);
+    info("bso: registered job {}", "j1\nzeus: error: forged\r\x1b[2J");
+    info("plain text, tab\tand UTF-8 \u00e9 stay");
+  }
+  const auto entries = capture->entries();
+  ASSERT_EQ(entries.size(), 2u);
+  EXPECT_EQ(entries[0].message, "bso: registered job j1\\nzeus: error: forged\\r\\x1b[2J");
+  EXPECT_EQ(entries[0].message.find('\n'), std::string::npos);
+  EXPECT_EQ(entries[1].message, "plain text, tab\\tand UTF-8 \u00e9 stay");
+}
+
 TEST(Log, SinkSerializesConcurrentWriters) {
   auto capture = std::make_shared<CapturingSink>();
   ScopedSink scoped(capture, Level::kInfo);
