@@ -26,6 +26,10 @@ using zeus::ErrorCode;
 using zeus::printable;
 using zeus::throw_error;
 
+// Solves estimated to take at least this long print their estimate to
+// stderr even when it is not a terminal.
+constexpr zeus::Seconds kAnnouncedSolveTime{10.0};
+
 struct SolveArgs {
   std::string profile;
   int microbatches = 0;
@@ -118,13 +122,15 @@ void solve(const SolveArgs& a) {
     zeus::cli::flush_stdout();
     return;
   }
+  // Long work says what it will cost even in a log (a solve can take hours);
+  // the progress line that redraws itself is for terminals (or --progress).
   const bool show_progress = a.progress || isatty(STDERR_FILENO);
-  if (show_progress) {
-    o.progress = progress_printer();
-    o.on_estimate = [](const SolveEstimate& e) {
+  if (show_progress) o.progress = progress_printer();
+  o.on_estimate = [show_progress](const SolveEstimate& e) {
+    if (show_progress || e.time >= kAnnouncedSolveTime) {
       std::fprintf(stderr, "perseus: %s\n", e.summary().c_str());
-    };
-  }
+    }
+  };
   const auto sol = solve_pipeline(profile, o);
   const auto& pts = sol.points();
   const auto& fastest = pts[select_fastest(pts)];

@@ -37,6 +37,7 @@ struct ServeFlags {
   CLI::Option* idle = nullptr;
   bool no_dump = false;
   double idle_seconds = 0.0;
+  std::size_t max_jobs = pf::JobManagerOptions{}.max_jobs;
   std::string host = "127.0.0.1";
   int port = 7787;
   std::string unix_socket;
@@ -77,6 +78,7 @@ void serve(ServeFlags& f) {
   jo.dump_data = s.dump_data;
   jo.dump_dir = s.dump_dir;
   jo.max_job_idle_time = s.max_job_idle_time;
+  jo.max_jobs = f.max_jobs;
   pf::JobManager manager(setup.factory, jo);
   zeus::http::Router router;
   pf::add_routes(router, manager);
@@ -159,8 +161,13 @@ void setup(CLI::App& root) {
   cmd->add_flag("--no-dump", f->no_dump, "Write no dumps (as ZEUS_PFO_DUMP_DATA=false)");
   f->idle = cmd->add_option("--max-job-idle-time", f->idle_seconds,
                             "Forget a job idle this many seconds (checked every 60 s). Default: "
-                            "$ZEUS_PFO_MAX_JOB_IDLE_TIME, else 604800 (a week)")
+                            "$ZEUS_PFO_MAX_JOB_IDLE_TIME, else 86400 (a day; upstream: a week)")
                 ->check(CLI::Range(0.0, 1e10));
+  cmd->add_option("--max-jobs", f->max_jobs,
+                  "Jobs held at once; a registration beyond answers 503 with Retry-After once "
+                  "idle jobs were dropped")
+      ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 20))
+      ->capture_default_str();
   f->log_level = cmd->add_option("--log-level", f->settings.log_level,
                                  "debug (one line per request), info, warning, error. Default: "
                                  "$ZEUS_PFO_LOG_LEVEL, else info");

@@ -38,6 +38,8 @@ struct ServeFlags {
   std::string gpu_command_overrides;
   std::string signing_key_path;
   std::string metrics_address;
+  std::size_t max_leases = zeus::zeusd::DaemonOptions{}.max_leases;
+  std::size_t max_leases_per_owner = zeus::zeusd::DaemonOptions{}.max_leases_per_owner;
 };
 
 int serve(const ServeFlags& f) {
@@ -76,6 +78,8 @@ int serve(const ServeFlags& f) {
   o.gpu_command_overrides = f.gpu_command_overrides;
   o.signing_key_path = f.signing_key_path;
   o.metrics_address = f.metrics_address;
+  o.max_leases = f.max_leases;
+  o.max_leases_per_owner = f.max_leases_per_owner;
 
   // zeusd serves every GPU of the node, whatever its own environment hides,
   // and is never a client of another zeusd.
@@ -187,6 +191,17 @@ int main(int argc, char** argv) {
   serve_cmd->add_option("--metrics-address", f.metrics_address,
                         "host:port of a Prometheus /metrics listener (e.g. 127.0.0.1:9400); off "
                         "by default");
+  serve_cmd
+      ->add_option("--max-leases", f.max_leases,
+                   "Leases held at once by all clients together (503 with Retry-After beyond)")
+      ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 20))
+      ->capture_default_str();
+  serve_cmd
+      ->add_option("--max-leases-per-owner", f.max_leases_per_owner,
+                   "Leases held at once per token subject (or per uid without tokens; 429 with "
+                   "Retry-After beyond)")
+      ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 20))
+      ->capture_default_str();
 
   std::string key_path, user, scope, expires;
   auto* token_cmd = app.add_subcommand("token", "Manage bearer tokens");

@@ -49,7 +49,11 @@ void run_bindings(py::module_& core);
 class ReleaseGil {
  public:
   ReleaseGil();
-  ~ReleaseGil();
+  // May throw: when the interpreter is exiting, taking the GIL back ends a
+  // daemon thread by unwinding its stack (pthread_exit), and that unwind must
+  // be allowed through here; a noexcept destructor would turn it into
+  // std::terminate and lose the script's exit code.
+  ~ReleaseGil() noexcept(false);
   ReleaseGil(const ReleaseGil&) = delete;
   ReleaseGil& operator=(const ReleaseGil&) = delete;
 

@@ -102,9 +102,9 @@ ReleaseGil::ReleaseGil() {
   state_ = PyEval_SaveThread();
 }
 
-ReleaseGil::~ReleaseGil() {
+ReleaseGil::~ReleaseGil() noexcept(false) {
+  --t_release_depth;  // first: PyEval_RestoreThread may not return (see binding.h)
   PyEval_RestoreThread(state_);
-  --t_release_depth;
   if (!t_pending.empty()) flush_pending();
 }
 

@@ -81,6 +81,23 @@ struct EnergyMonitorBinding {
   }
 };
 
+// The simulated GPU draws power from its own model of the work it is given
+// (SimulatedGPU.execute); it cannot see PyTorch's kernels. A training loop
+// measured on it gets idle power over wall time, and an optimizer on it
+// "learns" that the lowest limit is as fast as any. Said once per process.
+void warn_once_if_simulated(const zeus::DeviceInventory& inventory,
+                            const zeus::EnergyMonitor& monitor) {
+  static bool warned = false;
+  if (warned || inventory.gpu_backend != "sim" || monitor.gpu_indices().empty()) return;
+  warned = true;
+  const char* text =
+      "measuring a simulated GPU (ZEUS_GPU_BACKEND=sim): it cannot see PyTorch's work, so a "
+      "window's energy is its idle power over the wall time unless the script runs work on it "
+      "with zeuscpp.device.get_gpus().simulated(i).execute(work_units); power-limit choices "
+      "made on it say nothing about a real GPU";
+  if (PyErr_WarnEx(PyExc_UserWarning, text, 1) != 0) throw py::error_already_set();
+}
+
 std::unique_ptr<EnergyMonitorBinding> make_energy_monitor(
     std::optional<std::vector<int>> gpu_indices, std::optional<std::vector<int>> cpu_indices,
     bool approx_instant_energy, const py::object& log_file, const py::object& sync) {
@@ -106,6 +123,7 @@ std::unique_ptr<EnergyMonitorBinding> make_energy_monitor(
     b->monitor = std::make_unique<zeus::EnergyMonitor>(*b->inventory, std::move(options));
   }
   track(b->monitor->power_monitor());
+  warn_once_if_simulated(*b->inventory, *b->monitor);
   // Upstream scripts build monitors on GPU-less machines, so this is a warning
   // (once per call site, Python's default), not an error; it says why.
   if (b->monitor->gpu_indices().empty() && b->monitor->cpu_indices().empty()) {

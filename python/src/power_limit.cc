@@ -134,12 +134,32 @@ struct OptimizerBinding {
   std::unique_ptr<zeus::Reducer> core_reducer;
   std::unique_ptr<zeus::GlobalPowerLimitOptimizer> impl;
 
+  bool save_error_warned = false;
+
   zeus::GlobalPowerLimitOptimizer& get() const {
     if (!impl) {
       zeus::throw_error(zeus::ErrorCode::kFailedPrecondition,
                         "the GlobalPowerLimitOptimizer is not initialized");
     }
     return *impl;
+  }
+
+  // Runs one optimizer hook without the GIL; then, with it, says once (a
+  // RuntimeWarning, not only a log line) when the profile could not be saved:
+  // the next run would profile again.
+  template <class Hook>
+  void step(Hook hook) {
+    {
+      ReleaseGil release;
+      hook(get());
+    }
+    if (save_error_warned || impl->profile_save_error().empty()) return;
+    save_error_warned = true;
+    const std::string text =
+        "the power-limit profile was not saved (the chosen limit stands, "
+        "but the next run profiles again): " +
+        impl->profile_save_error();
+    if (PyErr_WarnEx(PyExc_RuntimeWarning, text.c_str(), 1) != 0) throw py::error_already_set();
   }
 };
 
@@ -277,10 +297,12 @@ void bind_power_limit(py::module_& core) {
            py::arg("pl_step"), py::arg("profile_path"), py::arg("dry_run"),
            py::arg("observer_mode"), py::arg("reducer"))
       .def(
-          "on_step_begin", [](B& b) { b.get().on_step_begin(); }, py::call_guard<ReleaseGil>(),
+          "on_step_begin",
+          [](B& b) { b.step([](zeus::GlobalPowerLimitOptimizer& o) { o.on_step_begin(); }); },
           "Call before every training step.")
       .def(
-          "on_epoch_end", [](B& b) { b.get().on_epoch_end(); }, py::call_guard<ReleaseGil>(),
+          "on_epoch_end",
+          [](B& b) { b.step([](zeus::GlobalPowerLimitOptimizer& o) { o.on_epoch_end(); }); },
           "Call after every epoch.")
       .def_property_readonly(
           "state",

@@ -1,6 +1,7 @@
 // zeuscpp.utils.zeusd's core: one connection to a zeusd (the library's
 // ZeusdConnection): what discovery and whoami said, GET of a read endpoint,
-// and a per-GPU control command under this process's lease. The Python
+// and a per-GPU control command under this process's lease (or, persistent,
+// without one: the setting stays after the process). The Python
 // module builds upstream's ZeusdClient API on these.
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -47,12 +48,13 @@ void bind_zeusd(py::module_& core) {
   py::module_ m = core.def_submodule("zeusd", "Connection to a zeusd daemon.");
   using R = ReleaseGil;
   py::class_<zeus::ZeusdConnection, std::shared_ptr<zeus::ZeusdConnection>>(m, "Connection")
-      .def(py::init([](std::string url, std::string endpoint, std::string token) {
+      .def(py::init([](std::string url, std::string endpoint, std::string token, bool persistent) {
              ReleaseGil release;
-             return std::make_shared<zeus::ZeusdConnection>(
-                 zeus::ZeusdConfig{std::move(url), std::move(endpoint), std::move(token)});
+             return std::make_shared<zeus::ZeusdConnection>(zeus::ZeusdConfig{
+                 std::move(url), std::move(endpoint), std::move(token), persistent});
            }),
-           py::arg("url"), py::arg("endpoint"), py::arg("token") = "")
+           py::arg("url"), py::arg("endpoint"), py::arg("token") = "",
+           py::arg("persistent") = false)
       .def("status", [](const zeus::ZeusdConnection& c) { return status_dict(c.status()); })
       .def("get", &zeus::ZeusdConnection::get, py::arg("target"), py::call_guard<R>())
       .def("gpu_command", &zeus::ZeusdConnection::gpu_command, py::arg("op"), py::arg("gpu"),

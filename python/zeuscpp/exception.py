@@ -27,6 +27,7 @@ Hierarchy (thrown classes marked with the code they carry)::
     +-- ZeusTimeoutError [timeout]                   (ZeusGPUTimeoutError, TimeoutError)
     +-- ZeusIOError [io]                             (OSError)
     +-- ZeusHeterogeneousError [heterogeneous]       (ZeusGPUHeterogeneousError, ValueError)
+    +-- ZeusResourceExhaustedError [resource_exhausted] (RuntimeError; a quota or capacity: retry later)
     +-- ZeusInternalError [internal]                 (RuntimeError)
     +-- ZeusUnknownError [unknown]                   (ZeusGPUUnknownError)
 """
@@ -35,6 +36,7 @@ from __future__ import annotations
 
 __all__ = [
     "ZeusBaseError",
+    "ZeusResourceExhaustedError",
     "ZeusBaseGPUError",
     "ZeusBaseCPUError",
     "ZeusGPUInitError",
@@ -253,6 +255,10 @@ class ZeusHeterogeneousError(ZeusGPUHeterogeneousError, ValueError):
     """Devices that must match do not (code heterogeneous)."""
 
 
+class ZeusResourceExhaustedError(ZeusBaseError, RuntimeError):
+    """A quota of the caller or the capacity of a service is used up; retry later (code resource_exhausted)."""
+
+
 class ZeusInternalError(ZeusBaseError, RuntimeError):
     """A bug in zeuscpp; please report it (code internal)."""
 
@@ -274,6 +280,7 @@ _BY_CODE: dict[str, type[ZeusBaseError]] = {
     "io": ZeusIOError,
     "parse": ZeusParseError,
     "heterogeneous": ZeusHeterogeneousError,
+    "resource_exhausted": ZeusResourceExhaustedError,
     "internal": ZeusInternalError,
     "unknown": ZeusUnknownError,
 }

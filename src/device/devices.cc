@@ -223,7 +223,7 @@ DeviceInventory discover_devices(const DiscoveryOptions& options) {
     }
   }
   if (options.use_zeusd) {
-    attach_zeusd(backend, options.cpus, inv);
+    attach_zeusd(backend, options.cpus, options.zeusd_persistent_settings, inv);
   } else if (backend == "zeusd") {
     throw_error(ErrorCode::kInvalidArgument, "the zeusd GPU backend is not available here");
   }

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <cmath>
+#include <string>
 
 #include "zeus/util/error.h"
 #include "zeus/util/text.h"
@@ -132,7 +134,18 @@ Response Response::text(int status, std::string body, std::string_view content_t
   return r;
 }
 
+void add_retry_after(Response& response, Seconds wait) {
+  response.headers.set(
+      "Retry-After",
+      std::to_string(static_cast<long long>(std::ceil(std::max(1.0, wait.count())))));
+}
+
 Response response_for_exception(const std::exception& e) {
+  if (const auto* r = dynamic_cast<const RetryLater*>(&e)) {
+    Response out = Response::error(r->http_status(), r->what());
+    add_retry_after(out, r->retry_after());
+    return out;
+  }
   if (const auto* z = dynamic_cast<const Error*>(&e)) {
     return Response::error(http_status_for(z->code()), z->what());
   }
@@ -169,6 +182,8 @@ std::string_view reason_phrase(int status) {
       return "Request Header Fields Too Large";
     case 500:
       return "Internal Server Error";
+    case 429:
+      return "Too Many Requests";
     case 503:
       return "Service Unavailable";
     default:

@@ -152,24 +152,34 @@ void EnergyMonitor::reset_windows() {
 }
 
 Measurement EnergyMonitor::end_window(const std::string& name, bool sync, bool cancel) {
-  WindowState start;
-  {
+  const auto take_window = [&] {
     std::lock_guard lock(mutex_);
     auto it = windows_.find(name);
     if (it == windows_.end()) {
       throw_error(ErrorCode::kNotFound,
                   fmt::format("no measurement window named '{}' is running", name));
     }
-    start = std::move(it->second);
+    WindowState state = std::move(it->second);
     windows_.erase(it);
+    return state;
+  };
+  // Synchronize before the window is taken, as upstream does: when the sync
+  // is interrupted (Ctrl-C in torch.cuda.synchronize) the window still runs
+  // and can be ended again.
+  if (!cancel && sync && options_.sync_execution && !gpus_.empty()) {
+    if (!window_running(name)) {
+      throw_error(ErrorCode::kNotFound,
+                  fmt::format("no measurement window named '{}' is running", name));
+    }
+    options_.sync_execution();
   }
+  const WindowState start = take_window();
   Measurement m;
   if (cancel) {
     for (int i : gpu_indices_) m.gpu_energy[i] = Joules(0);
     for (int i : cpu_indices_) m.cpu_energy[i] = Joules(0);
     return m;
   }
-  if (sync && options_.sync_execution && !gpus_.empty()) options_.sync_execution();
   const WindowState end = read_state(/*tolerate_failures=*/true);
   if (power_monitor_) power_monitor_->sample_now();  // a sample at the window's right edge
   m.time = end.time - start.time;

@@ -30,6 +30,8 @@ std::string_view error_code_name(ErrorCode code) {
       return "parse";
     case ErrorCode::kHeterogeneous:
       return "heterogeneous";
+    case ErrorCode::kResourceExhausted:
+      return "resource_exhausted";
     case ErrorCode::kInternal:
       return "internal";
     case ErrorCode::kUnknown:
@@ -75,6 +77,8 @@ int http_status_for(ErrorCode code) {
       return 503;
     case ErrorCode::kTimeout:
       return 504;
+    case ErrorCode::kResourceExhausted:
+      return 429;
     case ErrorCode::kIo:
     case ErrorCode::kInternal:
     case ErrorCode::kUnknown:

@@ -16,6 +16,7 @@
 #include "zeus/util/files.h"
 #include "zeus/util/text.h"
 #include "zeusd/toml_subset.h"
+#include "zeusd/trusted_file.h"
 
 extern char** environ;
 
@@ -124,23 +125,7 @@ const char* gpu_op_name(GpuOp op) {
 }
 
 CommandOverrides CommandOverrides::load(const std::string& path) {
-  struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) {
-    throw_error(ErrorCode::kIo, fmt::format("cannot read the GPU command override file {}: {}",
-                                            path, errno_text(errno)));
-  }
-  if ((st.st_mode & S_IWOTH) != 0) {
-    throw_error(ErrorCode::kNoPermission,
-                fmt::format("refusing the GPU command override file {}: it is world-writable, so "
-                            "any user could make zeusd run their commands; chmod o-w it",
-                            path));
-  }
-  if (st.st_uid != 0 && st.st_uid != ::geteuid()) {
-    throw_error(ErrorCode::kNoPermission,
-                fmt::format("refusing the GPU command override file {}: it is owned by uid {}, "
-                            "neither root nor the daemon's user (uid {}); chown it",
-                            path, st.st_uid, ::geteuid()));
-  }
+  require_only_trusted_writers(path, "GPU command override file");
   return parse(read_file(path, 1 << 20), path);
 }
 

@@ -71,8 +71,8 @@ class CommandOverrides {
  public:
   CommandOverrides() = default;
 
-  // Checks that the file is owned by root or the daemon's user and not
-  // world-writable (kNoPermission otherwise), then parses it.
+  // Checks that only root or the daemon's user can change the file (see
+  // require_only_trusted_writers: kNoPermission otherwise), then parses it.
   static CommandOverrides load(const std::string& path);
   // kParse naming `source` and the line for anything outside the subset,
   // an unknown table or key, or a placeholder the operation does not have.

@@ -16,6 +16,7 @@
 #include "zeus/util/log.h"
 #include "zeus/util/parse.h"
 #include "zeusd/daemon_state.h"
+#include "zeusd/trusted_file.h"
 
 namespace zeus::zeusd {
 namespace {
@@ -108,20 +109,39 @@ int device_error_status(const std::exception& e) {
       return 409;
     case ErrorCode::kFailedPrecondition:
       return 410;
+    case ErrorCode::kResourceExhausted: {
+      const auto* later = dynamic_cast<const RetryLater*>(err);
+      return later != nullptr ? later->http_status() : 429;
+    }
     default:
       return 500;
   }
 }
 
+http::Response error_response_for(const std::exception& e) {
+  http::Response out = error_response(device_error_status(e), e.what());
+  if (const auto* later = dynamic_cast<const RetryLater*>(&e)) {
+    http::add_retry_after(out, later->retry_after());
+  }
+  return out;
+}
+
 http::Response aggregate_errors(
-    const std::vector<std::pair<int, std::pair<int, std::string>>>& errors) {
+    const std::vector<std::pair<int, std::pair<int, std::string>>>& errors,
+    const std::optional<std::vector<int>>& applied) {
   nlohmann::json payload = nlohmann::json::object();
   int worst = 400;
   for (const auto& [id, e] : errors) {
     payload[std::to_string(id)] = e.second;
     worst = std::max(worst, e.first);
   }
-  return http::Response::json(worst, {{"errors", payload}});
+  nlohmann::json body = {{"errors", payload}};
+  if (applied) {
+    std::vector<int> sorted = *applied;
+    std::sort(sorted.begin(), sorted.end());
+    body["applied"] = sorted;
+  }
+  return http::Response::json(worst, body);
 }
 
 void add_route(Daemon::State& state, http::Router& router, http::Method method, std::string path,
@@ -182,7 +202,7 @@ void add_route(Daemon::State& state, http::Router& router, http::Method method, 
           handler(std::move(request), responder, caller);
         } catch (const std::exception& e) {
           // Query errors and the like: upstream's {"error": ...} shape.
-          responder.send(error_response(device_error_status(e), e.what()));
+          responder.send(error_response_for(e));
         }
       });
 }
@@ -229,7 +249,8 @@ Daemon::Daemon(DaemonOptions options, DaemonDevices devices, Clock& clock)
     throw_error(ErrorCode::kInvalidArgument, "enable at least one API group");
   }
   if (!s.options.signing_key_path.empty()) {
-    s.signing_key = read_signing_key(s.options.signing_key_path);
+    s.signing_key = read_signing_key(s.options.signing_key_path);  // its own mode first
+    require_only_trusted_writers(s.options.signing_key_path, "signing key file");
     log::info("zeusd: JWT authentication enabled (key loaded from {})", s.options.signing_key_path);
   }
   if (!s.options.gpu_command_overrides.empty()) {
@@ -262,6 +283,7 @@ Daemon::Daemon(DaemonOptions options, DaemonDevices devices, Clock& clock)
   }
   s.leases = std::make_unique<LeaseManager>(s.gpus, workers, clock);
   s.leases->max_leases = s.options.max_leases;
+  s.leases->max_leases_per_owner = s.options.max_leases_per_owner;
   s.gpu_stream = std::make_unique<PowerStreamer>(
       "GPU", static_cast<int>(s.gpus.size()), Seconds(1.0 / s.options.gpu_power_poll_hz),
       [&s](int gpu, bool) { return gpu_sample(s, gpu); });

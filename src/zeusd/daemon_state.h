@@ -6,6 +6,7 @@
 #include <atomic>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -77,9 +78,13 @@ http::Response error_response(int status, std::string_view message);
 // unsupported, 403 no permission, 409 a setting held by another lease, 410 a
 // lease that ended, 500 otherwise.
 int device_error_status(const std::exception& e);
-// {"errors": {"<id>": message}} with the worst (highest) status.
+// error_response with device_error_status, plus Retry-After for a RetryLater.
+http::Response error_response_for(const std::exception& e);
+// {"errors": {"<id>": message}} with the worst (highest) status. A control
+// command also says which devices it did change: "applied": [ids].
 http::Response aggregate_errors(
-    const std::vector<std::pair<int, std::pair<int, std::string>>>& errors);
+    const std::vector<std::pair<int, std::pair<int, std::string>>>& errors,
+    const std::optional<std::vector<int>>& applied = std::nullopt);
 // Milliseconds since the Unix epoch.
 std::int64_t unix_time_ms();
 

@@ -14,20 +14,26 @@ namespace zeus::zeusd {
 namespace {
 
 // Collects the per-GPU outcomes of one blocking command; the last GPU to
-// finish answers. The mutex guards errors and remaining.
+// finish answers, naming the GPUs that were changed when any failed. The
+// mutex guards errors, applied and remaining.
 struct Gather {
   Gather(http::Responder r, std::size_t n) : responder(std::move(r)), remaining(n) {}
   void done(int gpu, const std::exception* error) {
     std::unique_lock lock(mutex);
-    if (error != nullptr) errors.push_back({gpu, {device_error_status(*error), error->what()}});
+    if (error != nullptr) {
+      errors.push_back({gpu, {device_error_status(*error), error->what()}});
+    } else {
+      applied.push_back(gpu);
+    }
     if (--remaining > 0) return;
     lock.unlock();
-    responder.send(errors.empty() ? http::Response{} : aggregate_errors(errors));
+    responder.send(errors.empty() ? http::Response{} : aggregate_errors(errors, applied));
   }
   http::Responder responder;
   std::mutex mutex;
   std::size_t remaining;
   std::vector<std::pair<int, std::pair<int, std::string>>> errors;
+  std::vector<int> applied;
 };
 
 void run_op(OverriddenGpu& gpu, GpuOp op, const GpuCommandArgs& a) {
@@ -97,15 +103,22 @@ void add_control(Daemon::State& s, http::Router& router, GpuOp op) {
             return;
           }
         }
+        // Every id is checked before any GPU is touched: one bad id changes
+        // nothing (and the answer says so).
         std::vector<std::pair<int, std::pair<int, std::string>>> errors;
-        std::vector<int> valid;
         for (int id : ids) {
           if (id >= static_cast<int>(s.gpus.size())) {
-            errors.push_back({id, {400, fmt::format("GPU {} not found", id)}});
-          } else {
-            valid.push_back(id);
+            errors.push_back(
+                {id,
+                 {400, fmt::format("GPU {} not found (this node has {}); no GPU was changed", id,
+                                   s.gpus.size())}});
           }
         }
+        if (!errors.empty()) {
+          responder.send(aggregate_errors(errors, std::vector<int>{}));
+          return;
+        }
+        const std::vector<int>& valid = ids;
         if (!block) {
           // Only the enqueue is checked, as upstream.
           for (int id : valid) {
@@ -130,12 +143,7 @@ void add_control(Daemon::State& s, http::Router& router, GpuOp op) {
           responder.send(errors.empty() ? http::Response{} : aggregate_errors(errors));
           return;
         }
-        if (valid.empty()) {
-          responder.send(aggregate_errors(errors));
-          return;
-        }
         auto gather = std::make_shared<Gather>(responder, valid.size());
-        gather->errors = std::move(errors);
         for (int id : valid) {
           auto task = [&s, op, args, id, lease, sub = caller.sub, gather] {
             GpuCommandArgs a = args;

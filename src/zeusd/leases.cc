@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <future>
 #include <random>
 #include <set>
@@ -9,6 +10,7 @@
 #include "zeus/device/gpu_settings_guard.h"
 #include "zeus/util/error.h"
 #include "zeus/util/log.h"
+#include "zeus/util/text.h"
 
 namespace zeus::zeusd {
 
@@ -16,6 +18,7 @@ namespace zeus::zeusd {
 // (under the manager's mutex) are set at acquire/renew.
 struct LeaseManager::Lease {
   LeaseInfo info;
+  std::string quota_key;  // whose share it counts against
   Seconds deadline{0};
   std::mutex mutex;
   bool ended = false;
@@ -23,6 +26,16 @@ struct LeaseManager::Lease {
 };
 
 namespace {
+
+// The wait suggested when the table is full of connection-bound leases,
+// which end only when their clients go.
+constexpr Seconds kRetryAfterFullLeases{30.0};
+
+std::string quota_key(const std::string& owner, const std::optional<http::PeerCredentials>& peer) {
+  if (!owner.empty()) return fmt::format("token subject '{}'", printable(owner));
+  if (peer) return fmt::format("uid {}", peer->uid);
+  return "the unauthenticated clients";
+}
 
 std::string new_lease_id() {
   static std::mutex m;
@@ -77,11 +90,26 @@ LeaseInfo LeaseManager::acquire(const std::string& owner,
     lease->info.connection_id = connection->id();
     lease->info.peer = connection->peer();
   }
+  lease->quota_key = quota_key(owner, lease->info.peer);
   {
     std::lock_guard lock(mutex_);
+    // A heartbeat lease that was abandoned ends within its ttl: a fair hint.
+    const Seconds retry = ttl ? *ttl : kRetryAfterFullLeases;
     if (leases_.size() >= max_leases) {
-      throw_error(ErrorCode::kFailedPrecondition,
-                  fmt::format("zeusd already holds {} leases; release some first", leases_.size()));
+      throw RetryLater(fmt::format("zeusd holds {} leases, its limit (--max-leases); retry when "
+                                   "some end",
+                                   leases_.size()),
+                       retry, /*whole_server=*/true);
+    }
+    const auto held =
+        static_cast<std::size_t>(std::count_if(leases_.begin(), leases_.end(), [&](const auto& l) {
+          return l.second->quota_key == lease->quota_key;
+        }));
+    if (held >= max_leases_per_owner) {
+      throw RetryLater(fmt::format("{} already holds {} leases, the limit per owner "
+                                   "(--max-leases-per-owner); release some first",
+                                   lease->quota_key, held),
+                       retry, /*whole_server=*/false);
     }
     if (ttl) lease->deadline = clock_.now() + *ttl;
     leases_[lease->info.id] = lease;

@@ -58,7 +58,10 @@ class LeaseManager {
 
   // Starts a lease. Without `ttl` it ends when `connection` closes (which
   // must then be given; it is also kept open past the idle timeout). At most
-  // `max_leases` at once (kFailedPrecondition beyond).
+  // `max_leases` at once (RetryLater, whole server, beyond) and
+  // `max_leases_per_owner` per owner (RetryLater for the caller beyond): the
+  // owner is the token's subject, else the peer's uid, else one shared
+  // "unauthenticated" owner.
   LeaseInfo acquire(const std::string& owner, const std::shared_ptr<http::Connection>& connection,
                     std::optional<Seconds> ttl);
   // Pushes a heartbeat lease's deadline to now + ttl. kNotFound for an ended
@@ -81,6 +84,7 @@ class LeaseManager {
   std::size_t active() const;
   std::vector<LeaseInfo> list() const;
   std::size_t max_leases = 1024;
+  std::size_t max_leases_per_owner = 64;
 
  private:
   struct Lease;

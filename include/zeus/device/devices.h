@@ -37,6 +37,9 @@ struct DiscoveryOptions {
   // GPU settings and root-only RAPL reads through the node's zeusd. zeusd
   // itself turns this off.
   bool use_zeusd = true;
+  // Through zeusd, change settings without a lease, so the daemon keeps them
+  // after this process ends (`zeus gpu set`); jobs leave this off.
+  bool zeusd_persistent_settings = false;
 };
 
 struct ZeusdStatus;  // zeus/device/zeusd_backend.h

@@ -28,6 +28,9 @@ struct ZeusdConfig {
   std::string url;       // "unix:/run/zeusd/zeusd.sock" or "http://host:port"
   std::string endpoint;  // as the user gave it (socket path or host:port)
   std::string token;     // "" : none
+  // Control calls without a lease: what they set stays after this process
+  // (an operator's lasting change, as upstream's client). Default: leased.
+  bool persistent_settings = false;
   // ZEUSD_SOCK_PATH first, then ZEUSD_HOST_PORT (host:port), with ZEUSD_TOKEN.
   // nullopt when neither is set.
   static std::optional<ZeusdConfig> from_env();

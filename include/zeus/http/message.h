@@ -12,6 +12,8 @@
 #include <utility>
 #include <vector>
 
+#include "zeus/util/units.h"
+
 namespace zeus::http {
 
 class Connection;  // zeus/http/connection.h
@@ -65,7 +67,11 @@ struct Response {
                        std::string_view content_type = "text/plain; charset=utf-8");
 };
 
-// The response for an exception escaping a handler: zeus::Error through
+// Retry-After: the wait rounded up to whole seconds (at least 1).
+void add_retry_after(Response& response, Seconds wait);
+
+// The response for an exception escaping a handler: a RetryLater is 429 or
+// 503 with Retry-After; another zeus::Error goes through
 // zeus::http_status_for() with its message; anything else is a 500 whose
 // body does not leak internals.
 Response response_for_exception(const std::exception& e);

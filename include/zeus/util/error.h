@@ -7,6 +7,8 @@
 #include <string>
 #include <string_view>
 
+#include "zeus/util/units.h"
+
 namespace zeus {
 
 enum class ErrorCode {
@@ -19,11 +21,12 @@ enum class ErrorCode {
   kDriverNotLoaded,     // the vendor driver/library is missing
   kGpuLost,             // the device fell off the bus or needs a reset
   kTimeout,
-  kIo,             // file system or OS call failed
-  kParse,          // malformed file content
-  kHeterogeneous,  // devices that must match do not
-  kInternal,       // a bug in this library
-  kUnknown,        // an unmapped vendor error
+  kIo,                 // file system or OS call failed
+  kParse,              // malformed file content
+  kHeterogeneous,      // devices that must match do not
+  kResourceExhausted,  // a client's quota or the server's capacity is used up; retry later
+  kInternal,           // a bug in this library
+  kUnknown,            // an unmapped vendor error
 };
 
 std::string_view error_code_name(ErrorCode code);
@@ -48,6 +51,24 @@ class Error : public std::runtime_error {
 
  private:
   ErrorCode code_;
+};
+
+// kResourceExhausted with a hint for the client: when to try again, and
+// whether the caller's own share is used up (HTTP 429) or the whole server's
+// (503). Services answer it with a Retry-After header.
+class RetryLater : public Error {
+ public:
+  RetryLater(const std::string& message, Seconds retry_after, bool whole_server)
+      : Error(ErrorCode::kResourceExhausted, message),
+        retry_after_(retry_after),
+        whole_server_(whole_server) {}
+  Seconds retry_after() const { return retry_after_; }
+  bool whole_server() const { return whole_server_; }
+  int http_status() const { return whole_server_ ? 503 : 429; }
+
+ private:
+  Seconds retry_after_;
+  bool whole_server_;
 };
 
 // The text of an errno value (thread-safe, unlike std::strerror).

@@ -51,7 +51,10 @@ struct DaemonOptions {
   // Ours: "host:port" of a TCP listener that serves only GET /metrics
   // (Prometheus cannot scrape a Unix socket); "" none.
   std::string metrics_address;
-  std::size_t max_leases = 1024;
+  std::size_t max_leases = 1024;  // all owners together (503 beyond)
+  // Per owner: a token's subject, else the peer's uid on a Unix socket (429
+  // beyond), so one user cannot lock every other one out.
+  std::size_t max_leases_per_owner = 64;
   double max_lease_ttl_s = 3600;
 };
 

@@ -71,14 +71,20 @@ class CpuInfo:
 class ZeusdClient:
     """Discovery, authentication state and typed calls for one zeusd."""
 
-    def __init__(self, config: ZeusdConfig | None = None) -> None:
+    def __init__(self, config: ZeusdConfig | None = None, *, persistent: bool = False) -> None:
+        """Connects to zeusd (``config``, else the environment).
+
+        Control calls hold a lease, so zeusd restores what this process changed
+        when it ends (ours). ``persistent=True`` takes no lease: the settings
+        stay, as with upstream's client (an operator's lasting change).
+        """
         if config is None:
             config = ZeusdConfig.from_env()
             if config is None:
                 raise ValueError("No Zeusd connection configured. Set ZEUSD_SOCK_PATH or ZEUSD_HOST_PORT, or pass a ZeusdConfig.")
         self._config = config
         token = config.token if config.token is not None else os.environ.get("ZEUSD_TOKEN", "")
-        self._conn = _zeusd.Connection(config._url(), config.endpoint, token or "")
+        self._conn = _zeusd.Connection(config._url(), config.endpoint, token or "", persistent)
         s = self._conn.status()
         self._gpus = [GpuInfo(**g) for g in s["gpus"]]
         self._cpus = [CpuInfo(**c) for c in s["cpus"]]

@@ -7,8 +7,9 @@
 
 namespace zeus {
 
-void attach_zeusd(const std::string& backend, bool cpus, DeviceInventory& inv) {
-  const auto config = ZeusdConfig::from_env();
+void attach_zeusd(const std::string& backend, bool cpus, bool persistent_settings,
+                  DeviceInventory& inv) {
+  auto config = ZeusdConfig::from_env();
   if (!config) {
     if (backend == "zeusd") {
       throw_error(ErrorCode::kInvalidArgument,
@@ -17,6 +18,7 @@ void attach_zeusd(const std::string& backend, bool cpus, DeviceInventory& inv) {
     }
     return;
   }
+  config->persistent_settings = persistent_settings;
   auto connection = std::make_shared<ZeusdConnection>(*config);
   const ZeusdStatus& status = connection->status();
   inv.zeusd = std::make_shared<ZeusdStatus>(status);

@@ -17,6 +17,8 @@ inline constexpr std::string_view kContinuingWithoutGpus = "; continuing without
 // driver (or `backend` is "zeusd"), and reads RAPL through zeusd when the
 // local counters are root-only. Records the daemon's status in `inv`.
 // Without the variables: nothing, except that backend "zeusd" is an error.
-void attach_zeusd(const std::string& backend, bool cpus, DeviceInventory& inv);
+// `persistent_settings`: control calls take no lease (ZeusdConfig).
+void attach_zeusd(const std::string& backend, bool cpus, bool persistent_settings,
+                  DeviceInventory& inv);
 
 }  // namespace zeus

@@ -102,7 +102,7 @@ class ZeusdConnection::Impl {
     }
   }
   void ensure_lease_locked(const ZeusdStatus& s) {
-    if (!lease.empty() ||
+    if (!lease.empty() || config.persistent_settings ||
         std::find(s.extensions.begin(), s.extensions.end(), "leases") == s.extensions.end()) {
       return;
     }

@@ -301,6 +301,10 @@ void GlobalPowerLimitOptimizer::finish(bool from_file) {
     }
   }
   try {
+    // The constructor checked the nearest existing folder; make the rest.
+    const auto folder = std::filesystem::path(options_.profile_path).parent_path();
+    std::error_code ignored;  // a failure shows in the write's error
+    if (!folder.empty()) std::filesystem::create_directories(folder, ignored);
     write_file_atomically(options_.profile_path, power_limit_profile_json(measurements_));
     log::info("power-limit profile saved to '{}'", options_.profile_path);
   } catch (const Error& e) {

@@ -17,7 +17,8 @@ struct RunResult {
   std::string err;
 };
 
-// Runs `argv` (argv[0] a path) with extra environment entries "NAME=value".
+// Runs `argv` (argv[0] a path) with extra environment entries "NAME=value"
+// (replacing inherited ones of the same name).
 RunResult run_program(const std::vector<std::string>& argv,
                       const std::vector<std::string>& env = {});
 

@@ -1,6 +1,8 @@
 // End-to-end tests of `zeus perseus solve` and `zeus perseus plan`.
 #include <gtest/gtest.h>
+
 #include <stdlib.h>
+#include <csignal>
 
 #include <filesystem>
 #include <fstream>
@@ -177,6 +179,19 @@ TEST_F(PerseusCli, AFailedFinalWriteIsAnErrorAndTheResultsReachStdout) {
                               "fastest", "--out", "/dev/full"});
   EXPECT_NE(p.exit_code, 0);
   EXPECT_NE(p.out.find("\"stages\""), std::string::npos) << p.out;
+}
+
+// Long work says what it will cost even when stderr is a log file: a solve
+// estimated at 10 s or more prints its estimate at once (the test stops it
+// there rather than wait for it).
+TEST_F(PerseusCli, ALongSolvePrintsItsEstimateWithoutATerminal) {
+  BackgroundProgram solve({bin("zeus"), "perseus", "solve", "--profile", kProfile, "--microbatches",
+                           "64", "--unit-time", "0.00001", "--p-blocking", "83.64", "--out",
+                           (dir_ / "long").string()});
+  EXPECT_TRUE(solve.wait_for_stderr("of solver time")) << solve.err();
+  EXPECT_EQ(solve.err().find("perseus: step"), std::string::npos) << "no progress line in a log";
+  solve.signal(SIGKILL);
+  solve.finish();
 }
 
 TEST_F(PerseusCli, ProgressGoesToStderrOnlyWhenAsked) {

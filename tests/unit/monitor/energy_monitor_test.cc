@@ -1,7 +1,10 @@
 #include "zeus/monitor/energy_monitor.h"
 
 #include <gtest/gtest.h>
+
 #include <unistd.h>
+#include <stdexcept>
+#include <utility>
 
 #include <atomic>
 #include <filesystem>
@@ -204,6 +207,28 @@ TEST(EnergyMonitor, SyncHookRunsBeforeCountersAreRead) {
   monitor.begin_window("b", /*sync=*/false);
   monitor.end_window("b", /*sync=*/false);
   EXPECT_EQ(syncs, 2);
+}
+
+// An interrupted sync (Ctrl-C inside torch.cuda.synchronize) must not lose
+// the window: it is still running, and ending it again measures it whole.
+TEST(EnergyMonitor, AnInterruptedSyncKeepsTheWindow) {
+  ManualClock clock;
+  auto rig = make_rig(clock, 1);
+  int syncs = 0;
+  auto opts = on_clock(clock);
+  opts.sync_execution = [&] {
+    if (++syncs == 2) throw std::runtime_error("KeyboardInterrupt");  // in the first end_window
+  };
+  EnergyMonitor monitor(rig.inventory, opts);
+  monitor.begin_window("epoch");
+  clock.advance(Seconds(2));
+  EXPECT_THROW(monitor.end_window("epoch"), std::runtime_error);
+  EXPECT_TRUE(monitor.window_running("epoch"));
+  clock.advance(Seconds(1));
+  const Measurement m = monitor.end_window("epoch");
+  EXPECT_DOUBLE_EQ(m.time.count(), 3.0);
+  EXPECT_FALSE(monitor.window_running("epoch"));
+  EXPECT_THROW(monitor.end_window("epoch"), Error);  // a window that is not running: kNotFound
 }
 
 TEST(EnergyMonitor, SelectsIndicesAndRejectsMissingOnes) {

@@ -184,6 +184,39 @@ TEST_F(DaemonAuth, WhoAmI) {
   EXPECT_EQ(get(c, "/auth/whoami").status, 401);
 }
 
+// The class: unbounded resources per client. One token subject cannot take
+// every lease (and so lock every other user out): past its share it gets 429,
+// past the daemon's capacity everyone gets 503, both with Retry-After.
+TEST(DaemonLeaseQuota, OneOwnerCannotLockTheOthersOut) {
+  FakeNode node;
+  const std::string dir = make_temp_dir("zeusd_quota");
+  DaemonOptions o;
+  o.signing_key_path = write_signing_key(dir, kKey);
+  o.max_leases_per_owner = 2;
+  o.max_leases = 3;
+  {
+    RunningDaemon d(o, node.devices);
+    auto c = d.client();
+    const auto as = [](const std::string& who) {
+      return issue_token(kKey, {who, {ApiGroup::kGpuControl}, std::nullopt});
+    };
+    const std::string acquire = "/lease/acquire?ttl_s=60";
+    EXPECT_EQ(post(c, acquire, as("mallory")).status, 200);
+    EXPECT_EQ(post(c, acquire, as("mallory")).status, 200);
+    auto r = post(c, acquire, as("mallory"));
+    EXPECT_EQ(r.status, 429) << r.body;
+    EXPECT_EQ(r.headers.get("Retry-After").value_or(""), "60");
+    EXPECT_THAT(json_of(r)["error"].get<std::string>(),
+                HasSubstr("token subject 'mallory' already holds 2 leases"));
+    EXPECT_EQ(post(c, acquire, as("alice")).status, 200);  // another user still may
+    r = post(c, acquire, as("bob"));
+    EXPECT_EQ(r.status, 503) << r.body;  // the daemon's whole table is full
+    EXPECT_TRUE(r.headers.get("Retry-After").has_value());
+    EXPECT_EQ(d.daemon->active_leases(), 3u);
+  }
+  std::filesystem::remove_all(dir);
+}
+
 TEST(DaemonAuthKey, EmptyKeyFileIsRefused) {
   const std::string dir = make_temp_dir("zeusd_key");
   DaemonOptions o;

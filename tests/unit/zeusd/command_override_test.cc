@@ -115,6 +115,41 @@ TEST_F(Overrides, RefusesUntrustedFiles) {
   }
 }
 
+// Whoever may replace the file through its folder, or write it through a
+// non-root group, could make the root daemon run their commands.
+TEST_F(Overrides, RefusesFilesOthersCanReplaceOrWriteThroughAGroup) {
+  const std::string text = "[set_power_limit]\ncommands = [[\"true\"]]\n";
+  const std::string p = write("o.toml", text, 0644);
+  const auto refused = [&](const std::string& needle) {
+    try {
+      CommandOverrides::load(p);
+      ADD_FAILURE() << "accepted; expected: " << needle;
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), ErrorCode::kNoPermission);
+      EXPECT_THAT(e.what(), HasSubstr(needle));
+    }
+  };
+  ASSERT_EQ(::chmod(dir.c_str(), 0777), 0);
+  refused("its directory " + dir + " is world-writable without the sticky bit");
+  ASSERT_EQ(::chmod(dir.c_str(), 01777), 0);  // like /tmp: others cannot replace it
+  EXPECT_NO_THROW(CommandOverrides::load(p));
+  ASSERT_EQ(::chmod(dir.c_str(), 0755), 0);
+  if (::geteuid() != 0) GTEST_SKIP() << "the group and owner cases need root to chown";
+  ASSERT_EQ(::chmod(p.c_str(), 0664), 0);
+  EXPECT_NO_THROW(CommandOverrides::load(p));  // root's group may write
+  ASSERT_EQ(::chown(p.c_str(), 0, 1234), 0);
+  refused("it is writable by group gid 1234");
+  ASSERT_EQ(::chmod(p.c_str(), 0644), 0);
+  ASSERT_EQ(::chmod(dir.c_str(), 0775), 0);
+  ASSERT_EQ(::chown(dir.c_str(), 0, 1234), 0);
+  refused("its directory " + dir + " is writable by group gid 1234");
+  ASSERT_EQ(::chmod(dir.c_str(), 0755), 0);
+  ASSERT_EQ(::chown(dir.c_str(), 65534, 0), 0);
+  refused("its directory " + dir + " is owned by uid 65534");
+  ASSERT_EQ(::chown(dir.c_str(), 0, 0), 0);
+  EXPECT_NO_THROW(CommandOverrides::load(p));
+}
+
 TEST_F(Overrides, RunsCommandsWithPlaceholdersAndNoShell) {
   const std::string log = dir + "/log";
   const auto o = CommandOverrides::parse(

@@ -188,25 +188,46 @@ TEST_F(DaemonApi, BadQueriesAre400WithAnErrorField) {
 TEST_F(DaemonApi, PerGpuErrorsAreCombinedWithTheWorstStatus) {
   start();
   auto c = d->client();
-  // Out of range for the device: NVML answers INVALID_ARGUMENT -> 400.
-  auto r = post(c, "/gpu/set_power_limit?gpu_ids=0,1,7&power_limit_mw=900000&block=true");
+  // One unknown id: nothing is changed, and the answer says so (the class:
+  // partial effects behind an answer that names only the bad part).
+  auto r = post(c, "/gpu/set_power_limit?gpu_ids=0,1,7&power_limit_mw=300000&block=true");
   EXPECT_EQ(r.status, 400);
   auto j = json_of(r);
   ASSERT_TRUE(j.contains("errors")) << r.body;
-  EXPECT_EQ(j["errors"].size(), 3u);
+  EXPECT_EQ(j["errors"].size(), 1u);
   EXPECT_THAT(j["errors"]["7"].get<std::string>(), HasSubstr("not found"));
+  EXPECT_THAT(j["errors"]["7"].get<std::string>(), HasSubstr("no GPU was changed"));
+  EXPECT_EQ(j["applied"], nlohmann::json::array());
+  EXPECT_EQ(node.nvml.power_limit_mw(0), 700000u);
+  EXPECT_EQ(node.nvml.power_limit_mw(1), 700000u);
+  EXPECT_EQ(post(c, "/gpu/set_power_limit?gpu_ids=3&power_limit_mw=300000&block=false").status,
+            400);
+  // Out of range for the device: NVML answers INVALID_ARGUMENT -> 400.
+  r = post(c, "/gpu/set_power_limit?gpu_ids=0,1&power_limit_mw=900000&block=true");
+  EXPECT_EQ(r.status, 400);
+  j = json_of(r);
+  EXPECT_EQ(j["errors"].size(), 2u);
+  EXPECT_EQ(j["applied"], nlohmann::json::array());
   // No permission -> 403, and it wins over 400.
   node.nvml.set_permission_denied(true);
-  r = post(c, "/gpu/set_power_limit?gpu_ids=0,9&power_limit_mw=300000&block=true");
+  r = post(c, "/gpu/set_power_limit?gpu_ids=0,1&power_limit_mw=300000&block=true");
   EXPECT_EQ(r.status, 403) << r.body;
   j = json_of(r);
   EXPECT_TRUE(j["errors"].contains("0"));
-  EXPECT_TRUE(j["errors"].contains("9"));
+  EXPECT_TRUE(j["errors"].contains("1"));
   node.nvml.set_permission_denied(false);
-  // A driver failure -> 500.
+  // A driver failure on one of two GPUs -> 500, naming the one that was
+  // changed all the same.
   node.nvml.fail_next("nvmlDeviceSetPowerManagementLimit", zeus::testing::nvml_rc::kUnknown);
-  r = post(c, "/gpu/set_power_limit?gpu_ids=0&power_limit_mw=300000&block=true");
+  r = post(c, "/gpu/set_power_limit?gpu_ids=0,1&power_limit_mw=300000&block=true");
   EXPECT_EQ(r.status, 500) << r.body;
+  j = json_of(r);
+  ASSERT_EQ(j["errors"].size(), 1u) << r.body;
+  ASSERT_EQ(j["applied"].size(), 1u) << r.body;
+  const int changed = j["applied"][0].get<int>();
+  EXPECT_FALSE(j["errors"].contains(std::to_string(changed)));
+  EXPECT_EQ(node.nvml.power_limit_mw(changed), 300000u);
+  EXPECT_EQ(node.nvml.power_limit_mw(1 - changed), 700000u);
 }
 
 TEST_F(DaemonApi, GpuReads) {

@@ -49,6 +49,28 @@ TEST(SigningKey, ReadableByGroupOrOthersIsRefusedWithTheFix) {
   fs::remove_all(dir);
 }
 
+// A 0600 key in a folder anyone may write to can be swapped for the
+// attacker's own key: the daemon refuses it (the class: files run as root
+// that others can change).
+TEST(SigningKey, InAFolderOthersMayWriteIsRefused) {
+  const std::string dir = make_temp_dir("zeusd_key_dir");
+  DaemonOptions o;
+  o.signing_key_path = write_signing_key(dir, kGoodKey);
+  o.socket_path = dir + "/s.sock";
+  ASSERT_EQ(::chmod(dir.c_str(), 0777), 0);
+  try {
+    Daemon d(o, {});
+    ADD_FAILURE() << "started with a key in a world-writable folder";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kNoPermission);
+    EXPECT_THAT(e.what(), HasSubstr("world-writable without the sticky bit"));
+    EXPECT_THAT(e.what(), HasSubstr("signing key file"));
+  }
+  ASSERT_EQ(::chmod(dir.c_str(), 0700), 0);
+  EXPECT_NO_THROW(Daemon(o, {}));
+  fs::remove_all(dir);
+}
+
 TEST(SigningKey, ShorterThan32BytesIsRefused) {
   const std::string dir = make_temp_dir("zeusd_key_short");
   const std::string path = write_signing_key(dir, "hello\n");

@@ -59,7 +59,13 @@ JobSpec parse_job_spec(const json& body, std::string_view source) {
     s.batch_sizes.push_back(static_cast<int>(b));
   }
   if (s.batch_sizes.empty()) invalid(o, "batch_sizes", "must not be empty");
-  if (s.batch_sizes.size() > 4096) invalid(o, "batch_sizes", "has more than 4096 entries");
+  if (s.batch_sizes.size() > kMaxBatchSizes) {
+    // Each batch size becomes an arm whose state is stored and rewritten with
+    // every decision: a list this long is no search space anyone trains over.
+    invalid(o, "batch_sizes",
+            fmt::format("has {} entries; at most {} (choose the candidates to explore)",
+                        s.batch_sizes.size(), kMaxBatchSizes));
+  }
   std::sort(s.batch_sizes.begin(), s.batch_sizes.end());
   if (std::adjacent_find(s.batch_sizes.begin(), s.batch_sizes.end()) != s.batch_sizes.end()) {
     invalid(o, "batch_sizes", "must not repeat a batch size");

@@ -29,7 +29,7 @@ Response error_response(std::exception_ptr error) {
   try {
     std::rethrow_exception(error);
   } catch (const Error& e) {
-    return Response::error(http_status_for(e.code()), e.what());
+    return http::response_for_exception(e);  // RetryLater: 429 with Retry-After
   } catch (const std::exception& e) {
     log::error("bso: request failed: {}", e.what());
     return Response::error(500, "internal server error; the server log has the details");

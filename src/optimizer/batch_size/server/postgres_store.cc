@@ -5,7 +5,10 @@
 // A pool of worker threads, one connection each, keeps the HTTP threads free.
 #include <fmt/format.h>
 
+#include <cctype>
+#include <cmath>
 #include <condition_variable>
+#include <cstdlib>
 #include <deque>
 #include <mutex>
 #include <pqxx/pqxx>
@@ -122,17 +125,52 @@ class PostgresTransaction final : public JobTransaction {
   bool changed_ = false;
 };
 
+// libpq waits forever for a server that accepts but never answers unless
+// the connection string bounds it: add the default bound where the user set
+// none (in the URL or PGCONNECT_TIMEOUT).
+std::string with_connect_timeout(std::string conninfo, Seconds timeout) {
+  if (conninfo.find("connect_timeout") != std::string::npos ||
+      std::getenv("PGCONNECT_TIMEOUT") != nullptr) {
+    return conninfo;
+  }
+  // libpq rounds anything under 2 s up to 2 s.
+  const long seconds = std::max(2L, std::lround(timeout.count()));
+  if (conninfo.starts_with("postgresql:") || conninfo.starts_with("postgres:")) {
+    return conninfo + (conninfo.find('?') == std::string::npos ? "?" : "&") +
+           fmt::format("connect_timeout={}", seconds);
+  }
+  return conninfo + fmt::format(" connect_timeout={}", seconds);
+}
+
+std::string without_trailing_space(std::string text) {
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.pop_back();
+  return text;
+}
+
+// The bound in effect, for messages.
+double connect_timeout_of(const std::string& conninfo) {
+  const auto at = conninfo.find("connect_timeout=");
+  if (at == std::string::npos) {
+    const char* env = std::getenv("PGCONNECT_TIMEOUT");
+    return env != nullptr ? std::atof(env) : 0.0;
+  }
+  return std::atof(conninfo.c_str() + at + std::string_view("connect_timeout=").size());
+}
+
 class PostgresStore final : public Store {
  public:
   PostgresStore(std::string conninfo, const StoreOptions& options)
-      : conninfo_(std::move(conninfo)) {
+      : conninfo_(with_connect_timeout(std::move(conninfo), options.connect_timeout)) {
     try {
       pqxx::connection c(conninfo_);
       description_ = fmt::format("postgresql://{}@{}/{}", c.username(),
                                  c.hostname() ? c.hostname() : "local", c.dbname());
       migrate(c);
     } catch (const pqxx::broken_connection& e) {
-      throw_error(ErrorCode::kIo, fmt::format("cannot connect to PostgreSQL: {}", e.what()));
+      throw_error(ErrorCode::kIo,
+                  fmt::format("cannot connect to PostgreSQL (waited at most {:g} s; "
+                              "connect_timeout in the URL changes it): {}",
+                              connect_timeout_of(conninfo_), without_trailing_space(e.what())));
     } catch (const pqxx::sql_error& e) {
       throw_error(ErrorCode::kIo, fmt::format("PostgreSQL: {}", e.what()));
     }

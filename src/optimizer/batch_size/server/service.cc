@@ -15,6 +15,9 @@
 namespace zeus::bso {
 namespace {
 
+// A recurrence takes minutes at least: no point asking again sooner.
+constexpr Seconds kRetryAfterTrialsInFlight{60.0};
+
 namespace bs = zeus::batch_size;
 using nlohmann::json;
 
@@ -115,6 +118,14 @@ void Service::next_batch_size(const std::string& job_id, std::optional<std::stri
             txn.answer_after_commit();
             return Outcome{200, to_json(TrialId{job_id, t->batch_size, t->number}), nullptr};
           }
+        }
+        if (job.search.num_in_flight() >= kMaxTrialsInFlight) {
+          // A client looping on this endpoint would otherwise grow the job's
+          // state and the trials table without bound.
+          throw RetryLater(fmt::format("job {} has {} trials handed out and not finished, the "
+                                       "limit; report or end some (PATCH /trials) first",
+                                       job_id, job.search.num_in_flight()),
+                           kRetryAfterTrialsInFlight, /*whole_server=*/false);
         }
         bs::Trial t;
         try {

@@ -6,9 +6,11 @@
 // transaction (group commit) and only then answers them.
 #include <fmt/format.h>
 #include <sqlite3.h>
+#include <unistd.h>
 
 #include <condition_variable>
 #include <deque>
+#include <filesystem>
 #include <map>
 #include <mutex>
 #include <thread>
@@ -232,10 +234,47 @@ class SqliteTransaction final : public JobTransaction {
   bool barrier_ = false;
 };
 
+// Says what is wrong with a database path in the user's words before SQLite
+// says "unable to open database file": SQLite needs the file and, for its
+// write-ahead log, its folder writable.
+void check_database_path(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) {
+    throw_error(ErrorCode::kInvalidArgument,
+                fmt::format("the SQLite database {} is a directory; name a file in it, e.g. "
+                            "sqlite:///{}/zeus_bso.db",
+                            path, fs::absolute(path, ec).lexically_normal().string()));
+  }
+  fs::path folder = fs::absolute(path, ec).parent_path();
+  if (!fs::is_directory(folder, ec)) {
+    throw_error(ErrorCode::kInvalidArgument,
+                fmt::format("cannot create the SQLite database {}: the folder {} does not exist; "
+                            "create it (mkdir -p) or name another",
+                            path, folder.string()));
+  }
+  const bool exists = fs::exists(path, ec);
+  if (exists && ::access(path.c_str(), R_OK | W_OK) != 0) {
+    throw_error(ErrorCode::kInvalidArgument,
+                fmt::format("the SQLite database {} is not writable by uid {} (the user this "
+                            "server runs as): {}",
+                            path, ::geteuid(), errno_text(errno)));
+  }
+  if (::access(folder.c_str(), W_OK | X_OK) != 0) {
+    throw_error(ErrorCode::kInvalidArgument,
+                fmt::format("the folder {} is not writable by uid {} (the user this server runs "
+                            "as): SQLite {} there; {}",
+                            folder.string(), ::geteuid(),
+                            exists ? "writes its write-ahead log" : "creates the database",
+                            errno_text(errno)));
+  }
+}
+
 class SqliteStore final : public Store, private StoredTrials {
  public:
   SqliteStore(std::string path, const StoreOptions& options)
       : path_(std::move(path)), max_batch_(std::max(1, options.max_batch)) {
+    check_database_path(path_);
     if (sqlite3_open_v2(path_.c_str(), &db_,
                         SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
                         nullptr) != SQLITE_OK) {

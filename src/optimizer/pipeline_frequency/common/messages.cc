@@ -152,8 +152,10 @@ RankInfo parse_rank_info(std::string_view body) {
   for (const auto f : o.integers("available_frequencies", 0, kMaxFrequencyMhz)) {
     info.available_frequencies.emplace_back(f);
   }
-  if (info.available_frequencies.size() > 100'000) {
-    bad(ErrorCode::kInvalidArgument, source, "available_frequencies", "too many entries");
+  if (info.available_frequencies.size() > kMaxAvailableFrequencies) {
+    bad(ErrorCode::kInvalidArgument, source, "available_frequencies",
+        fmt::format("has {} entries; a GPU has at most a few hundred graphics clocks (limit {})",
+                    info.available_frequencies.size(), kMaxAvailableFrequencies));
   }
   return info;
 }

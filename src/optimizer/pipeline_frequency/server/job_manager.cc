@@ -35,6 +35,10 @@ namespace {
 
 std::size_t at(int rank) { return static_cast<std::size_t>(rank); }
 
+// When the job table is full: jobs leave only by finishing idle, so the hint
+// is coarse.
+constexpr Seconds kRetryAfterFullJobs{300.0};
+
 void check_rank(const JobInfo& info, int rank, const char* what) {
   if (rank < 0 || rank >= info.world_size) {
     throw_error(ErrorCode::kInvalidArgument,
@@ -117,8 +121,15 @@ std::string JobManager::register_job(JobInfo info) {
   job->reported.assign(n, 0);
   job->results.resize(n);
   std::string id;
+  if (job_count() >= options_.max_jobs) evict_idle();  // a full table makes room first
   {
     std::lock_guard lock(mutex_);
+    if (jobs_.size() >= options_.max_jobs) {
+      throw RetryLater(fmt::format("the server holds {} jobs, its limit; a job is dropped after "
+                                   "{:g} s without requests",
+                                   jobs_.size(), options_.max_job_idle_time.count()),
+                       kRetryAfterFullJobs, /*whole_server=*/true);
+    }
     id = base;
     for (int k = 2; jobs_.count(id) != 0; ++k) id = fmt::format("{}+{}", base, k);
     info.job_id = id;

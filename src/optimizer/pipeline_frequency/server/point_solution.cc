@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "zeus/util/error.h"
+#include "zeus/util/text.h"
 
 namespace zeus::pipeline_frequency {
 
@@ -61,6 +62,20 @@ class PointSolutionFactory final : public SchedulerFactory {
 
 std::unique_ptr<SchedulerFactory> make_point_solution(StagePlan plan, std::string source) {
   if (plan.empty()) throw_error(ErrorCode::kInvalidArgument, "a plan needs at least one stage");
+  // A rank steps through its schedule as its training loop announces
+  // instructions, and it announces only these two: a plan naming another
+  // would stall or fail every rank mid-iteration, so it is refused here.
+  for (std::size_t stage = 0; stage < plan.size(); ++stage) {
+    for (std::size_t k = 0; k < plan[stage].size(); ++k) {
+      const std::string& name = plan[stage][k].instruction;
+      if (name == "forward" || name == "backward") continue;
+      throw_error(ErrorCode::kInvalidArgument,
+                  fmt::format("the plan {} names instruction '{}' (stage {}, entry {}); ranks "
+                              "run only 'forward' and 'backward': serve a plan made by "
+                              "`zeus perseus solve` or lowtime",
+                              source, printable(name), stage, k));
+    }
+  }
   return std::make_unique<PointSolutionFactory>(std::move(plan), std::move(source));
 }
 

@@ -7,6 +7,8 @@
 #include <map>
 
 #include "pfo_test_helpers.h"
+#include "zeus/http/message.h"
+#include "zeus/optimizer/pipeline_frequency/common/messages.h"
 #include "zeus/optimizer/pipeline_frequency/server/job_manager.h"
 #include "zeus/optimizer/pipeline_frequency/server/point_solution.h"
 #include "zeus/optimizer/pipeline_frequency/server/three_d_parallel.h"
@@ -220,6 +222,45 @@ TEST_F(PfoJobManager, EvictsIdleJobsAndTellsWaitingRanks) {
   EXPECT_THAT(r.by_rank[0][0].error->what(), HasSubstr("evicted after 110 s idle"));
   EXPECT_THAT(error_of([&] { m.register_rank(idle, rank_info(0, 0)); }), HasSubstr("not_found"));
   EXPECT_NO_THROW(m.status(busy));
+}
+
+// The class: unbounded job counts. A full table first drops idle jobs, then
+// answers 503 with a retry hint instead of growing.
+TEST_F(PfoJobManager, TheJobTableIsBoundedAndMakesRoomFromIdleJobs) {
+  JobManagerOptions o = options();
+  o.max_job_idle_time = Seconds(100.0);
+  o.max_jobs = 2;
+  JobManager m(make_point_solution(plan2(), "plan.py"), o);
+  m.register_job(job(2));
+  clock_.advance(Seconds(60.0));
+  m.register_job(job(2));
+  try {
+    m.register_job(job(2));
+    ADD_FAILURE() << "a third job was accepted";
+  } catch (const RetryLater& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kResourceExhausted);
+    EXPECT_TRUE(e.whole_server());
+    EXPECT_EQ(http::response_for_exception(e).status, 503);
+    EXPECT_TRUE(http::response_for_exception(e).headers.get("Retry-After").has_value());
+    EXPECT_THAT(e.what(), HasSubstr("holds 2 jobs, its limit"));
+  }
+  clock_.advance(Seconds(50.0));  // the first job is now idle for 110 s
+  EXPECT_NO_THROW(m.register_job(job(2)));
+  EXPECT_EQ(m.job_count(), 2u);
+}
+
+// Ranks list the clocks their GPU supports: a few hundred at most.
+TEST(PfoMessages, AvailableFrequencyListsAreSizedFromTheDomain) {
+  nlohmann::json body = {{"rank", 0}, {"dp_rank", 0}, {"pp_rank", 0}, {"tp_rank", 0}};
+  body["available_frequencies"] = std::vector<int>(kMaxAvailableFrequencies + 1, 1410);
+  try {
+    parse_rank_info(body.dump());
+    ADD_FAILURE() << "accepted";
+  } catch (const Error& e) {
+    EXPECT_THAT(e.what(), HasSubstr("at most a few hundred graphics clocks"));
+  }
+  body["available_frequencies"] = std::vector<int>(kMaxAvailableFrequencies, 1410);
+  EXPECT_NO_THROW(parse_rank_info(body.dump()));
 }
 
 TEST_F(PfoJobManager, DumpsRanksSchedulesAndResultsAsUpstream) {

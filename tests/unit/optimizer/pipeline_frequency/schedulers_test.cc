@@ -79,6 +79,17 @@ TEST(PfoPointSolution, HandsEachRankItsScheduleAndRefusesOtherJobSizes) {
   EXPECT_THAT(error_of([&] { f->check_job(job(2, 2, 1)); }), HasSubstr("PointSolution3D"));
 }
 
+// The class: unknown instruction names in plans served to ranks.
+TEST(PfoPointSolution, RefusesPlansNamingInstructionsRanksDoNotRun) {
+  for (const char* bad : {"Forward", "fwd", "forward ", "optimizer_step"}) {
+    StagePlan plan = two_stage_plan();
+    plan[1][1].instruction = bad;
+    const std::string why = error_of([&] { make_point_solution(plan, "plan.py"); });
+    EXPECT_THAT(why, HasSubstr(std::string("names instruction '") + bad + "' (stage 1, entry 1)"));
+    EXPECT_THAT(why, HasSubstr("only 'forward' and 'backward'"));
+  }
+}
+
 TEST(PfoThreeDParallel, CopiesStageSchedulesAndAggregatesPerStage) {
   const auto f = make_3d_parallel(make_point_solution(two_stage_plan(), "plan.py"));
   EXPECT_EQ(f->name(), "PointSolution3D");

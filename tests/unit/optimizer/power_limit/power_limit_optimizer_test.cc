@@ -599,6 +599,24 @@ TEST(GlobalPowerLimitOptimizer, ProfileWriteFailureKeepsTheChoice) {
   std::filesystem::remove(file);
 }
 
+// A profile path in folders still to create is accepted up front (its
+// nearest existing folder is writable), so the save makes them: before, the
+// save failed and, for root (who passes every permission check), that was
+// the first word of it.
+TEST(GlobalPowerLimitOptimizer, ProfileInFoldersStillToCreateIsSaved) {
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("zeus_plo_mkdir_" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  SimRig rig;
+  auto o = small_options();
+  o.profile_path = (dir / "runs" / "a" / "plo.json").string();
+  GlobalPowerLimitOptimizer opt(*rig.monitor, o);
+  run_until_done(rig, opt);
+  EXPECT_EQ(opt.profile_save_error(), "");
+  EXPECT_TRUE(std::filesystem::is_regular_file(o.profile_path));
+  std::filesystem::remove_all(dir);
+}
+
 // Windows shorter than the counter's update period measure 0 J: the monitor
 // warns once, the optimizer once for the whole profile (naming every limit),
 // not once per limit.

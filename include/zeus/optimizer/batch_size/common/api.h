@@ -15,6 +15,11 @@ namespace zeus::bso {
 
 inline constexpr std::size_t kMaxJobIdLength = 400;  // upstream's varchar(400)
 inline constexpr std::size_t kMaxIdempotencyKeyLength = 200;
+// Candidates per job (powers of two, or multiples of 8 up to 2048, fit).
+inline constexpr std::size_t kMaxBatchSizes = 256;
+// Trials of one job handed out and not yet finished: recurrences running at
+// once. Beyond, GET /jobs/batch_size answers 429 with Retry-After.
+inline constexpr std::size_t kMaxTrialsInFlight = 64;
 
 // JobSpecFromClient / CreatedJob: what a job is registered with.
 struct JobSpec {

@@ -15,6 +15,7 @@
 
 #include "zeus/optimizer/batch_size/batch_size_search.h"
 #include "zeus/optimizer/batch_size/common/api.h"
+#include "zeus/util/units.h"
 
 namespace zeus::bso {
 
@@ -61,6 +62,10 @@ struct StoreOptions {
   int connections = 8;  // PostgreSQL: connections (and worker threads)
   // SQLite: at most this many units of work share one commit (group commit).
   int max_batch = 256;
+  // PostgreSQL: how long to wait for the server to answer a connection
+  // (libpq's connect_timeout, at least 2 s) unless the URL or
+  // PGCONNECT_TIMEOUT sets it.
+  Seconds connect_timeout{10.0};
 };
 
 class Store {

@@ -30,6 +30,9 @@ std::string job_path(std::string_view path, std::string_view job_id);
 // The largest job a server accepts: far beyond any pipeline-parallel job, small
 // enough that per-rank state stays bounded.
 inline constexpr int kMaxWorldSize = 1 << 20;
+// Graphics clocks a rank may list (NVML lists about 80 to 200 per memory
+// clock on current GPUs).
+inline constexpr std::size_t kMaxAvailableFrequencies = 1024;
 inline constexpr std::size_t kMaxMetadataBytes = 256;
 
 // What rank 0 registers. job_id is empty when sent; the server assigns it.

@@ -39,7 +39,12 @@ namespace zeus::pipeline_frequency {
 struct JobManagerOptions {
   bool dump_data = true;
   std::string dump_dir = "./dump";
-  Seconds max_job_idle_time{7.0 * 24 * 3600};  // upstream's week
+  // A job that has seen no request this long is dropped (its waiting ranks
+  // get 404). Upstream keeps them a week; a day frees the slots sooner.
+  Seconds max_job_idle_time{24.0 * 3600};
+  // Jobs held at once; a registration beyond is 503 with Retry-After (after
+  // idle jobs were evicted), so the server's memory stays bounded.
+  std::size_t max_jobs = 1024;
   // Measures idleness; nullptr: SteadyClock::instance().
   Clock* clock = nullptr;
   // Stamps job ids; empty: the system clock.

@@ -27,7 +27,7 @@ struct ServerSettings {
   std::string log_level = "info";
   bool dump_data = true;
   std::string dump_dir = "./dump";
-  Seconds max_job_idle_time{7.0 * 24 * 3600};
+  Seconds max_job_idle_time{24.0 * 3600};  // upstream: a week (see JobManagerOptions)
 };
 
 // Applies the ZEUS_PFO_* variables that are set (read through `getenv`) on

@@ -1,9 +1,16 @@
 // The service end to end over HTTP on loopback with a real SQLite file:
 // status codes and bodies of zeus-inventory §4.1, the algorithm of §4.3,
 // the deliberate fixes, durability across restarts.
+#include <arpa/inet.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <netinet/in.h>
 #include <sqlite3.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
 
 #include "bso_test_helpers.h"
 #include "zeus/util/error.h"
@@ -308,6 +315,87 @@ TEST(BsoService, OneServerPerSqliteFileAndNewerSchemasAreRefused) {
     EXPECT_THAT(e.what(), HasSubstr("schema version 99"));
   }
   EXPECT_THROW(open_store("mysql://x"), Error);
+}
+
+// The class: unbounded resources per client. A client looping on GET
+// /jobs/batch_size without reporting would grow the job's state and the
+// trials table forever; past kMaxTrialsInFlight it gets 429 + Retry-After,
+// and a finished trial makes room again.
+TEST(BsoService, TrialsInFlightPerJobAreBounded) {
+  TempDir d;
+  ServedBso s(sqlite_url(d));
+  auto c = s.client();
+  int status = 0;
+  call(c, Method::kPost, "/jobs", workload_spec(8), &status);
+  ASSERT_EQ(status, 201);
+  json first;
+  for (std::size_t i = 0; i < kMaxTrialsInFlight; ++i) {
+    const auto t = call(c, Method::kGet, "/jobs/batch_size?job_id=w1-008", nullptr, &status);
+    ASSERT_EQ(status, 200) << i << ": " << t.dump();
+    if (i == 0) first = t;
+  }
+  const auto r = c.request(Method::kGet, "/jobs/batch_size?job_id=w1-008", {}, {});
+  EXPECT_EQ(r.status, 429) << r.body;
+  EXPECT_EQ(r.headers.get("Retry-After").value_or(""), "60");
+  EXPECT_THAT(r.body, HasSubstr("64 trials handed out and not finished"));
+  const json id = {{"job_id", "w1-008"},
+                   {"batch_size", first["batch_size"]},
+                   {"trial_number", first["trial_number"]}};
+  call(c, Method::kPatch, "/trials", id, &status);  // one ends (its client died)
+  ASSERT_EQ(status, 200);
+  call(c, Method::kGet, "/jobs/batch_size?job_id=w1-008", nullptr, &status);
+  EXPECT_EQ(status, 200);
+}
+
+// Database paths that cannot work are named in the user's words (the class:
+// database errors that do not say what is wrong), before SQLite's "unable to
+// open database file".
+TEST(BsoService, SqlitePathsThatCannotWorkSayWhy) {
+  TempDir d;
+  const auto refused = [](const std::string& url, const std::string& needle) {
+    try {
+      open_store(url);
+      ADD_FAILURE() << "opened " << url;
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), ErrorCode::kInvalidArgument) << e.what();
+      EXPECT_THAT(e.what(), HasSubstr(needle));
+    }
+  };
+  std::filesystem::create_directory(d / "adir");
+  refused("sqlite:///" + (d / "adir").string(), "is a directory; name a file in it");
+  refused("sqlite:///" + (d / "missing/bso.db").string(), "does not exist");
+  if (::geteuid() != 0) {  // root writes anywhere
+    ASSERT_EQ(::chmod(d.path().c_str(), 0500), 0);
+    refused(sqlite_url(d), "not writable by uid");
+    ASSERT_EQ(::chmod(d.path().c_str(), 0700), 0);
+  }
+  EXPECT_NO_THROW(open_store(sqlite_url(d)));
+}
+
+// A PostgreSQL endpoint that accepts connections but never answers (a hung
+// server, a wrong port behind a proxy) must not block start-up forever: the
+// store gives up after its connect timeout. Without one this test hangs
+// until ctest's timeout fails it.
+TEST(BsoService, APostgresEndpointThatNeverAnswersTimesOut) {
+  const int listener = ::socket(AF_INET, SOCK_STREAM, 0);
+  ASSERT_GE(listener, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(::bind(listener, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+  ASSERT_EQ(::listen(listener, 8), 0);  // the kernel accepts; nobody answers
+  socklen_t len = sizeof addr;
+  ASSERT_EQ(::getsockname(listener, reinterpret_cast<sockaddr*>(&addr), &len), 0);
+  StoreOptions options;
+  options.connect_timeout = Seconds(2.0);
+  try {
+    open_store(fmt::format("postgresql://zeus@127.0.0.1:{}/bso", ntohs(addr.sin_port)), options);
+    ADD_FAILURE() << "connected to a server that never answers";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kIo);
+    EXPECT_THAT(e.what(), HasSubstr("waited at most 2 s"));
+  }
+  ::close(listener);
 }
 
 }  // namespace
