@@ -9,6 +9,8 @@
 #
 # Leaves DEST/include/nvml.h, DEST/lib/libnvidia-ml.so.1, DEST/VERSIONS (the
 # package versions) and the packages' copyright files. Idempotent: when DEST is complete it returns at once.
+# ZEUS_REAL_NVML_MIRROR (default http://deb.debian.org/debian) and
+# ZEUS_REAL_NVML_SUITE (default bookworm) pick another mirror or suite.
 # Exit status: 0 fetched (or already there); 75 the registry or the tools are
 # out of reach (no network, no apt-get, no Debian keyring): the callers skip,
 # except under CI=true; 1 anything else.
