@@ -5,6 +5,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "fakes/amdsmi/fake_amdsmi_control.h"
 #include "fakes/nvml/fake_nvml_control.h"
 #include "zeus/util/error.h"
 
@@ -150,6 +151,30 @@ TEST(Selftest, SimulatedGpusAreSaidToBeSimulatedAndTheirCountersMove) {
   EXPECT_EQ(verdict(report, "GPU 1", "counter vs integrated power"), SelftestVerdict::kPass);
   EXPECT_GE(report.window_length.count(), 0.2);
   EXPECT_FALSE(report.workload_exit_code.has_value());
+}
+
+TEST(Selftest, AmdGpusThroughTheFakeAmdSmi) {
+  testing::FakeAmdSmi amd(26);
+  amd.reset();
+  DiscoveryOptions d;
+  d.gpu_backend = "amdsmi";
+  d.amdsmi_library = amd.path();
+  d.cpus = false;
+  d.use_zeusd = false;
+  const auto devices = discover_devices(d);
+  SelftestOptions o;
+  o.window = Seconds(0.05);
+  o.call_repetitions = 5;
+  const auto report = run_selftest(devices, o);
+  EXPECT_THAT(find(report, "host", "GPUs").detail, HasSubstr("2 GPU(s) through amdsmi"));
+  EXPECT_EQ(find(report, "GPU 1", "power limit").detail, "750 W (range 200-750 W, default 750 W)");
+  EXPECT_THAT(find(report, "GPU 1", "clock tables").detail,
+              HasSubstr("2 memory clock(s) 900-1300 MHz; 3 graphics clock(s) 500-2100 MHz"));
+  // AMD GPUs have no persistence mode: not a failure.
+  EXPECT_EQ(verdict(report, "GPU 0", "persistence mode"), SelftestVerdict::kSkip);
+  EXPECT_EQ(verdict(report, "host", "measurement window cost"), SelftestVerdict::kPass);
+  // The fake's counter only moves when a test moves it.
+  EXPECT_EQ(verdict(report, "GPU 0", "energy counter moves"), SelftestVerdict::kFail);
 }
 
 TEST(Selftest, BadOptionsAreInvalidArguments) {
