@@ -12,6 +12,7 @@
 #include <string>
 
 #include "zeus/device/gpu_settings_guard.h"
+#include "zeus/device/zeusd_backend.h"
 #include "zeus/monitor/energy_monitor.h"
 #include "zeus/monitor/power_monitor.h"
 #include "zeus/util/error.h"
@@ -101,10 +102,21 @@ void check_host(const DeviceInventory& devices, Checks& checks) {
   if (devices.gpu_backend == "sim") {
     checks.add("host", "settings could be changed", Verdict::kPass,
                "simulated GPUs take settings without privileges");
-  } else if (devices.gpu_backend == "zeusd" || std::getenv("ZEUSD_SOCK_PATH") != nullptr ||
-             std::getenv("ZEUSD_HOST_PORT") != nullptr) {
-    checks.add("host", "settings could be changed", Verdict::kPass,
-               "through zeusd (its API groups and token decide; see `zeus show-env`)");
+  } else if (devices.zeusd) {
+    const ZeusdStatus& z = *devices.zeusd;
+    if (z.can("gpu-control")) {
+      checks.add("host", "settings could be changed", Verdict::kPass,
+                 fmt::format("through zeusd at {}", z.endpoint));
+    } else {
+      checks.add(
+          "host", "settings could be changed", Verdict::kWarn,
+          fmt::format("no: zeusd at {} {}; power limits and clocks are read-only (ask its "
+                      "operator for the gpu-control group or scope)",
+                      z.endpoint,
+                      !z.auth_error.empty() ? "refused the token: " + z.auth_error
+                      : z.auth_required     ? std::string("gives this token no gpu-control scope")
+                                            : std::string("does not serve gpu-control")));
+    }
   } else if (::geteuid() == 0 || has_cap_sys_admin()) {
     checks.add("host", "settings could be changed", Verdict::kPass,
                ::geteuid() == 0 ? "directly (running as root)" : "directly (CAP_SYS_ADMIN)");
@@ -123,6 +135,7 @@ std::pair<Verdict, std::string> check_power_limit(Gpu& gpu) {
   try {
     def = fmt::format("{:.0f}", to_watts(gpu.default_power_limit()).value());
   } catch (const Error&) {
+    // Informational only: some drivers do not report a default limit.
   }
   const std::string detail =
       fmt::format("{:.0f} W (range {:.0f}-{:.0f} W, default {} W)", to_watts(limit).value(),
