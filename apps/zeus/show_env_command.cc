@@ -41,6 +41,7 @@ void print_text(const json& r) {
   for (const auto& g : r["gpus"]) {
     fmt::print("  GPU {} (physical {}): {} [{}]\n", g["index"].get<int>(),
                g["physical_index"].get<int>(), or_dash(g["name"]), or_dash(g["uuid"]));
+    if (!g["pci_bus_id"].is_null()) fmt::print("    PCI {}\n", or_dash(g["pci_bus_id"]));
     fmt::print(
         "    architecture {}, energy counter {}, power limit {} W (range {}-{} W, default {} W)\n",
         or_dash(g["architecture"]), or_dash(g["energy_counter"]), or_dash(g["power_limit_w"]),

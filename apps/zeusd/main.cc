@@ -86,10 +86,6 @@ int serve(const ServeFlags& f) {
   ::unsetenv("CUDA_VISIBLE_DEVICES");
   DiscoveryOptions d;
   d.use_zeusd = false;
-  if (f.gpu_backend == "amdsmi") {
-    throw_error(ErrorCode::kNotSupported,
-                "--gpu-backend amdsmi: this zeusd has no AMD backend yet; use auto, nvml or sim");
-  }
   d.gpu_backend = f.gpu_backend;
   const bool explicit_groups = !f.enable.empty();
   std::vector<zeusd::ApiGroup> groups;
@@ -179,7 +175,8 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   serve_cmd
       ->add_option("--gpu-backend", f.gpu_backend,
-                   "auto, nvml, sim (the simulated GPU, for demos) or none")
+                   "auto (NVIDIA, else AMD), nvml, amdsmi, sim (the simulated GPU, for demos) or "
+                   "none")
       ->capture_default_str();
   serve_cmd->add_option("--enable", f.enable,
                         "API groups to serve, comma-separated: gpu-control, gpu-read, cpu-read "

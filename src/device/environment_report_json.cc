@@ -32,6 +32,12 @@ json gpu_report(Gpu& gpu, int index, unsigned physical) {
   try_set(j, "name", [&] { return gpu.name(); });
   try_set(j, "uuid", [&] { return gpu.uuid(); });
   try_set(j, "architecture", [&] { return std::string(architecture_name(gpu.architecture())); });
+  try {
+    j["pci_bus_id"] = gpu.pci_bus_id();
+  } catch (const Error& e) {
+    j["pci_bus_id"] = nullptr;  // a simulated GPU has none: not worth an error line
+    if (e.code() != ErrorCode::kNotSupported) j["errors"]["pci_bus_id"] = e.what();
+  }
   try_set(j, "energy_counter", [&] { return gpu.supports_energy_counter(); });
   try_set(j, "power_limit_min_w",
           [&] { return to_watts(gpu.power_limit_constraints().min).value(); });

@@ -1,6 +1,15 @@
 #include "zeus/device/gpu.h"
 
+#include <fmt/format.h>
+
+#include "zeus/util/error.h"
+
 namespace zeus {
+
+std::string Gpu::pci_bus_id() {
+  throw_error(ErrorCode::kNotSupported,
+              fmt::format("{}: this GPU backend has no PCI address", name()));
+}
 
 const char* power_domain_name(PowerDomain domain) {
   switch (domain) {

@@ -259,7 +259,17 @@ Daemon::Daemon(DaemonOptions options, DaemonDevices devices, Clock& clock)
     for (const auto& n : s.overrides.operation_names()) names += (names.empty() ? "" : ", ") + n;
     log::info("zeusd: GPU command overrides for {}", names.empty() ? "no operation" : names);
   }
+  // PCI addresses for /discover, read once: they do not change while the
+  // daemon runs. A GPU whose backend cannot say keeps "".
   s.devices.gpu_pci_addresses.resize(s.devices.gpus.size());
+  for (std::size_t i = 0; i < s.devices.gpus.size(); ++i) {
+    if (!s.devices.gpu_pci_addresses[i].empty()) continue;
+    try {
+      s.devices.gpu_pci_addresses[i] = s.devices.gpus[i]->pci_bus_id();
+    } catch (const Error& e) {
+      log::debug("zeusd: GPU {} has no PCI address: {}", i, e.what());
+    }
+  }
   std::vector<DeviceWorker*> workers;
   for (std::size_t i = 0; i < s.devices.gpus.size(); ++i) {
     s.workers.push_back(std::make_unique<DeviceWorker>(fmt::format("GPU {}", i)));

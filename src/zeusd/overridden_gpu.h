@@ -36,6 +36,7 @@ class OverriddenGpu final : public Gpu {
     return gpu_->supported_graphics_clocks(memory_clock);
   }
   Celsius temperature() override { return gpu_->temperature(); }
+  std::string pci_bus_id() override { return gpu_->pci_bus_id(); }
 
   void set_power_limit(Milliwatts limit) override;
   void set_persistence_mode(bool enabled) override;

@@ -78,6 +78,12 @@ class Gpu {
   virtual void reset_memory_locked_clocks() = 0;
 
   virtual Celsius temperature() = 0;
+
+  // The GPU's PCI address, so an operator can map it to a slot: NVIDIA's as
+  // NVML gives it ("00000000:3B:00.0", 8-digit domain), AMD's in the Linux
+  // sysfs form ("0000:c1:00.0"). kNotSupported where the backend cannot say
+  // (simulated GPUs, a driver without the call), which is the default.
+  virtual std::string pci_bus_id();
 };
 
 }  // namespace zeus

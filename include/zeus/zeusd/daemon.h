@@ -61,7 +61,9 @@ struct DaemonOptions {
 // The devices a daemon serves; index = the id in the API.
 struct DaemonDevices {
   std::vector<std::shared_ptr<Gpu>> gpus;
-  std::vector<std::string> gpu_pci_addresses;  // parallel to gpus; "" when unknown
+  // Parallel to gpus. Entries left empty are filled from Gpu::pci_bus_id()
+  // when the daemon is constructed; "" when the GPU cannot say.
+  std::vector<std::string> gpu_pci_addresses;
   std::vector<std::shared_ptr<Cpu>> cpus;
 };
 

@@ -311,4 +311,22 @@ Celsius AmdSmiGpu::temperature() {
   return Celsius(static_cast<double>(millidegrees) / 1000.0);
 }
 
+std::string AmdSmiGpu::pci_bus_id() {
+  constexpr std::string_view what = "reading the PCI address";
+  require(api_.get_gpu_bdf_id, "amdsmi_get_gpu_bdf_id", what);
+  std::uint64_t bdf = 0;
+  {
+    auto lock = lib_->lock();
+    check(api_.get_gpu_bdf_id(handle_, &bdf), "amdsmi_get_gpu_bdf_id", what);
+  }
+  return format_bdf_id(bdf);
+}
+
+std::string format_bdf_id(std::uint64_t bdf) {
+  // AMD SMI's BDF id: domain in bits 63-32, a partition id in 31-28 (not part
+  // of the address), bus in 15-8, device in 7-3, function in 2-0.
+  return fmt::format("{:04x}:{:02x}:{:02x}.{:x}", (bdf >> 32U) & 0xffffffffU, (bdf >> 8U) & 0xffU,
+                     (bdf >> 3U) & 0x1fU, bdf & 0x7U);
+}
+
 }  // namespace zeus::amdsmi_internal

@@ -30,6 +30,9 @@ struct AmdSmiGpuInfo {
   bool second_die = false;
 };
 
+// "0000:c1:00.0" from amdsmi_get_gpu_bdf_id's packed id.
+std::string format_bdf_id(std::uint64_t bdf);
+
 class AmdSmiGpu final : public Gpu {
  public:
   AmdSmiGpu(std::shared_ptr<const AmdSmiLibrary> library,
@@ -59,6 +62,7 @@ class AmdSmiGpu final : public Gpu {
   void reset_memory_locked_clocks() override;
 
   Celsius temperature() override;
+  std::string pci_bus_id() override;
 
   // Raw power readings in watts (kPowerNotAvailable where "N/A"). For discovery.
   struct PowerReadings {

@@ -1,8 +1,14 @@
 // The subset of NVML's C ABI this backend uses, declared by hand because no
 // nvml.h is installed here and the library is only ever reached through dlsym.
-// Values and layouts follow NVML's header (API version 13; see
-// docs/reference/nvml-rapl-facts.md §1). Return codes cross the boundary as
-// plain int (nvmlReturn_t is an int-sized enum on every Linux ABI we target).
+// Values and layouts follow NVML's header (API version 13). Return codes cross
+// the boundary as plain int (nvmlReturn_t is an int-sized enum on every Linux
+// ABI we target).
+//
+// tests/real_nvml/nvml_abi_check.cc static_asserts every declaration here
+// against NVIDIA's real nvml.h (Debian's libnvidia-ml-dev, header 11.8) in
+// every build that could fetch it; a mismatch breaks the build. Whatever is
+// newer than that header is listed there with the driver branch that brought
+// it. Add a declaration here, add its check there.
 #pragma once
 
 #include <cstddef>
@@ -96,6 +102,20 @@ struct nvmlFieldValue_t {
   nvmlValue_t value;
 };
 
+// nvmlDeviceGetPciInfo_v3's answer. busId is "domain:bus:device.function",
+// the domain in 8 hex digits ("00000000:3B:00.0").
+inline constexpr unsigned kPciBusIdLegacySize = 16;  // NVML_DEVICE_PCI_BUS_ID_BUFFER_V2_SIZE
+inline constexpr unsigned kPciBusIdSize = 32;        // NVML_DEVICE_PCI_BUS_ID_BUFFER_SIZE
+struct nvmlPciInfo_t {
+  char busIdLegacy[kPciBusIdLegacySize];
+  unsigned int domain;
+  unsigned int bus;
+  unsigned int device;
+  unsigned int pciDeviceId;  // device id << 16 | vendor id
+  unsigned int pciSubSystemId;
+  char busId[kPciBusIdSize];
+};
+
 struct nvmlTemperature_v1_t {
   unsigned int version;
   int sensorType;   // nvmlTemperatureSensors_t
@@ -114,6 +134,7 @@ static_assert(sizeof(nvmlFieldValue_t) == 40, "nvmlFieldValue_t layout");
 static_assert(offsetof(nvmlFieldValue_t, timestamp) == 8, "nvmlFieldValue_t layout");
 static_assert(offsetof(nvmlFieldValue_t, nvmlReturn) == 28, "nvmlFieldValue_t layout");
 static_assert(offsetof(nvmlFieldValue_t, value) == 32, "nvmlFieldValue_t layout");
+static_assert(sizeof(nvmlPciInfo_t) == 68, "nvmlPciInfo_t layout");
 static_assert(sizeof(nvmlTemperature_v1_t) == 12, "nvmlTemperature_v1_t layout");
 static_assert(kTemperatureV1Version == 0x0100000CU, "nvmlTemperature_v1 version");
 
@@ -141,5 +162,6 @@ using DeviceSetClockRangeFn = nvmlReturn_t (*)(nvmlDevice_t, unsigned, unsigned)
 using DeviceResetFn = nvmlReturn_t (*)(nvmlDevice_t);
 using DeviceGetTemperatureFn = nvmlReturn_t (*)(nvmlDevice_t, int, unsigned*);
 using DeviceGetTemperatureVFn = nvmlReturn_t (*)(nvmlDevice_t, nvmlTemperature_v1_t*);
+using DeviceGetPciInfoFn = nvmlReturn_t (*)(nvmlDevice_t, nvmlPciInfo_t*);
 
 }  // namespace zeus::nvml_abi

@@ -432,4 +432,13 @@ Celsius NvmlGpu::temperature() {
   return Celsius(static_cast<double>(celsius));
 }
 
+std::string NvmlGpu::pci_bus_id() {
+  constexpr std::string_view what = "reading the PCI address";
+  require(api_.device_get_pci_info, "nvmlDeviceGetPciInfo_v3", what);
+  abi::nvmlPciInfo_t info{};
+  check(api_.device_get_pci_info(device_, &info), "nvmlDeviceGetPciInfo_v3", what);
+  info.busId[sizeof(info.busId) - 1] = '\0';  // never trust a driver's terminator
+  return info.busId;
+}
+
 }  // namespace zeus::nvml_internal

@@ -44,6 +44,7 @@ class NvmlGpu final : public Gpu {
   void reset_memory_locked_clocks() override;
 
   Celsius temperature() override;
+  std::string pci_bus_id() override;
 
  private:
   struct FieldReading {

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <type_traits>
+
 #include "device/nvml/nvml_error.h"
 #include "zeus/util/error.h"
 #include "zeus/util/log.h"
@@ -48,6 +50,53 @@ void NvmlLibrary::fail(int nvml_return, std::string_view function, std::string_v
   throw_nvml_error(nvml_return, function, error_string(nvml_return), context, hint);
 }
 
+NvmlLibrary::Api NvmlLibrary::resolve(const DynamicLibrary& library, std::vector<Lookup>* lookups) {
+  auto look_up = [&](auto& slot, const char* symbol, bool required) {
+    slot = library.symbol<std::remove_reference_t<decltype(slot)>>(symbol);
+    if (lookups != nullptr) lookups->push_back({symbol, required, slot != nullptr});
+  };
+  constexpr bool kRequired = true;
+  constexpr bool kOptional = false;
+  Api api;
+  // Required: versioned names (the unversioned ones have older semantics).
+  look_up(api.init, "nvmlInit_v2", kRequired);
+  look_up(api.shutdown, "nvmlShutdown", kRequired);
+  look_up(api.error_string, "nvmlErrorString", kRequired);
+  look_up(api.device_get_count, "nvmlDeviceGetCount_v2", kRequired);
+  look_up(api.device_get_handle_by_index, "nvmlDeviceGetHandleByIndex_v2", kRequired);
+  look_up(api.device_get_name, "nvmlDeviceGetName", kRequired);
+  look_up(api.device_get_uuid, "nvmlDeviceGetUUID", kRequired);
+
+  look_up(api.system_get_driver_version, "nvmlSystemGetDriverVersion", kOptional);
+  look_up(api.system_get_nvml_version, "nvmlSystemGetNVMLVersion", kOptional);
+  look_up(api.device_get_handle_by_uuid, "nvmlDeviceGetHandleByUUID", kOptional);
+  look_up(api.device_get_index, "nvmlDeviceGetIndex", kOptional);
+  look_up(api.device_get_architecture, "nvmlDeviceGetArchitecture", kOptional);
+  look_up(api.device_get_total_energy_consumption, "nvmlDeviceGetTotalEnergyConsumption",
+          kOptional);
+  look_up(api.device_get_field_values, "nvmlDeviceGetFieldValues", kOptional);
+  look_up(api.device_get_power_usage, "nvmlDeviceGetPowerUsage", kOptional);
+  look_up(api.device_get_power_management_limit, "nvmlDeviceGetPowerManagementLimit", kOptional);
+  look_up(api.device_get_power_management_default_limit, "nvmlDeviceGetPowerManagementDefaultLimit",
+          kOptional);
+  look_up(api.device_get_power_management_limit_constraints,
+          "nvmlDeviceGetPowerManagementLimitConstraints", kOptional);
+  look_up(api.device_set_power_management_limit, "nvmlDeviceSetPowerManagementLimit", kOptional);
+  look_up(api.device_get_persistence_mode, "nvmlDeviceGetPersistenceMode", kOptional);
+  look_up(api.device_set_persistence_mode, "nvmlDeviceSetPersistenceMode", kOptional);
+  look_up(api.device_get_supported_memory_clocks, "nvmlDeviceGetSupportedMemoryClocks", kOptional);
+  look_up(api.device_get_supported_graphics_clocks, "nvmlDeviceGetSupportedGraphicsClocks",
+          kOptional);
+  look_up(api.device_set_gpu_locked_clocks, "nvmlDeviceSetGpuLockedClocks", kOptional);
+  look_up(api.device_reset_gpu_locked_clocks, "nvmlDeviceResetGpuLockedClocks", kOptional);
+  look_up(api.device_set_memory_locked_clocks, "nvmlDeviceSetMemoryLockedClocks", kOptional);
+  look_up(api.device_reset_memory_locked_clocks, "nvmlDeviceResetMemoryLockedClocks", kOptional);
+  look_up(api.device_get_temperature, "nvmlDeviceGetTemperature", kOptional);
+  look_up(api.device_get_temperature_v, "nvmlDeviceGetTemperatureV", kOptional);
+  look_up(api.device_get_pci_info, "nvmlDeviceGetPciInfo_v3", kOptional);
+  return api;
+}
+
 std::shared_ptr<NvmlLibrary> NvmlLibrary::acquire(const std::string& path) {
   auto& sessions = SessionRegistry<NvmlLibrary>::instance();
   std::lock_guard lock(sessions.mutex());
@@ -62,77 +111,17 @@ std::shared_ptr<NvmlLibrary> NvmlLibrary::acquire(const std::string& path) {
                             path, library.error()));
   }
 
-  Api api;
-  // Required: versioned names (the unversioned ones have older semantics).
-  api.init = library.symbol<abi::InitFn>("nvmlInit_v2");
-  api.shutdown = library.symbol<abi::ShutdownFn>("nvmlShutdown");
-  api.error_string = library.symbol<abi::ErrorStringFn>("nvmlErrorString");
-  api.device_get_count = library.symbol<abi::DeviceGetCountFn>("nvmlDeviceGetCount_v2");
-  api.device_get_handle_by_index =
-      library.symbol<abi::DeviceGetHandleByIndexFn>("nvmlDeviceGetHandleByIndex_v2");
-  api.device_get_name = library.symbol<abi::DeviceStringFn>("nvmlDeviceGetName");
-  api.device_get_uuid = library.symbol<abi::DeviceStringFn>("nvmlDeviceGetUUID");
-  const std::pair<const char*, bool> required[] = {
-      {"nvmlInit_v2", api.init != nullptr},
-      {"nvmlShutdown", api.shutdown != nullptr},
-      {"nvmlErrorString", api.error_string != nullptr},
-      {"nvmlDeviceGetCount_v2", api.device_get_count != nullptr},
-      {"nvmlDeviceGetHandleByIndex_v2", api.device_get_handle_by_index != nullptr},
-      {"nvmlDeviceGetName", api.device_get_name != nullptr},
-      {"nvmlDeviceGetUUID", api.device_get_uuid != nullptr},
-  };
-  for (const auto& [symbol, present] : required) {
-    if (!present) {
+  std::vector<Lookup> lookups;
+  const Api api = resolve(library, &lookups);
+  for (const Lookup& lookup : lookups) {
+    if (lookup.required && !lookup.found) {
       throw_error(ErrorCode::kDriverNotLoaded,
                   fmt::format("no NVIDIA driver found: {} does not export {}, so it is not NVML "
                               "or the NVIDIA driver is too old; install a current driver or point "
                               "ZEUS_NVML_LIBRARY at libnvidia-ml.so.1",
-                              path, symbol));
+                              path, lookup.symbol));
     }
   }
-
-  api.system_get_driver_version = library.symbol<abi::SystemStringFn>("nvmlSystemGetDriverVersion");
-  api.system_get_nvml_version = library.symbol<abi::SystemStringFn>("nvmlSystemGetNVMLVersion");
-  api.device_get_handle_by_uuid =
-      library.symbol<abi::DeviceGetHandleByUuidFn>("nvmlDeviceGetHandleByUUID");
-  api.device_get_index = library.symbol<abi::DeviceGetIndexFn>("nvmlDeviceGetIndex");
-  api.device_get_architecture =
-      library.symbol<abi::DeviceGetUnsignedFn>("nvmlDeviceGetArchitecture");
-  api.device_get_total_energy_consumption =
-      library.symbol<abi::DeviceGetTotalEnergyFn>("nvmlDeviceGetTotalEnergyConsumption");
-  api.device_get_field_values =
-      library.symbol<abi::DeviceGetFieldValuesFn>("nvmlDeviceGetFieldValues");
-  api.device_get_power_usage = library.symbol<abi::DeviceGetUnsignedFn>("nvmlDeviceGetPowerUsage");
-  api.device_get_power_management_limit =
-      library.symbol<abi::DeviceGetUnsignedFn>("nvmlDeviceGetPowerManagementLimit");
-  api.device_get_power_management_default_limit =
-      library.symbol<abi::DeviceGetUnsignedFn>("nvmlDeviceGetPowerManagementDefaultLimit");
-  api.device_get_power_management_limit_constraints =
-      library.symbol<abi::DeviceGetLimitConstraintsFn>(
-          "nvmlDeviceGetPowerManagementLimitConstraints");
-  api.device_set_power_management_limit =
-      library.symbol<abi::DeviceSetUnsignedFn>("nvmlDeviceSetPowerManagementLimit");
-  api.device_get_persistence_mode =
-      library.symbol<abi::DeviceGetPersistenceFn>("nvmlDeviceGetPersistenceMode");
-  api.device_set_persistence_mode =
-      library.symbol<abi::DeviceSetPersistenceFn>("nvmlDeviceSetPersistenceMode");
-  api.device_get_supported_memory_clocks =
-      library.symbol<abi::DeviceGetSupportedMemoryClocksFn>("nvmlDeviceGetSupportedMemoryClocks");
-  api.device_get_supported_graphics_clocks =
-      library.symbol<abi::DeviceGetSupportedGraphicsClocksFn>(
-          "nvmlDeviceGetSupportedGraphicsClocks");
-  api.device_set_gpu_locked_clocks =
-      library.symbol<abi::DeviceSetClockRangeFn>("nvmlDeviceSetGpuLockedClocks");
-  api.device_reset_gpu_locked_clocks =
-      library.symbol<abi::DeviceResetFn>("nvmlDeviceResetGpuLockedClocks");
-  api.device_set_memory_locked_clocks =
-      library.symbol<abi::DeviceSetClockRangeFn>("nvmlDeviceSetMemoryLockedClocks");
-  api.device_reset_memory_locked_clocks =
-      library.symbol<abi::DeviceResetFn>("nvmlDeviceResetMemoryLockedClocks");
-  api.device_get_temperature =
-      library.symbol<abi::DeviceGetTemperatureFn>("nvmlDeviceGetTemperature");
-  api.device_get_temperature_v =
-      library.symbol<abi::DeviceGetTemperatureVFn>("nvmlDeviceGetTemperatureV");
 
   const int rc = api.init();
   if (rc != abi::kSuccess) {

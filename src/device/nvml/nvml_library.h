@@ -8,6 +8,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "device/dynamic_library.h"
 #include "device/nvml/nvml_api.h"
@@ -50,7 +51,23 @@ class NvmlLibrary {
     nvml_abi::DeviceResetFn device_reset_memory_locked_clocks = nullptr;
     nvml_abi::DeviceGetTemperatureFn device_get_temperature = nullptr;
     nvml_abi::DeviceGetTemperatureVFn device_get_temperature_v = nullptr;
+    nvml_abi::DeviceGetPciInfoFn device_get_pci_info = nullptr;
   };
+
+  // One entry point resolve() looked up: its exported name, whether loading
+  // needs it, and whether this library has it.
+  struct Lookup {
+    std::string_view symbol;
+    bool required = false;
+    bool found = false;
+  };
+
+  // Looks every entry point up in `library` (nothing is called). When
+  // `lookups` is given, each lookup is recorded there: acquire() names the
+  // first missing required symbol from it, and the tests hold real NVML
+  // builds against the same list.
+  static Api resolve(const device_internal::DynamicLibrary& library,
+                     std::vector<Lookup>* lookups = nullptr);
 
   // Returns the live NVML session for `path`, loading and initializing it if
   // none is alive. Throws kDriverNotLoaded ("no NVIDIA driver found: ...")

@@ -85,6 +85,11 @@ class ZeusdGpu final : public Gpu {
     if (local_) return local_->temperature();
     unsupported("the temperature");
   }
+  std::string pci_bus_id() override {
+    if (local_) return local_->pci_bus_id();
+    if (info().pci_address.empty()) unsupported("the PCI address");
+    return info().pci_address;
+  }
 
  private:
   const ZeusdStatus::GpuInfo& info() const {

@@ -94,7 +94,18 @@ typedef struct {
   int temperature;
 } nvmlTemperature_t;
 
+typedef struct nvmlPciInfo_st {
+  char busIdLegacy[16];
+  unsigned int domain;
+  unsigned int bus;
+  unsigned int device;
+  unsigned int pciDeviceId;
+  unsigned int pciSubSystemId;
+  char busId[32];
+} nvmlPciInfo_t;
+
 static_assert(sizeof(nvmlFieldValue_t) == 40, "NVML ABI");
+static_assert(sizeof(nvmlPciInfo_t) == 68, "NVML ABI");
 static_assert(sizeof(nvmlTemperature_t) == 12, "NVML ABI");
 
 // The device handle NVML hands out points at the device's state.
@@ -118,6 +129,7 @@ struct nvmlDevice_st {
   unsigned mem_locked_min = 0;
   unsigned mem_locked_max = 0;
   int temperature_c = 45;
+  unsigned pci_bus = 0;  // domain 0, device 0, function 0
   bool lost = false;
   unsigned power_usage_mw = 120000;  // nvmlDeviceGetPowerUsage (board power)
 };
@@ -163,6 +175,7 @@ void reset_device(nvmlDevice_st& d, unsigned i) {
   std::snprintf(uuid, sizeof(uuid), "GPU-1a2b3c4d-5e6f-4a1b-8c2d-%012x", i);
   d.uuid = uuid;
   d.arch = NVML_DEVICE_ARCH_HOPPER;
+  d.pci_bus = 0x18 + 0x20 * i;  // 00000000:18:00.0, 00000000:38:00.0, ...
   d.energy_mj = 1000000ULL * (i + 1);
   d.fields[{NVML_FI_DEV_POWER_INSTANT, NVML_POWER_SCOPE_GPU}] = {NVML_SUCCESS, 120000};
   d.fields[{NVML_FI_DEV_POWER_AVERAGE, NVML_POWER_SCOPE_GPU}] = {NVML_SUCCESS, 110000};
@@ -398,6 +411,17 @@ int nvmlDeviceGetName(nvmlDevice_t device, char* name, unsigned length) {
 int nvmlDeviceGetUUID(nvmlDevice_t device, char* uuid, unsigned length) {
   FAKE_NVML_BEGIN_DEVICE("nvmlDeviceGetUUID", device)
   return copy_string(device->uuid, uuid, length);
+}
+
+int nvmlDeviceGetPciInfo_v3(nvmlDevice_t device, nvmlPciInfo_t* pci) {
+  FAKE_NVML_BEGIN_DEVICE("nvmlDeviceGetPciInfo_v3", device)
+  if (pci == nullptr) return NVML_ERROR_INVALID_ARGUMENT;
+  *pci = nvmlPciInfo_t{};
+  pci->bus = device->pci_bus;
+  pci->pciDeviceId = 0x233010deU;  // H100 SXM5 80GB, NVIDIA's vendor id
+  std::snprintf(pci->busIdLegacy, sizeof(pci->busIdLegacy), "0000:%02X:00.0", device->pci_bus);
+  std::snprintf(pci->busId, sizeof(pci->busId), "00000000:%02X:00.0", device->pci_bus);
+  return NVML_SUCCESS;
 }
 
 int nvmlDeviceGetArchitecture(nvmlDevice_t device, unsigned* arch) {

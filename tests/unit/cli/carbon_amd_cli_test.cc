@@ -161,6 +161,7 @@ TEST(ShowEnvAmd, AmdGpusVersionAndCounterCheck) {
   EXPECT_THAT(j["amdsmi_version"].get<std::string>(), HasSubstr("25.25.3.0 (ABI 25"));
   ASSERT_EQ(j["gpus"].size(), 2u);
   EXPECT_EQ(j["gpus"][0]["name"], "AMD Instinct MI300X");
+  EXPECT_EQ(j["gpus"][1]["pci_bus_id"], "0000:c2:00.0");
   EXPECT_TRUE(j["gpus"][0]["power_w"]["average"].is_null()) << "N/A is not a number";
   // The fake's counter does not move on its own: 0 J against 300 W x 0.5 s.
   EXPECT_EQ(j["gpus"][0]["energy_counter_check"]["verdict"], "inconsistent");
@@ -171,6 +172,7 @@ TEST(ShowEnvAmd, AmdGpusVersionAndCounterCheck) {
                                     "ZEUS_POWERCAP_ROOT=/nonexistent"});
   ASSERT_EQ(skipped.exit_code, 0) << skipped.err;
   EXPECT_THAT(skipped.out, HasSubstr("AMD SMI 25.25.3.0"));
+  EXPECT_THAT(skipped.out, HasSubstr("PCI 0000:c1:00.0"));
   EXPECT_THAT(skipped.out, ::testing::Not(HasSubstr("energy counter check")));
 }
 

@@ -28,6 +28,8 @@ TEST(ShowEnv, JsonListsSimulatedGpus) {
   ASSERT_EQ(j["gpus"].size(), 2u);
   EXPECT_EQ(j["gpus"][1]["index"], 1);
   EXPECT_EQ(j["gpus"][0]["energy_counter"], true);
+  EXPECT_TRUE(j["gpus"][0]["pci_bus_id"].is_null());  // a simulated GPU sits in no slot
+  EXPECT_FALSE(j["gpus"][0].contains("errors")) << j["gpus"][0];
   EXPECT_DOUBLE_EQ(j["gpus"][0]["power_limit_max_w"].get<double>(), 300.0);
   EXPECT_TRUE(j["rapl_zones"].empty());
 }

@@ -14,6 +14,7 @@
 #include "unit/optimizer/power_limit/test_support.h"
 #include "zeus/device/environment_report_json.h"
 #include "zeus/device/zeusd_backend.h"
+#include "zeus/monitor/selftest.h"
 #include "zeus/optimizer/pipeline_frequency/client/frequency_controller.h"
 #include "zeus/optimizer/power_limit/power_limit_optimizer.h"
 #include "zeus/zeusd/jwt.h"
@@ -103,6 +104,56 @@ TEST(ZeusdClientBackend, AutomaticDiscoveryOfTheDaemonsGpusSaysSoOnce) {
   const std::string notes = nlohmann::json(inv.notes).dump();
   EXPECT_THAT(notes, Not(HasSubstr("continuing without GPUs"))) << notes;
   EXPECT_THAT(notes, HasSubstr("measuring the 2 GPU(s) of zeusd at")) << notes;
+}
+
+// `zeus selftest` through zeusd: whether settings could be changed is the
+// daemon's gpu-control group and the token's scopes, and --write says why not.
+TEST(ZeusdClientBackend, SelftestSaysWhetherZeusdLetsThisUserChangeSettings) {
+  FakeNode node;
+  const std::string keydir = make_temp_dir("zeusd_cb_selftest");
+  const std::string key = "key-key-key-key-key-key-key-key-key-key";
+  RunningDaemon d(with_workers(1, write_signing_key(keydir, key)), node.devices);
+  ScopedEnv sock("ZEUSD_SOCK_PATH", (d.dir + "/zeusd.sock").c_str());
+  ScopedEnv backend("ZEUS_GPU_BACKEND", "zeusd");
+  SelftestOptions o;
+  o.window = Seconds(0.05);
+  o.call_repetitions = 2;
+  o.write = true;
+  DiscoveryOptions discovery;
+  discovery.cpus = false;
+  const auto verdict_of = [](const SelftestReport& r, const std::string& device,
+                             const std::string& name) {
+    for (const auto& c : r.checks) {
+      if (c.device == device && c.name == name) return c;
+    }
+    return SelftestCheck{};
+  };
+  {
+    ScopedEnv token("ZEUSD_TOKEN",
+                    issue_token(key, {"bob", {ApiGroup::kGpuRead}, std::nullopt}).c_str());
+    const auto report = run_selftest(discover_devices(discovery), o);
+    const auto host = verdict_of(report, "host", "settings could be changed");
+    EXPECT_EQ(host.verdict, SelftestVerdict::kWarn);
+    EXPECT_THAT(host.detail, HasSubstr("gives this token no gpu-control scope"));
+    const auto write = verdict_of(report, "GPU 0", "power limit set and restored");
+    EXPECT_EQ(write.verdict, SelftestVerdict::kFail);
+    EXPECT_THAT(write.detail, HasSubstr("lacks required scope 'gpu-control'"));
+    EXPECT_EQ(node.nvml.power_limit_mw(0), 700000u);
+  }
+  {
+    ScopedEnv token(
+        "ZEUSD_TOKEN",
+        issue_token(key, {"carol", {ApiGroup::kGpuRead, ApiGroup::kGpuControl}, std::nullopt})
+            .c_str());
+    const auto report = run_selftest(discover_devices(discovery), o);
+    const auto host = verdict_of(report, "host", "settings could be changed");
+    EXPECT_EQ(host.verdict, SelftestVerdict::kPass);
+    EXPECT_THAT(host.detail, HasSubstr("through zeusd at " + d.dir + "/zeusd.sock"));
+    EXPECT_EQ(verdict_of(report, "GPU 1", "power limit set and restored").verdict,
+              SelftestVerdict::kPass);
+  }
+  EXPECT_EQ(node.nvml.power_limit_mw(1), 700000u);
+  std::filesystem::remove_all(keydir);
 }
 
 TEST(ZeusdClientBackend, AuthScopesAndErrorsCarryTheDaemonsWords) {

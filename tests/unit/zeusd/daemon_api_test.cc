@@ -37,7 +37,8 @@ TEST_F(DaemonApi, DiscoverListsDevicesGroupsAndAuth) {
   ASSERT_EQ(j["gpus"].size(), 2u);
   EXPECT_EQ(j["gpus"][0]["id"], 0);
   EXPECT_EQ(j["gpus"][0]["name"], "NVIDIA H100 80GB HBM3");
-  EXPECT_TRUE(j["gpus"][0].contains("pci_address"));
+  EXPECT_EQ(j["gpus"][0]["pci_address"], "00000000:18:00.0");  // NVML's busId
+  EXPECT_EQ(j["gpus"][1]["pci_address"], "00000000:38:00.0");
   EXPECT_EQ(j["gpus"][0]["cumulative_energy_available"], true);
   EXPECT_EQ(j["gpus"][1]["cumulative_energy_available"], false);  // Pascal
   ASSERT_EQ(j["cpus"].size(), 2u);

@@ -8,6 +8,7 @@
 
 #include "amdsmi_fixture.h"
 #include "device/amd/amdsmi_api.h"
+#include "device/amd/amdsmi_gpu.h"
 #include "zeus/util/error.h"
 
 namespace zeus::testing {
@@ -173,6 +174,21 @@ TEST_P(AmdSmiTest, TemperatureIsTheHotspotInDegrees) {
   fake().set_temperature_millic(1, 71250);
   AmdSmiGpuSet set = open();
   EXPECT_DOUBLE_EQ(set.gpus[1]->temperature().value(), 71.25);
+}
+
+TEST_P(AmdSmiTest, PciBusIdIsTheBdfInSysfsForm) {
+  AmdSmiGpuSet set = open();
+  // The fake's BDF ids carry a bit in the reserved range (16), not part of the address.
+  EXPECT_EQ(set.gpus[0]->pci_bus_id(), "0000:c1:00.0");
+  EXPECT_EQ(set.gpus[1]->pci_bus_id(), "0000:c2:00.0");
+}
+
+TEST(AmdSmiBdf, FieldsAreUnpackedAndThePartitionIdIsLeftOut) {
+  const std::uint64_t bdf =
+      (0x12ULL << 32U) | (0x3ULL << 28U) | (0xc1ULL << 8U) | (0x1fULL << 3U) | 0x5ULL;
+  EXPECT_EQ(amdsmi_internal::format_bdf_id(bdf), "0012:c1:1f.5");
+  EXPECT_EQ(amdsmi_internal::format_bdf_id(0xffffffff0000ff07ULL), "ffffffff:ff:00.7");
+  EXPECT_EQ(amdsmi_internal::format_bdf_id(0), "0000:00:00.0");
 }
 
 TEST_P(AmdSmiTest, PersistenceModeIsUnsupported) {

@@ -281,6 +281,17 @@ TEST_F(NvmlGpuTest, TemperatureUsesTheVersionedCall) {
   EXPECT_EQ(fake_.call_count("nvmlDeviceGetTemperature"), 0u);
 }
 
+TEST_F(NvmlGpuTest, PciBusIdIsNvmlsOwnString) {
+  NvmlGpuSet set = open();
+  EXPECT_EQ(set.gpus[0]->pci_bus_id(), "00000000:18:00.0");
+  EXPECT_EQ(set.gpus[1]->pci_bus_id(), "00000000:38:00.0");
+  EXPECT_EQ(fake_.call_count("nvmlDeviceGetPciInfo_v3"), 2u);
+  fake_.fail_next("nvmlDeviceGetPciInfo_v3", nvml_rc::kNotSupported);
+  const Error e = error_of([&] { set.gpus[1]->pci_bus_id(); });
+  EXPECT_EQ(e.code(), ErrorCode::kNotSupported);
+  EXPECT_THAT(e.what(), HasSubstr("PCI address"));
+}
+
 TEST_F(NvmlGpuTest, GpuLostMidRunIsGpuLostAndOtherGpusKeepWorking) {
   NvmlGpuSet set = open();
   EXPECT_GT(set.gpus[0]->total_energy().value(), 0.0);

@@ -61,6 +61,17 @@ TEST(SimGpuModel, JsonFilesAreValidatedField_By_Field) {
   expect_bad(R"({"memory_clocks_mhz": []})", "memory_clocks_mhz");
 }
 
+TEST(SimGpu, HasNoPciAddress) {
+  ManualClock clock;
+  SimGpu gpu(SimGpuModel{}, clock);
+  try {
+    gpu.pci_bus_id();
+    ADD_FAILURE() << "a simulated GPU sits in no PCI slot";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kNotSupported);
+  }
+}
+
 TEST(SimGpu, EnergyCounterIntegratesPowerOverTheInjectedClock) {
   ManualClock clock;
   SimGpu gpu(SimGpuModel{}, clock);

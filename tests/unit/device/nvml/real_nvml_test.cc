@@ -1,0 +1,142 @@
+// The NVML backend against NVIDIA's real libnvidia-ml.so.1 (driver branch
+// 535, from Debian non-free; tests/real_nvml). Without a GPU the real library
+// loads, exports its API and answers nvmlInit_v2 with "Driver Not Loaded":
+// enough to hold the loader's symbol list, its fallbacks and its error path to
+// the real binary rather than to our fake.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <string>
+
+#include "device/dynamic_library.h"
+#include "device/nvml/nvml_library.h"
+#include "nvml_fixture.h"
+#include "real_nvml/real_nvml.h"
+#include "zeus/device/devices.h"
+
+namespace zeus::testing {
+namespace {
+
+using nvml_internal::NvmlLibrary;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+
+// The optional symbols `path` does not export, after checking that it
+// exports every required one.
+std::set<std::string> missing_optional_symbols(const std::string& path) {
+  device_internal::DynamicLibrary library(path);
+  EXPECT_TRUE(library.is_open()) << path << ": " << library.error();
+  std::vector<NvmlLibrary::Lookup> lookups;
+  NvmlLibrary::resolve(library, &lookups);
+  EXPECT_GT(lookups.size(), 20u);
+  std::set<std::string> missing;
+  for (const auto& lookup : lookups) {
+    if (lookup.required) {
+      EXPECT_TRUE(lookup.found) << path << " lacks the required " << lookup.symbol;
+    } else if (!lookup.found) {
+      missing.emplace(lookup.symbol);
+    }
+  }
+  return missing;
+}
+
+std::string real_nvml_versions() {
+  const std::filesystem::path lib = real_nvml_library();
+  std::ifstream in(lib.parent_path().parent_path() / "VERSIONS");
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+TEST(RealNvml, IsTheDriverBranch535LibraryAndItsHeader) {
+  ZEUS_REQUIRE_REAL_NVML();
+  EXPECT_THAT(real_nvml_versions(), HasSubstr("libnvidia-ml1 535."));
+  EXPECT_THAT(real_nvml_versions(), HasSubstr("libnvidia-ml-dev 11.8"));
+  // The ABI check (tests/real_nvml/nvml_abi_check.cc) is compiled against this
+  // header in the same build, so a mismatch would not have built this binary.
+  const std::filesystem::path lib = real_nvml_library();
+  EXPECT_TRUE(std::filesystem::exists(lib.parent_path().parent_path() / "include" / "nvml.h"));
+}
+
+TEST(RealNvml, EverySymbolTheLoaderLooksUpResolvesOrHasATestedFallback) {
+  ZEUS_REQUIRE_REAL_NVML();
+  const std::set<std::string> missing = missing_optional_symbols(real_nvml_library());
+  // Driver branch 535 predates nvmlDeviceGetTemperatureV (header 12.8, R570):
+  // users on it read temperatures through nvmlDeviceGetTemperature. Any other
+  // symbol missing here needs a fallback and a test of it first.
+  EXPECT_THAT(missing, ElementsAre("nvmlDeviceGetTemperatureV"));
+  // Each fallback is exercised by NvmlOldDriverTest on the old fake driver,
+  // which must therefore lack at least what the real 535 lacks.
+  const std::set<std::string> old_fake_missing = missing_optional_symbols(fake_nvml_old_path());
+  for (const auto& symbol : missing) {
+    EXPECT_TRUE(old_fake_missing.contains(symbol))
+        << symbol << " is missing from the real NVML but not from the old fake driver, so "
+        << "no test covers the fallback";
+  }
+}
+
+TEST(RealNvml, TheCurrentFakeExportsEverythingTheLoaderLooksUp) {
+  // The fake stands in for a current driver; if it lacked a symbol, the
+  // tests of that feature would only ever see the fallback.
+  EXPECT_THAT(missing_optional_symbols(fake_nvml_path()), ::testing::IsEmpty());
+}
+
+TEST(RealNvml, InitWithoutADriverIsNoDriverFoundWithNvmlsOwnWords) {
+  ZEUS_REQUIRE_REAL_NVML();
+  ZEUS_REQUIRE_NO_NVIDIA_DRIVER();
+  ScopedEnv no_visible("CUDA_VISIBLE_DEVICES", nullptr);
+  NvmlOptions o;
+  o.library_path = real_nvml_library();
+  const Error e = error_of([&] { open_nvml_gpus(o); });
+  EXPECT_EQ(e.code(), ErrorCode::kDriverNotLoaded);
+  EXPECT_EQ(exit_code_for(e.code()), kExitFailure);
+  EXPECT_THAT(e.what(), StartsWith("no NVIDIA driver found: initializing NVML from " +
+                                   real_nvml_library() + ": nvmlInit_v2 returned"));
+  EXPECT_THAT(e.what(), HasSubstr("'Driver Not Loaded' (NVML error 9)"));
+  EXPECT_THAT(e.what(), HasSubstr("install the NVIDIA driver"));
+  EXPECT_THAT(e.what(), HasSubstr("ZEUS_GPU_BACKEND=sim"));
+  // The failed init held no session: loading it again fails the same way.
+  EXPECT_EQ(error_of([&] { open_nvml_gpus(o); }).code(), ErrorCode::kDriverNotLoaded);
+}
+
+TEST(RealNvml, AutoDiscoveryWithoutADriverContinuesWithoutGpus) {
+  ZEUS_REQUIRE_REAL_NVML();
+  ZEUS_REQUIRE_NO_NVIDIA_DRIVER();
+  ScopedEnv no_visible("CUDA_VISIBLE_DEVICES", nullptr);
+  DiscoveryOptions o;
+  o.gpu_backend = "auto";
+  o.nvml_library = real_nvml_library();
+  o.amdsmi_library = "/nonexistent/libamd_smi.so";
+  o.cpus = false;
+  o.use_zeusd = false;
+  const DeviceInventory inv = discover_devices(o);
+  EXPECT_TRUE(inv.gpus.empty());
+  EXPECT_EQ(inv.gpu_backend, "none");
+  const bool says_why = std::ranges::any_of(inv.notes, [](const std::string& note) {
+    return note.find("'Driver Not Loaded'") != std::string::npos &&
+           note.ends_with("; continuing without GPUs");
+  });
+  EXPECT_TRUE(says_why) << ::testing::PrintToString(inv.notes);
+}
+
+TEST(RealNvml, TheNvmlBackendWithoutADriverFailsDiscovery) {
+  ZEUS_REQUIRE_REAL_NVML();
+  ZEUS_REQUIRE_NO_NVIDIA_DRIVER();
+  ScopedEnv no_visible("CUDA_VISIBLE_DEVICES", nullptr);
+  DiscoveryOptions o;
+  o.gpu_backend = "nvml";
+  o.nvml_library = real_nvml_library();
+  o.cpus = false;
+  o.use_zeusd = false;
+  const Error e = error_of([&] { discover_devices(o); });
+  EXPECT_EQ(e.code(), ErrorCode::kDriverNotLoaded);
+  EXPECT_THAT(e.what(), HasSubstr("'Driver Not Loaded'"));
+}
+
+}  // namespace
+}  // namespace zeus::testing
