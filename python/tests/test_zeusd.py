@@ -15,6 +15,74 @@ from conftest import _fresh_devices
 from zeuscpp._core import device as _device
 
 
+def _write_powercap(root, package_uj: int, dram_uj: int) -> None:
+    zone = root / "intel-rapl" / "intel-rapl:0"
+    dram = zone / "intel-rapl:0:0"
+    dram.mkdir(parents=True, exist_ok=True)
+    for d, name, value in ((zone, "package-0", package_uj), (dram, "dram", dram_uj)):
+        (d / "name").write_text(name + "\n")
+        (d / "energy_uj").write_text(f"{value}\n")
+        (d / "max_energy_range_uj").write_text("262143328850\n")
+        (d / "enabled").write_text("1\n")
+    for link, target in (("intel-rapl:0", zone), ("intel-rapl:0:0", dram)):
+        if not (root / link).exists():
+            (root / link).symlink_to(target)
+
+
+def _serve(sock, env, *args):
+    proc = subprocess.Popen([os.environ["ZEUSCPP_ZEUSD"], "serve", "--socket-path", str(sock), *args], env=env)
+    for _ in range(500):
+        if sock.exists():
+            break
+        time.sleep(0.01)
+    return proc
+
+
+@pytest.fixture
+def zeusd_cpu(tmp_path):
+    """A zeusd serving one RAPL package with DRAM (a scripted powercap tree) and no GPU API."""
+    sock = tmp_path / "zeusd-cpu.sock"
+    root = tmp_path / "powercap"
+    _write_powercap(root, 5_000_000, 2_000_000)
+    env = dict(os.environ, ZEUS_SIM_GPUS="1", ZEUS_POWERCAP_ROOT=str(root), ZEUS_LOG_LEVEL="warn")
+    env.pop("ZEUSD_SOCK_PATH", None)
+    proc = _serve(sock, env, "--gpu-backend", "sim", "--enable", "cpu-read")
+    yield str(sock)
+    proc.terminate()
+    assert proc.wait(timeout=10) == 0
+
+
+def test_zeusd_cpu_reads_are_typed_and_capabilities_checked(zeusd_cpu):
+    from zeuscpp.utils.zeusd import (
+        CpuDramPower,
+        CpuEnergyResult,
+        ZeusdCapabilityError,
+        ZeusdClient,
+        ZeusdConfig,
+        require_capabilities,
+    )
+
+    client = ZeusdClient(ZeusdConfig.uds(zeusd_cpu))
+    assert client.cpu_ids == [0] and client.dram_available == [True]
+    assert client.get_cpu_energy() == {0: CpuEnergyResult(cpu_energy_uj=5_000_000, dram_energy_uj=2_000_000)}
+    assert client.get_cpu_energy([0], dram=False)[0].dram_energy_uj is None
+    power = client.get_cpu_power([0])
+    assert power.power_mw == {0: CpuDramPower(cpu_mw=0, dram_mw=0)}  # the counters do not move
+    assert abs(power.timestamp_ms / 1000 - time.time()) < 5
+    require_capabilities(client, read_cpu=True, cpu_ids=[0])
+    with pytest.raises(ZeusdCapabilityError) as info:
+        require_capabilities(client, read_cpu=True, control_gpu=True, cpu_ids=[0, 3])
+    message = str(info.value)
+    assert "'gpu-control' is not enabled" in message and "CPU ids [3] are not served" in message
+
+
+def test_unreachable_zeusd_is_a_connection_error(tmp_path):
+    from zeuscpp.utils.zeusd import ZeusdClient, ZeusdConfig, ZeusdConnectionError
+
+    with pytest.raises(ZeusdConnectionError, match="zeusd|socket|connect"):
+        ZeusdClient(ZeusdConfig.uds(str(tmp_path / "nobody.sock")))
+
+
 @pytest.fixture
 def zeusd(tmp_path):
     sock = tmp_path / "zeusd.sock"
@@ -35,7 +103,7 @@ def zeusd(tmp_path):
 
 
 def test_zeusd_client(zeusd):
-    from zeuscpp.utils.zeusd import ZeusdClient, ZeusdConfig
+    from zeuscpp.utils.zeusd import ZeusdClient, ZeusdConfig, ZeusdError
 
     client = ZeusdClient(ZeusdConfig.uds(zeusd))
     assert client.gpu_ids == [0, 1]
@@ -45,10 +113,13 @@ def test_zeusd_client(zeusd):
     client.set_power_limit([0, 1], 150000)
     assert client.get_power_limit() == {0: 150000, 1: 150000}
     assert len(client.lease_id) == 32  # our extension: the change is leased
-    assert set(client.get_gpu_power()) == {0, 1}
+    snapshot = client.get_gpu_power()
+    assert set(snapshot.power_mw) == {0, 1} and abs(snapshot.timestamp_ms / 1000 - time.time()) < 5
     assert abs(client.get_time() - time.time()) < 5
-    with pytest.raises(ValueError):  # below the minimum: the daemon's 400
+    with pytest.raises(ValueError) as info:  # below the minimum: the daemon's 400
         client.set_power_limit([0], 1)
+    assert isinstance(info.value, ZeusdError)  # upstream's class too
+    del info  # its traceback holds the client
     del client  # the connection closes: zeusd restores the limits
     check = ZeusdClient(ZeusdConfig.uds(zeusd))
     for _ in range(100):
