@@ -13,6 +13,7 @@ import pytest
 
 from conftest import _fresh_devices
 from zeuscpp._core import device as _device
+from zeuscpp.monitor.power_streaming import PowerReadings
 
 
 def _write_powercap(root, package_uj: int, dram_uj: int) -> None:
@@ -142,3 +143,68 @@ def test_device_layer_goes_through_zeusd(zeusd, monkeypatch):
     assert report["zeusd"]["endpoint"] == zeusd
     assert report["zeusd"]["enabled_api_groups"] == ["gpu-control", "gpu-read"]
     _device._reset_devices()
+
+
+def _first(client, accept, timeout=20.0):
+    """The first snapshot from iterating the client that `accept` takes."""
+    deadline = time.monotonic() + timeout
+    for readings in client:
+        if accept(readings):
+            return readings
+        assert time.monotonic() < deadline, readings
+    raise AssertionError("the iterator ended")
+
+
+def test_power_streaming_client_streams_gpu_power(zeusd):
+    import asyncio
+    import threading
+
+    from zeuscpp.monitor.power_streaming import PowerStreamingClient
+    from zeuscpp.utils.zeusd import ZeusdClient, ZeusdConfig
+
+    client = PowerStreamingClient([ZeusdConfig.uds(zeusd)])
+    try:
+        readings = _first(client, lambda r: set(r.get(zeusd, PowerReadings()).gpu_power_w) == {0, 1})
+        node = readings[zeusd]
+        assert all(w == pytest.approx(300.0, rel=0.2) for w in node.gpu_power_w.values())  # the simulator idles at 300 W
+        assert abs(node.timestamp_s - time.time()) < 5 and node.cpu_power_w == {}
+        copy = client.get_power()
+        copy[zeusd].gpu_power_w.clear()
+        assert set(client.get_power()[zeusd].gpu_power_w) == {0, 1}  # snapshots are copies
+
+        # The daemon sends a GPU's power when it changes: a lower limit lowers the simulator's.
+        async def until_gpu0_is_capped():
+            asyncio.get_running_loop().call_later(0.3, control.set_power_limit, [0], 150000)
+            async for r in client:
+                if r[zeusd].gpu_power_w[0] <= 150.0:
+                    return r
+
+        control = ZeusdClient(ZeusdConfig.uds(zeusd))
+        capped = asyncio.run(asyncio.wait_for(until_gpu0_is_capped(), 20))
+        assert capped[zeusd].gpu_power_w[0] == pytest.approx(150.0) and capped[zeusd].gpu_power_w[1] > 150.0
+        ended = threading.Event()
+        threading.Thread(target=lambda: (list(client), ended.set()), daemon=True).start()
+    finally:
+        client.stop()
+    assert ended.wait(5), "iteration did not end at stop()"
+
+
+def test_power_streaming_client_chooses_devices(zeusd, zeusd_cpu):
+    from zeuscpp.monitor.power_streaming import CpuPowerReading, PowerStreamingClient
+    from zeuscpp.utils.zeusd import ZeusdCapabilityError, ZeusdConfig
+
+    with pytest.raises(ValueError, match="once"):
+        PowerStreamingClient([ZeusdConfig.uds(zeusd), ZeusdConfig.uds(zeusd)])
+    with pytest.raises(ValueError, match=r"GPU ids \[5\]"):
+        PowerStreamingClient([ZeusdConfig.uds(zeusd, gpu_indices=[5])])
+    with pytest.raises(ZeusdCapabilityError, match="gpu_indices"):
+        PowerStreamingClient([ZeusdConfig.uds(zeusd_cpu, gpu_indices=[0])])  # gpu-read not enabled there
+    # Two daemons: GPU 1 only from one, the CPU (and no GPU: not readable) from the other.
+    client = PowerStreamingClient([ZeusdConfig.uds(zeusd, gpu_indices=[1]), ZeusdConfig.uds(zeusd_cpu)])
+    try:
+        readings = _first(client, lambda r: zeusd in r and zeusd_cpu in r)
+        assert set(readings[zeusd].gpu_power_w) == {1}
+        cpu = readings[zeusd_cpu]
+        assert cpu.gpu_power_w == {} and cpu.cpu_power_w == {0: CpuPowerReading(cpu_w=0.0, dram_w=0.0)}
+    finally:
+        client.stop()
