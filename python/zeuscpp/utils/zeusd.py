@@ -185,18 +185,18 @@ class ZeusdClient:
         self.auth_error: str | None = s["auth_error"]
         self.granted_scopes = frozenset(s["scopes"])
 
-    endpoint = property(lambda self: self._config.endpoint)
-    gpus = property(lambda self: list(self._gpus))
-    cpus = property(lambda self: list(self._cpus))
-    gpu_ids = property(lambda self: [g.id for g in self._gpus])
-    cpu_ids = property(lambda self: [c.id for c in self._cpus])
+    endpoint = property(lambda self: self._config.endpoint, doc="The socket path or host:port.")
+    gpus = property(lambda self: list(self._gpus), doc="The GPUs the daemon serves (GpuInfo).")
+    cpus = property(lambda self: list(self._cpus), doc="The CPU packages the daemon serves (CpuInfo).")
+    gpu_ids = property(lambda self: [g.id for g in self._gpus], doc="The served GPU ids.")
+    cpu_ids = property(lambda self: [c.id for c in self._cpus], doc="The served CPU ids.")
 
     def _can(self, group: str) -> bool:
         return group in self._groups and (not self.auth_required or group in self.granted_scopes)
 
-    can_read_gpu = property(lambda self: self._can("gpu-read"))
-    can_control_gpu = property(lambda self: self._can("gpu-control"))
-    can_read_cpu = property(lambda self: self._can("cpu-read"))
+    can_read_gpu = property(lambda self: self._can("gpu-read"), doc="gpu-read is enabled (and granted, with auth).")
+    can_control_gpu = property(lambda self: self._can("gpu-control"), doc="gpu-control is enabled (and granted).")
+    can_read_cpu = property(lambda self: self._can("cpu-read"), doc="cpu-read is enabled (and granted).")
 
     @property
     def dram_available(self) -> list[bool]:
@@ -227,37 +227,48 @@ class ZeusdClient:
         return GpuPowerSnapshot(timestamp_ms=d["timestamp_ms"], power_mw={int(k): v for k, v in d["power_mw"].items()})
 
     def get_gpu_energy(self, gpu_ids) -> dict[int, int]:
+        """Cumulative energy (mJ) per GPU id."""
         return {int(k): v["energy_mj"] for k, v in self._get("/gpu/get_cumulative_energy", self._ids(gpu_ids)).items()}
 
     def get_power_limit(self, gpu_ids=None) -> dict[int, int]:
+        """Power limit (mW) per GPU id (None: all)."""
         return {int(k): v["power_limit_mw"] for k, v in self._get("/gpu/get_power_limit", self._ids(gpu_ids)).items()}
 
     def get_power_limit_constraints(self, gpu_ids=None) -> dict[int, tuple[int, int]]:
+        """(min, max) power limit (mW) per GPU id."""
         d = self._get("/gpu/get_power_limit_constraints", self._ids(gpu_ids))
         return {int(k): (v["min_power_limit_mw"], v["max_power_limit_mw"]) for k, v in d.items()}
 
     def get_persistence_mode(self, gpu_ids=None) -> dict[int, bool]:
+        """Persistence mode per GPU id."""
         return {int(k): v["enabled"] for k, v in self._get("/gpu/get_persistence_mode", self._ids(gpu_ids)).items()}
 
     def set_power_limit(self, gpu_ids: list[int], power_limit_mw: int, block: bool = True) -> None:
+        """Set these GPUs' power limit (mW); block is accepted (calls always wait)."""
         self._command("set_power_limit", gpu_ids, power_limit_mw=power_limit_mw)
 
     def set_persistence_mode(self, gpu_ids: list[int], enabled: bool, block: bool = True) -> None:
+        """Turn persistence mode on or off."""
         self._command("set_persistence_mode", gpu_ids, enabled=enabled)
 
     def set_gpu_locked_clocks(self, gpu_ids, min_clock_mhz: int, max_clock_mhz: int, block: bool = True) -> None:
+        """Lock the graphics clock to [min, max] MHz."""
         self._command("set_gpu_locked_clocks", gpu_ids, min_clock_mhz=min_clock_mhz, max_clock_mhz=max_clock_mhz)
 
     def set_mem_locked_clocks(self, gpu_ids, min_clock_mhz: int, max_clock_mhz: int, block: bool = True) -> None:
+        """Lock the memory clock to [min, max] MHz."""
         self._command("set_mem_locked_clocks", gpu_ids, min_clock_mhz=min_clock_mhz, max_clock_mhz=max_clock_mhz)
 
     def reset_gpu_locked_clocks(self, gpu_ids, block: bool = True) -> None:
+        """Unlock the graphics clock."""
         self._command("reset_gpu_locked_clocks", gpu_ids)
 
     def reset_mem_locked_clocks(self, gpu_ids, block: bool = True) -> None:
+        """Unlock the memory clock."""
         self._command("reset_mem_locked_clocks", gpu_ids)
 
     def reset_locked_clocks(self, gpu_ids, block: bool = True) -> None:
+        """Unlock both clocks."""
         self._command("reset_locked_clocks", gpu_ids)
 
     def get_cpu_energy(self, cpu_ids=None, cpu: bool = True, dram: bool = True) -> dict[int, CpuEnergyResult]:
