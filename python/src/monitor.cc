@@ -462,6 +462,8 @@ MeasurementBinding to_python(const zeus::Measurement& m) {
   return x;
 }
 
+bool is_energy_monitor(const py::handle& obj) { return py::isinstance<EnergyMonitorBinding>(obj); }
+
 zeus::EnergyMonitor& energy_monitor_of(const py::handle& obj) {
   if (!py::isinstance<EnergyMonitorBinding>(obj)) {
     throw py::type_error("monitor must be a zeuscpp.monitor.ZeusMonitor, got " +

@@ -39,5 +39,7 @@ void stop_temperature_monitors();
 
 // The library monitor inside a zeuscpp ZeusMonitor (TypeError for other objects).
 zeus::EnergyMonitor& energy_monitor_of(const py::handle& obj);
+// Whether obj is a zeuscpp ZeusMonitor (energy_monitor_of accepts it).
+bool is_energy_monitor(const py::handle& obj);
 
 }  // namespace zeuscpp

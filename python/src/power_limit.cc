@@ -18,6 +18,7 @@
 
 #include "binding.h"
 #include "monitor_binding.h"
+#include "python_window_monitor.h"
 #include "zeus/optimizer/power_limit/power_limit_optimizer.h"
 #include "zeus/optimizer/power_limit/reducer.h"
 #include "zeus/optimizer/power_limit/selection/power_limit_selector.h"
@@ -123,13 +124,15 @@ class PythonReducer final : public zeus::Reducer {
   std::shared_ptr<py::object> reducer_;
 };
 
-// Core of zeuscpp.optimizer.power_limit.GlobalPowerLimitOptimizer. Members are
+// Core of zeuscpp.optimizer.power_limit.GlobalPowerLimitOptimizer. The monitor
+// is a ZeusMonitor or any object with its methods (PythonWindowMonitor). Members are
 // declared so that the optimizer goes first on destruction (it restores the
 // GPU settings and may end a window on the monitor it references).
 struct OptimizerBinding {
-  py::object monitor;   // keeps the ZeusMonitor alive
-  py::object selector;  // the user's selector object (or None)
-  py::object reducer;   // the user's reducer object (or None)
+  py::object monitor;                                   // keeps the ZeusMonitor alive
+  std::unique_ptr<PythonWindowMonitor> python_monitor;  // for a monitor-like Python object
+  py::object selector;                                  // the user's selector object (or None)
+  py::object reducer;                                   // the user's reducer object (or None)
   std::shared_ptr<const zeus::PowerLimitSelector> core_selector;
   std::unique_ptr<zeus::Reducer> core_reducer;
   std::unique_ptr<zeus::GlobalPowerLimitOptimizer> impl;
@@ -189,7 +192,13 @@ std::unique_ptr<OptimizerBinding> make_optimizer(py::object monitor, py::object 
                                                  py::object profile_path, bool dry_run,
                                                  bool observer_mode, py::object reducer) {
   auto b = std::make_unique<OptimizerBinding>();
-  zeus::EnergyMonitor& energy_monitor = energy_monitor_of(monitor);
+  zeus::WindowMonitor* window_monitor = nullptr;
+  if (is_energy_monitor(monitor)) {
+    window_monitor = &energy_monitor_of(monitor);
+  } else {
+    b->python_monitor = std::make_unique<PythonWindowMonitor>(monitor, device_inventory());
+    window_monitor = b->python_monitor.get();
+  }
   b->monitor = monitor;
   b->selector = selector;
   b->reducer = reducer;
@@ -209,7 +218,8 @@ std::unique_ptr<OptimizerBinding> make_optimizer(py::object monitor, py::object 
   }
   {
     ReleaseGil release;
-    b->impl = std::make_unique<zeus::GlobalPowerLimitOptimizer>(energy_monitor, std::move(options));
+    b->impl =
+        std::make_unique<zeus::GlobalPowerLimitOptimizer>(*window_monitor, std::move(options));
   }
   return b;
 }

@@ -5,10 +5,12 @@ from __future__ import annotations
 import gc
 import inspect
 import json
+import os
 import random
 
 import pytest
 
+from conftest import run_python
 from zeuscpp.callback import Callback, CallbackSet
 from zeuscpp.exception import (
     ZeusGPUNoPermissionError,
@@ -229,18 +231,43 @@ def test_it_is_a_callback(one_gpu):
     assert plo.state.steps == 5
 
 
-def test_hf_wrapper_has_the_same_signature_and_forwards(one_gpu):
+def test_hf_wrapper_has_the_same_signature_and_needs_transformers(one_gpu):
     ours = inspect.signature(GlobalPowerLimitOptimizer.__init__)
     hf = inspect.signature(HFGlobalPowerLimitOptimizer.__init__)
-    assert list(ours.parameters) == list(hf.parameters)
-    assert [p.default for p in ours.parameters.values()] == [p.default for p in hf.parameters.values()]
-    callback = HFGlobalPowerLimitOptimizer(ZeusMonitor(sync_execution_with=None), Energy(), wait_steps=0,
-                                           warmup_steps=0, profile_steps=1, pl_step=500)
-    for _ in range(5):
-        callback.on_step_begin(None, None, None)
-        one_gpu.advance_energy_mj(0, 100)
-    callback.on_epoch_end(None, None, None)
-    assert callback.optimizer.done
+    assert ours == hf  # upstream's test_HFGPLO_signature_equivalence
+    try:
+        import transformers  # noqa: F401
+    except ImportError:
+        with pytest.raises(ImportError, match="transformers"):
+            HFGlobalPowerLimitOptimizer(ZeusMonitor(sync_execution_with=None), Energy())
+    else:  # pragma: no cover - transformers is not a Debian package
+        pytest.skip("transformers is installed here")
+
+
+def test_hf_wrapper_is_a_trainer_callback_that_forwards(tmp_path):
+    """With transformers importable, it subclasses TrainerCallback and forwards the hooks."""
+    package = tmp_path / "transformers"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "trainer_callback.py").write_text("class TrainerCallback:\n    pass\n")
+    result = run_python(
+        """
+        from transformers.trainer_callback import TrainerCallback
+        from zeuscpp.monitor import ZeusMonitor
+        from zeuscpp.optimizer.power_limit import Done, Energy, HFGlobalPowerLimitOptimizer
+        callback = HFGlobalPowerLimitOptimizer(ZeusMonitor(sync_execution_with=None), Energy(), wait_steps=0,
+                                               warmup_steps=0, profile_steps=1, pl_step=500)
+        assert isinstance(callback, TrainerCallback)
+        for _ in range(10):
+            callback.on_step_begin(None, None, None)
+        callback.on_epoch_end(None, None, None)
+        assert isinstance(callback.optimizer.state, Done), callback.optimizer.state
+        print("ok")
+        """,
+        env={"PYTHONPATH": f"{tmp_path}{os.pathsep}{os.environ['PYTHONPATH']}"},
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "ok"
 
 
 def _upstream_selectors():

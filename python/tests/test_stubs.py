@@ -23,6 +23,8 @@ STUBS = sorted(p for p in PACKAGE.rglob("*.pyi") if p.name != "_core.pyi")
 
 def module_name(stub: pathlib.Path) -> str:
     parts = stub.relative_to(PACKAGE.parent).with_suffix("").parts
+    if parts[-1] == "__init__":  # a package's stub
+        parts = parts[:-1]
     return ".".join(parts)
 
 

@@ -71,33 +71,56 @@ struct EnergyMonitorOptions {
   Clock* clock = nullptr;  // nullptr: the process's steady clock
 };
 
+// What an optimizer needs from a monitor: named windows and the GPUs they
+// measure (to change their settings). EnergyMonitor is the real one; the
+// Python package adapts any object with the ZeusMonitor methods (e.g. the
+// log-replaying ReplayZeusMonitor that upstream's tests use), as the Python
+// Zeus's duck-typed optimizers accept.
+class WindowMonitor {
+ public:
+  virtual ~WindowMonitor() = default;
+  // Starts window `name`. kAlreadyExists if it is running, unless restart.
+  virtual void begin_window(const std::string& name, bool sync, bool restart) = 0;
+  // Ends window `name` and returns what it measured. kNotFound for a window
+  // that is not running. cancel: drop it and return an empty measurement.
+  virtual Measurement end_window(const std::string& name, bool sync, bool cancel) = 0;
+  virtual bool window_running(const std::string& name) const = 0;
+  virtual const std::vector<int>& gpu_indices() const = 0;
+  // The GPU with index gpu_indices()[k] (for optimizers that change its settings).
+  virtual const std::shared_ptr<Gpu>& gpu(int gpu_index) const = 0;
+
+ protected:
+  WindowMonitor() = default;
+  WindowMonitor(const WindowMonitor&) = default;
+  WindowMonitor& operator=(const WindowMonitor&) = default;
+};
+
 // Thread-safe: any thread may begin or end any window; a mutex guards the
 // window table and the log file. Counter reads happen outside the lock.
-class EnergyMonitor {
+class EnergyMonitor final : public WindowMonitor {
  public:
   // Measures devices from an inventory (see discover_devices()).
   // kInvalidArgument for indices that do not exist.
   EnergyMonitor(const DeviceInventory& devices, EnergyMonitorOptions options = {});
-  ~EnergyMonitor();
+  ~EnergyMonitor() override;
   EnergyMonitor(const EnergyMonitor&) = delete;
   EnergyMonitor& operator=(const EnergyMonitor&) = delete;
 
   // Starts window `name`. kAlreadyExists if it is running, unless restart.
-  void begin_window(const std::string& name, bool sync = true, bool restart = false);
+  void begin_window(const std::string& name, bool sync = true, bool restart = false) override;
   // Ends window `name` and returns what it measured. kNotFound for a window
   // that is not running. cancel: drop it, return an empty measurement, log nothing.
   // A device whose reading fails now is reported in failed_gpus/failed_cpus
   // (and warned about) instead of failing the whole window. kIo when the log
   // row cannot be written (the window is ended all the same).
-  Measurement end_window(const std::string& name, bool sync = true, bool cancel = false);
+  Measurement end_window(const std::string& name, bool sync = true, bool cancel = false) override;
   // Drops every running window.
   void reset_windows();
-  bool window_running(const std::string& name) const;
+  bool window_running(const std::string& name) const override;
 
-  const std::vector<int>& gpu_indices() const { return gpu_indices_; }
+  const std::vector<int>& gpu_indices() const override { return gpu_indices_; }
   const std::vector<int>& cpu_indices() const { return cpu_indices_; }
-  // The GPU with index gpu_indices()[k] (for optimizers that change its settings).
-  const std::shared_ptr<Gpu>& gpu(int gpu_index) const;
+  const std::shared_ptr<Gpu>& gpu(int gpu_index) const override;
   // The power monitor serving GPUs without an energy counter (nullptr if none).
   PowerMonitor* power_monitor() const { return power_monitor_.get(); }
   Clock& clock() const { return clock_; }

@@ -12,8 +12,9 @@ SIGTERM).
 from __future__ import annotations
 
 import abc
+import dataclasses
 import os
-from typing import Any, Sequence
+from typing import Any, ClassVar, Sequence
 
 from zeuscpp import _signals
 from zeuscpp._core import optimizer as _optimizer
@@ -29,12 +30,114 @@ __all__ = [
     "MaxSlowdownConstraint",
     "PowerLimitMeasurement",
     "OptimizerState",
+    "Ready",
+    "Warmup",
+    "Profiling",
+    "Done",
     "GlobalPowerLimitOptimizer",
     "HFGlobalPowerLimitOptimizer",
 ]
 
 PowerLimitMeasurement = _optimizer.PowerLimitMeasurement
-OptimizerState = _optimizer.OptimizerState  # the type of GlobalPowerLimitOptimizer.state
+
+
+def _watts(milliwatts: int) -> int | float:
+    """W from mW: an int when whole, as the profile file writes limits."""
+    return milliwatts // 1000 if milliwatts % 1000 == 0 else milliwatts / 1000
+
+
+class OptimizerState:
+    """Base of the optimizer's states (``GlobalPowerLimitOptimizer.state``).
+
+    The states are upstream's: :class:`Ready`, :class:`Warmup`,
+    :class:`Profiling` and :class:`Done`, with upstream's fields (power limits
+    in mW), so ``isinstance(plo.state, Done)`` works as it does there. Each also
+    has ``phase`` (``"ready"``, ``"warmup"``, ``"profiling"``, ``"done"``),
+    ``power_limit`` (the limit it concerns, in W) and ``steps`` (steps left;
+    0 in Done).
+    """
+
+    phase: ClassVar[str]
+
+    @property
+    def power_limit(self) -> int | float:
+        """The power limit (W) this state concerns."""
+        raise NotImplementedError
+
+
+@dataclasses.dataclass(frozen=True)
+class Ready(OptimizerState):
+    """Waiting to profile ``next_power_limit`` (mW); warm-up starts on the ``steps``-th step.
+
+    The first state when no profile file was loaded; an epoch that ends during
+    warm-up or profiling also returns here (steps=1) to retry that limit.
+    """
+
+    next_power_limit: int
+    steps: int
+    phase: ClassVar[str] = "ready"
+
+    @property
+    def power_limit(self) -> int | float:
+        """The limit to profile next, in W."""
+        return _watts(self.next_power_limit)
+
+
+@dataclasses.dataclass(frozen=True)
+class Warmup(OptimizerState):
+    """Warming up at ``current_power_limit`` (mW); profiling starts after ``steps`` more steps."""
+
+    current_power_limit: int
+    steps: int
+    phase: ClassVar[str] = "warmup"
+
+    @property
+    def power_limit(self) -> int | float:
+        """The limit being warmed up, in W."""
+        return _watts(self.current_power_limit)
+
+
+@dataclasses.dataclass(frozen=True)
+class Profiling(OptimizerState):
+    """Measuring ``current_power_limit`` (mW); the window ends after ``steps`` more steps."""
+
+    current_power_limit: int
+    steps: int
+    phase: ClassVar[str] = "profiling"
+
+    @property
+    def power_limit(self) -> int | float:
+        """The limit being measured, in W."""
+        return _watts(self.current_power_limit)
+
+
+@dataclasses.dataclass(frozen=True)
+class Done(OptimizerState):
+    """Profiling is over (or a profile file was loaded); ``optimal_power_limit`` (mW) is set."""
+
+    optimal_power_limit: int
+    phase: ClassVar[str] = "done"
+
+    @property
+    def power_limit(self) -> int | float:
+        """The chosen limit, in W."""
+        return _watts(self.optimal_power_limit)
+
+    @property
+    def steps(self) -> int:
+        """Steps left: always 0."""
+        return 0
+
+
+def _state_from_core(core: Any) -> OptimizerState:
+    milliwatts = int(round(core.power_limit * 1000))
+    if core.phase == "ready":
+        return Ready(next_power_limit=milliwatts, steps=core.steps)
+    if core.phase == "warmup":
+        return Warmup(current_power_limit=milliwatts, steps=core.steps)
+    if core.phase == "profiling":
+        return Profiling(current_power_limit=milliwatts, steps=core.steps)
+    return Done(optimal_power_limit=milliwatts)
 
 
 class OptimumSelector(abc.ABC):
@@ -132,8 +235,14 @@ class GlobalPowerLimitOptimizer(_optimizer.GlobalPowerLimitOptimizer, Callback):
     rank picks the same limit. Monitor one GPU per rank
     (``ZeusMonitor(gpu_indices=[local_rank])``).
 
+    ``state`` is one of :class:`Ready`, :class:`Warmup`, :class:`Profiling`,
+    :class:`Done` (upstream's state classes, limits in mW).
+
     Args:
-        monitor: The ZeusMonitor measuring the GPUs whose limit is set.
+        monitor: The ZeusMonitor measuring the GPUs whose limit is set, or any
+            object with its methods (``begin_window``, ``end_window``,
+            ``gpu_indices``) such as :class:`zeuscpp.utils.testing.ReplayZeusMonitor`;
+            limits are then set on this process's GPUs with those indices.
         optimum_selector: An OptimumSelector. None: ``ZeusCost(0.5)`` with
             world_size the number of GPUs measured over all ranks.
         wait_steps: Steps before profiling starts.
@@ -196,19 +305,31 @@ class GlobalPowerLimitOptimizer(_optimizer.GlobalPowerLimitOptimizer, Callback):
         self.pl_step = int(round(pl_step * 1000))  # mW, as upstream keeps it
         self.profile_path = profile_path
 
+    @property
+    def state(self) -> OptimizerState:
+        """The current state: a :class:`Ready`, :class:`Warmup`, :class:`Profiling` or :class:`Done`."""
+        return _state_from_core(_optimizer.GlobalPowerLimitOptimizer.state.__get__(self))
+
 
 try:  # Subclass Hugging Face's TrainerCallback when transformers is there.
     from transformers.trainer_callback import TrainerCallback as _HFBase  # type: ignore
-except ImportError:  # pragma: no cover - depends on the environment
+
+    _transformers_available = True
+except ImportError:  # depends on the environment
     _HFBase = object
+    _transformers_available = False
 
 
 class HFGlobalPowerLimitOptimizer(_HFBase):  # type: ignore[misc, valid-type]
     """:class:`GlobalPowerLimitOptimizer` as a Hugging Face ``TrainerCallback``.
 
-    Pass it in ``Trainer(callbacks=[...])``. It subclasses ``TrainerCallback``
-    when ``transformers`` is importable and is duck-typed otherwise (the Python
-    Zeus raises ImportError then). Same arguments as GlobalPowerLimitOptimizer.
+    Pass it in ``Trainer(callbacks=[...])``; ``on_step_begin`` and
+    ``on_epoch_end`` forward to the wrapped optimizer (``.optimizer``). Same
+    arguments as GlobalPowerLimitOptimizer.
+
+    Raises:
+        ImportError: ``transformers`` is not installed (as in the Python Zeus):
+            a callback a Trainer cannot use is never built.
     """
 
     def __init__(
@@ -226,6 +347,12 @@ class HFGlobalPowerLimitOptimizer(_HFBase):  # type: ignore[misc, valid-type]
         reducer: Any | None = None,
     ) -> None:
         """Create the wrapped optimizer (see GlobalPowerLimitOptimizer)."""
+        if not _transformers_available:
+            raise ImportError(
+                "HFGlobalPowerLimitOptimizer needs the transformers package, which is not installed; "
+                "install transformers, or call GlobalPowerLimitOptimizer's on_step_begin() and "
+                "on_epoch_end() from your own training loop"
+            )
         self.optimizer = GlobalPowerLimitOptimizer(
             monitor,
             optimum_selector,

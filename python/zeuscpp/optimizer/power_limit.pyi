@@ -1,6 +1,7 @@
 import abc
+import dataclasses
 import os
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from zeuscpp.callback import Callback
 from zeuscpp.monitor.energy import ZeusMonitor
@@ -12,6 +13,11 @@ __all__ = [
     "ZeusCost",
     "MaxSlowdownConstraint",
     "PowerLimitMeasurement",
+    "OptimizerState",
+    "Ready",
+    "Warmup",
+    "Profiling",
+    "Done",
     "GlobalPowerLimitOptimizer",
     "HFGlobalPowerLimitOptimizer",
 ]
@@ -65,16 +71,64 @@ class MaxSlowdownConstraint(OptimumSelector):
     def select(self, measurements: list[PowerLimitMeasurement]) -> int: ...
 
 class OptimizerState:
-    """Where the optimizer is."""
+    """Base of the optimizer's states (upstream's Ready, Warmup, Profiling, Done)."""
 
-    phase: Literal["ready", "warmup", "profiling", "done"]
-    power_limit: int | float
+    phase: ClassVar[Literal["ready", "warmup", "profiling", "done"]]
+    @property
+    def power_limit(self) -> int | float:
+        """The power limit (W) this state concerns."""
     steps: int
+
+@dataclasses.dataclass(frozen=True)
+class Ready(OptimizerState):
+    """Waiting to profile next_power_limit (mW)."""
+
+    next_power_limit: int
+    steps: int
+    phase: ClassVar[Literal["ready"]]
+    @property
+    def power_limit(self) -> int | float:
+        """The limit to profile next, in W."""
+
+@dataclasses.dataclass(frozen=True)
+class Warmup(OptimizerState):
+    """Warming up at current_power_limit (mW)."""
+
+    current_power_limit: int
+    steps: int
+    phase: ClassVar[Literal["warmup"]]
+    @property
+    def power_limit(self) -> int | float:
+        """The limit being warmed up, in W."""
+
+@dataclasses.dataclass(frozen=True)
+class Profiling(OptimizerState):
+    """Measuring current_power_limit (mW)."""
+
+    current_power_limit: int
+    steps: int
+    phase: ClassVar[Literal["profiling"]]
+    @property
+    def power_limit(self) -> int | float:
+        """The limit being measured, in W."""
+
+@dataclasses.dataclass(frozen=True)
+class Done(OptimizerState):
+    """Profiling is over; optimal_power_limit (mW) is set."""
+
+    optimal_power_limit: int
+    phase: ClassVar[Literal["done"]]
+    @property
+    def power_limit(self) -> int | float:
+        """The chosen limit, in W."""
+    @property
+    def steps(self) -> int:  # type: ignore[override]
+        """Always 0."""
 
 class GlobalPowerLimitOptimizer(Callback):
     """Finds the power limit that best trades time for energy, during training."""
 
-    monitor: ZeusMonitor
+    monitor: Any
     optimum_selector: OptimumSelector | None
     reducer: Any
     wait_steps: int
@@ -84,7 +138,7 @@ class GlobalPowerLimitOptimizer(Callback):
     profile_path: str | os.PathLike[str] | None
     def __init__(
         self,
-        monitor: ZeusMonitor,
+        monitor: ZeusMonitor | Any,
         optimum_selector: OptimumSelector | None = None,
         wait_steps: int = 1,
         warmup_steps: int = 10,
@@ -102,7 +156,7 @@ class GlobalPowerLimitOptimizer(Callback):
         """Call after every epoch."""
     @property
     def state(self) -> OptimizerState:
-        """Current phase, the limit it concerns and steps left."""
+        """The current state: Ready, Warmup, Profiling or Done."""
     @property
     def power_limits(self) -> list[int]:
         """Candidate limits in mW, highest first."""
@@ -132,12 +186,12 @@ class GlobalPowerLimitOptimizer(Callback):
         """Energy saved and time changed at the chosen limit against the maximum."""
 
 class HFGlobalPowerLimitOptimizer:
-    """GlobalPowerLimitOptimizer as a Hugging Face TrainerCallback."""
+    """GlobalPowerLimitOptimizer as a Hugging Face TrainerCallback (ImportError without transformers)."""
 
     optimizer: GlobalPowerLimitOptimizer
     def __init__(
         self,
-        monitor: ZeusMonitor,
+        monitor: ZeusMonitor | Any,
         optimum_selector: OptimumSelector | None = None,
         wait_steps: int = 1,
         warmup_steps: int = 10,

@@ -78,7 +78,7 @@ std::string GlobalPowerLimitOptimizer::window_name(Milliwatts limit) {
 }
 
 GlobalPowerLimitOptimizer::GlobalPowerLimitOptimizer(
-    EnergyMonitor& monitor, std::shared_ptr<const PowerLimitSelector> selector, int wait_steps,
+    WindowMonitor& monitor, std::shared_ptr<const PowerLimitSelector> selector, int wait_steps,
     int warmup_steps, int profile_steps, Watts pl_step, std::string profile_path)
     : GlobalPowerLimitOptimizer(monitor, GlobalPowerLimitOptimizerOptions{
                                              .selector = std::move(selector),
@@ -89,7 +89,7 @@ GlobalPowerLimitOptimizer::GlobalPowerLimitOptimizer(
                                              .profile_path = std::move(profile_path),
                                          }) {}
 
-GlobalPowerLimitOptimizer::GlobalPowerLimitOptimizer(EnergyMonitor& monitor,
+GlobalPowerLimitOptimizer::GlobalPowerLimitOptimizer(WindowMonitor& monitor,
                                                      GlobalPowerLimitOptimizerOptions options)
     : monitor_(monitor), options_(std::move(options)) {
   validate(options_);
@@ -231,13 +231,13 @@ void GlobalPowerLimitOptimizer::enter_warmup(Milliwatts limit) {
 }
 
 void GlobalPowerLimitOptimizer::enter_profiling(Milliwatts limit) {
-  monitor_.begin_window(window_name(limit), /*sync=*/true);
+  monitor_.begin_window(window_name(limit), /*sync=*/true, /*restart=*/false);
   state_ = State{Phase::kProfiling, limit, options_.profile_steps};
 }
 
 void GlobalPowerLimitOptimizer::finish_profiling() {
   const Milliwatts limit = state_.power_limit;
-  const Measurement m = monitor_.end_window(window_name(limit), /*sync=*/true);
+  const Measurement m = monitor_.end_window(window_name(limit), /*sync=*/true, /*cancel=*/false);
   const Joules energy(reducer_->all_reduce_sum(m.total_gpu_energy().value()));
   const Seconds time(reducer_->all_reduce_max(m.time.count()));
   measurements_.push_back(PowerLimitMeasurement{limit, energy, time});

@@ -79,9 +79,9 @@ class GlobalPowerLimitOptimizer final : public Callback {
   // monitored GPUs differ in name or power-limit constraints; kNoPermission
   // (saying what to do) when persistence mode or the limit cannot be set;
   // kParse / kInvalidArgument naming the file for a bad profile file.
-  GlobalPowerLimitOptimizer(EnergyMonitor& monitor, GlobalPowerLimitOptimizerOptions options = {});
+  GlobalPowerLimitOptimizer(WindowMonitor& monitor, GlobalPowerLimitOptimizerOptions options = {});
   // The reference's positional signature (Python Zeus), for convenience.
-  GlobalPowerLimitOptimizer(EnergyMonitor& monitor,
+  GlobalPowerLimitOptimizer(WindowMonitor& monitor,
                             std::shared_ptr<const PowerLimitSelector> selector, int wait_steps = 1,
                             int warmup_steps = 10, int profile_steps = 40,
                             Watts pl_step = Watts(25.0), std::string profile_path = {});
@@ -126,7 +126,7 @@ class GlobalPowerLimitOptimizer final : public Callback {
   void finish(bool from_file);
   std::optional<Milliwatts> next_candidate(Milliwatts after) const;
 
-  EnergyMonitor& monitor_;
+  WindowMonitor& monitor_;
   GlobalPowerLimitOptimizerOptions options_;
   std::shared_ptr<const PowerLimitSelector> selector_;
   LocalReducer local_reducer_;
