@@ -29,6 +29,7 @@ struct ServeOptions {
   int threads = 1;
   int db_connections = 8;
   std::size_t max_body_bytes = 1 << 20;
+  std::int64_t max_jobs = zeus::bso::ServiceLimits{}.max_jobs;
 };
 
 std::string env_or(const char* name, const std::string& fallback) {
@@ -71,7 +72,9 @@ void serve(const ServeOptions& o) {
   zeus::bso::StoreOptions store_options;
   store_options.connections = o.db_connections;
   auto store = zeus::bso::open_store(url, store_options);
-  zeus::bso::Service service(*store);
+  zeus::bso::ServiceLimits limits;
+  limits.max_jobs = o.max_jobs;
+  zeus::bso::Service service(*store, limits);
   zeus::http::Router router;
   zeus::bso::add_routes(router, service);
 
@@ -136,6 +139,10 @@ void setup(CLI::App& root) {
   cmd->add_option("--db-connections", o->db_connections,
                   "PostgreSQL connections (one worker thread each)")
       ->check(CLI::Range(1, 256))
+      ->capture_default_str();
+  cmd->add_option("--max-jobs", o->max_jobs,
+                  "Jobs registered at once; a registration beyond gets 503 with Retry-After")
+      ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 40))
       ->capture_default_str();
   cmd->add_option("--max-body-bytes", o->max_body_bytes, "Larger request bodies get 413")
       ->check(CLI::Range(std::size_t{1024}, std::size_t{64} << 20))

@@ -111,6 +111,9 @@ class PostgresTransaction final : public JobTransaction {
         opt(energy, t.energy.has_value()), opt(conv, t.converged.has_value()));
   }
   void answer_after_commit() override {}  // reads see committed data only
+  std::int64_t job_count() override {
+    return w_.exec("SELECT count(*) FROM jobs")[0][0].as<std::int64_t>();
+  }
 
   void flush() {
     if (changed_ && job_) {

@@ -17,6 +17,8 @@ namespace {
 
 // A recurrence takes minutes at least: no point asking again sooner.
 constexpr Seconds kRetryAfterTrialsInFlight{60.0};
+// Jobs leave the table only when deleted: a coarse hint.
+constexpr Seconds kRetryAfterFullJobs{3600.0};
 
 namespace bs = zeus::batch_size;
 using nlohmann::json;
@@ -75,7 +77,7 @@ void run_job(Store& store, const std::string& job_id, std::function<Outcome(JobT
 
 }  // namespace
 
-Service::Service(Store& store) : store_(store) {}
+Service::Service(Store& store, ServiceLimits limits) : store_(store), limits_(limits) {}
 
 void Service::register_job(JobSpec spec, OutcomeCallback done) {
   const bool generated = spec.job_id.empty();
@@ -83,7 +85,7 @@ void Service::register_job(JobSpec spec, OutcomeCallback done) {
   const std::string id = spec.job_id;
   run_job(
       store_, id,
-      [spec = std::move(spec), generated](JobTransaction& txn) {
+      [spec = std::move(spec), generated, max_jobs = limits_.max_jobs](JobTransaction& txn) {
         if (const JobRecord* existing = txn.job()) {
           if (generated) {
             throw_error(
@@ -98,6 +100,12 @@ void Service::register_job(JobSpec spec, OutcomeCallback done) {
           }
           txn.answer_after_commit();
           return Outcome{200, to_json(existing->spec), nullptr};
+        }
+        if (const auto jobs = txn.job_count(); jobs >= max_jobs) {
+          throw RetryLater(fmt::format("the service holds {} jobs, its limit (--max-jobs); "
+                                       "delete finished ones (DELETE /jobs?job_id=...) first",
+                                       jobs),
+                           kRetryAfterFullJobs, /*whole_server=*/true);
         }
         txn.create_job(JobRecord{spec, bs::BatchSizeSearch(search_options(spec))});
         log::info("bso: registered job {} (batch sizes {}..{}, default {})", spec.job_id,

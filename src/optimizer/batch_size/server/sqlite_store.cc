@@ -8,6 +8,7 @@
 #include <sqlite3.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <condition_variable>
 #include <deque>
 #include <filesystem>
@@ -148,8 +149,9 @@ class SqliteStore;
 // The unit of work's view: reads the cache, stages every change.
 class SqliteTransaction final : public JobTransaction {
  public:
-  SqliteTransaction(const std::string& id, CachedJob& cached, StoredTrials& stored)
-      : id_(id), cached_(cached), stored_(stored) {}
+  SqliteTransaction(const std::string& id, CachedJob& cached, StoredTrials& stored,
+                    std::atomic<std::int64_t>& jobs)
+      : id_(id), cached_(cached), stored_(stored), jobs_(jobs) {}
 
   JobRecord* job() override {
     if (deleted_) return nullptr;
@@ -191,10 +193,13 @@ class SqliteTransaction final : public JobTransaction {
   }
   void put_trial(const TrialRecord& t) override { staged_trials_[t.number] = t; }
   void answer_after_commit() override { barrier_ = true; }
+  std::int64_t job_count() override { return jobs_.load(); }
 
   // Applies the staged changes to the cache and lists them for the writer.
   std::vector<Change> commit_to_cache() {
     std::vector<Change> out;
+    if (deleted_ && cached_.job) --jobs_;
+    if (created_) ++jobs_;
     if (deleted_) {
       cached_.job.reset();
       cached_.trials.clear();
@@ -226,6 +231,7 @@ class SqliteTransaction final : public JobTransaction {
   const std::string& id_;
   CachedJob& cached_;
   StoredTrials& stored_;
+  std::atomic<std::int64_t>& jobs_;
   std::optional<JobRecord> copy_;
   std::map<std::int64_t, TrialRecord> staged_trials_;
   bool created_ = false;
@@ -293,6 +299,8 @@ class SqliteStore final : public Store, private StoredTrials {
       exec(db_, "PRAGMA foreign_keys=ON");
       migrate();
       prepare();
+      Statement count(db_, "SELECT count(*) FROM jobs");
+      if (count.step()) jobs_ = count.integer(0);
     } catch (const Error& e) {
       sqlite3_close(db_);
       const std::string what = e.what();
@@ -323,7 +331,7 @@ class SqliteStore final : public Store, private StoredTrials {
         if (closing_) throw_error(ErrorCode::kFailedPrecondition, "the store is closed");
       }
       if (cached->generation != generation_.load()) load(job_id, *cached);
-      SqliteTransaction txn(job_id, *cached, *this);
+      SqliteTransaction txn(job_id, *cached, *this, jobs_);
       work(txn);
       std::vector<Change> changes = txn.commit_to_cache();
       if (changes.empty() && !txn.barrier()) {
@@ -603,7 +611,8 @@ class SqliteStore final : public Store, private StoredTrials {
   std::mutex db_mutex_;  // guards db_ and statements_ (loads and the writer)
   std::map<std::string, std::unique_ptr<Statement>> statements_;
   std::atomic<std::uint64_t> generation_{1};
-  std::mutex jobs_mutex_;  // guards the jobs_ map (each entry has its own mutex)
+  std::atomic<std::int64_t> jobs_{0};  // registered jobs, kept with the cache
+  std::mutex jobs_mutex_;              // guards the jobs_ map (each entry has its own mutex)
   std::unordered_map<std::string, std::shared_ptr<CachedJob>> jobs_;
   std::mutex queue_mutex_;  // guards queue_ and closing_
   std::condition_variable queue_cv_;

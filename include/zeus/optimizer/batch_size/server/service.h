@@ -9,6 +9,7 @@
 // serializes the work on each job.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -28,9 +29,15 @@ struct Outcome {
 };
 using OutcomeCallback = std::function<void(Outcome)>;
 
+struct ServiceLimits {
+  // Jobs registered at once; a registration beyond is 503 with Retry-After
+  // (delete finished jobs, DELETE /jobs, or raise the limit).
+  std::int64_t max_jobs = 10000;
+};
+
 class Service {
  public:
-  explicit Service(Store& store);
+  explicit Service(Store& store, ServiceLimits limits = {});
 
   // 201 new, 200 already registered with an identical spec, 409 (kAlreadyExists)
   // for a different one. A missing job_id is generated from the prefix.
@@ -47,6 +54,7 @@ class Service {
 
  private:
   Store& store_;
+  const ServiceLimits limits_;
 };
 
 }  // namespace zeus::bso

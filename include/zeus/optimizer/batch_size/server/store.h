@@ -53,6 +53,9 @@ class JobTransaction {
   virtual std::optional<TrialRecord> trial(std::int64_t number) = 0;
   virtual std::optional<TrialRecord> trial_by_key(std::string_view key) = 0;
   virtual void put_trial(const TrialRecord& trial) = 0;  // insert or replace
+  // Jobs registered in the store (all of its jobs, not just this one). May
+  // lag concurrent registrations: it enforces a soft cap.
+  virtual std::int64_t job_count() = 0;
   // The answer repeats stored data (a retried request): send it only once
   // every earlier change of this job is committed, even if this work changes nothing.
   virtual void answer_after_commit() = 0;

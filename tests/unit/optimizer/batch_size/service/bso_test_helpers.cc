@@ -15,9 +15,9 @@ namespace zeus::bso::testing {
 
 namespace fs = std::filesystem;
 
-ServedBso::ServedBso(const std::string& database_url) {
+ServedBso::ServedBso(const std::string& database_url, ServiceLimits limits) {
   store_ = open_store(database_url);
-  service_ = std::make_unique<Service>(*store_);
+  service_ = std::make_unique<Service>(*store_, limits);
   http::Router router;
   add_routes(router, *service_);
   server_ = std::make_unique<http::Server>(std::move(router));

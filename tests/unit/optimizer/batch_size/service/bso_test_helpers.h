@@ -22,7 +22,7 @@ using ::zeus::testing::TempDir;
 // A store, the service on it and an HTTP server on 127.0.0.1:<any port>.
 class ServedBso {
  public:
-  explicit ServedBso(const std::string& database_url);
+  explicit ServedBso(const std::string& database_url, ServiceLimits limits = {});
   ~ServedBso();
   std::string url() const;
   http::Client client() const { return http::Client(url()); }

@@ -347,6 +347,36 @@ TEST(BsoService, TrialsInFlightPerJobAreBounded) {
   EXPECT_EQ(status, 200);
 }
 
+// The class: jobs uncapped. Registrations beyond the limit get 503 with
+// Retry-After; the count survives a restart (it is the store's), and a
+// deleted job makes room.
+TEST(BsoService, RegisteredJobsAreCapped) {
+  TempDir d;
+  ServiceLimits limits;
+  limits.max_jobs = 2;
+  auto s = std::make_unique<ServedBso>(sqlite_url(d), limits);
+  int status = 0;
+  {
+    auto c = s->client();
+    call(c, Method::kPost, "/jobs", workload_spec(1), &status);
+    ASSERT_EQ(status, 201);
+    call(c, Method::kPost, "/jobs", workload_spec(2), &status);
+    ASSERT_EQ(status, 201);
+    call(c, Method::kPost, "/jobs", workload_spec(2), &status);
+    EXPECT_EQ(status, 200) << "re-registering a job takes no new slot";
+  }
+  s = std::make_unique<ServedBso>(sqlite_url(d), limits);  // counted from the file
+  auto c = s->client();
+  const auto r = c.request(Method::kPost, "/jobs", workload_spec(3).dump(), {});
+  EXPECT_EQ(r.status, 503) << r.body;
+  EXPECT_TRUE(r.headers.get("Retry-After").has_value());
+  EXPECT_THAT(r.body, HasSubstr("holds 2 jobs, its limit"));
+  call(c, Method::kDelete, "/jobs?job_id=w1-001", nullptr, &status);
+  ASSERT_EQ(status, 200);
+  call(c, Method::kPost, "/jobs", workload_spec(3), &status);
+  EXPECT_EQ(status, 201);
+}
+
 // Database paths that cannot work are named in the user's words (the class:
 // database errors that do not say what is wrong), before SQLite's "unable to
 // open database file".
