@@ -4,9 +4,14 @@
 
 #include <algorithm>
 #include <limits>
+#include <mutex>
+#include <set>
+#include <string>
 
 #include "zeus/util/error.h"
 #include "zeus/util/json.h"
+#include "zeus/util/log.h"
+#include "zeus/util/text.h"
 
 namespace zeus::bso {
 namespace {
@@ -14,7 +19,9 @@ namespace {
 using nlohmann::json;
 
 constexpr std::int64_t kMaxInt = std::numeric_limits<int>::max();
-constexpr double kMaxQuantity = 1e18;  // time (s), energy (J), power (W): far beyond real runs
+constexpr double kMaxQuantity = 1e18;
+constexpr std::size_t kMaxLoggedUnknownFields =
+    64;  // time (s), energy (J), power (W): far beyond real runs
 
 [[noreturn]] void invalid(const JsonObject& o, std::string_view key, const std::string& what) {
   const std::string f = o.field_path(key);
@@ -25,6 +32,26 @@ std::string id_string(const JsonObject& o, std::string_view key) {
   std::string s = o.string(key, kMaxJobIdLength);
   if (s.empty()) invalid(o, key, "must not be empty");
   return s;
+}
+
+// Liberal in what we accept: a field a newer client (or upstream's own
+// tests: "error", "max_power" in reports) adds is ignored, as pydantic does,
+// and named once in the log so an operator notices. Known fields are still
+// checked strictly. At most kMaxLoggedUnknownFields names are remembered.
+void ignore_unknown_keys(const json& body, std::string_view source,
+                         std::initializer_list<std::string_view> known) {
+  static std::mutex mutex;
+  static std::set<std::string> logged;
+  if (!body.is_object()) return;  // the parser says what is wrong with it
+  for (const auto& item : body.items()) {
+    const std::string& name = item.key();
+    if (std::find(known.begin(), known.end(), name) != known.end()) continue;
+    std::lock_guard lock(mutex);
+    const std::string key = std::string(source) + "\n" + name;
+    if (logged.size() >= kMaxLoggedUnknownFields || !logged.insert(key).second) continue;
+    log::warn("bso: ignoring unknown field {} in the {} (a newer client?)", printable(name, 64),
+              source);
+  }
 }
 
 }  // namespace
@@ -38,11 +65,12 @@ void check_job_id(std::string_view job_id, std::string_view field) {
 
 JobSpec parse_job_spec(const json& body, std::string_view source) {
   const JsonObject o(body, std::string(source));
-  o.reject_unknown_keys({"job_id", "job_id_prefix", "batch_sizes", "default_batch_size", "eta_knob",
-                         "beta_knob", "target_metric", "higher_is_better_metric", "max_epochs",
-                         "num_pruning_rounds", "window_size", "mab_prior_mean",
-                         "mab_prior_precision", "mab_num_explorations", "mab_seed", "max_power",
-                         "number_of_gpus", "gpu_model"});
+  ignore_unknown_keys(
+      body, source,
+      {"job_id", "job_id_prefix", "batch_sizes", "default_batch_size", "eta_knob", "beta_knob",
+       "target_metric", "higher_is_better_metric", "max_epochs", "num_pruning_rounds",
+       "window_size", "mab_prior_mean", "mab_prior_precision", "mab_num_explorations", "mab_seed",
+       "max_power", "number_of_gpus", "gpu_model"});
   JobSpec s;
   s.job_id_prefix = id_string(o, "job_id_prefix");
   if (o.has("job_id")) {
@@ -138,7 +166,7 @@ TrialId read_trial_id(const JsonObject& o) {
 
 TrialId parse_trial_id(const json& body, std::string_view source) {
   const JsonObject o(body, std::string(source));
-  o.reject_unknown_keys({"job_id", "batch_size", "trial_number"});
+  ignore_unknown_keys(body, source, {"job_id", "batch_size", "trial_number"});
   return read_trial_id(o);
 }
 
@@ -148,7 +176,8 @@ json to_json(const TrialId& t) {
 
 TrainingResult parse_training_result(const json& body, std::string_view source) {
   const JsonObject o(body, std::string(source));
-  o.reject_unknown_keys(
+  ignore_unknown_keys(
+      body, source,
       {"job_id", "batch_size", "trial_number", "time", "energy", "metric", "current_epoch"});
   TrainingResult r;
   r.trial = read_trial_id(o);

@@ -14,6 +14,7 @@
 
 #include "bso_test_helpers.h"
 #include "zeus/util/error.h"
+#include "zeus/util/log.h"
 
 namespace zeus::bso {
 namespace {
@@ -375,6 +376,37 @@ TEST(BsoService, RegisteredJobsAreCapped) {
   ASSERT_EQ(status, 200);
   call(c, Method::kPost, "/jobs", workload_spec(3), &status);
   EXPECT_EQ(status, 201);
+}
+
+// Wire compatibility: fields a newer client (or upstream's own tests) add
+// are accepted and ignored, each named once in the log; known fields are
+// still checked strictly.
+TEST(BsoService, UnknownFieldsAreIgnoredAndNamedOnce) {
+  auto sink = std::make_shared<log::CapturingSink>();
+  log::ScopedSink scoped(sink, log::Level::kWarn);
+  TempDir d;
+  ServedBso s(sqlite_url(d));
+  auto c = s.client();
+  int status = 0;
+  json spec = workload_spec(4);
+  spec["a_field_from_the_future"] = {1, 2, 3};
+  call(c, Method::kPost, "/jobs", spec, &status);
+  ASSERT_EQ(status, 201);
+  const auto t = call(c, Method::kGet, "/jobs/batch_size?job_id=w1-004", nullptr, &status);
+  for (int i = 0; i < 2; ++i) {
+    json report = report_body(t, 1, 1, 0.1, 1 + i);
+    report["error"] = false;  // upstream's tests send these two
+    report["max_power"] = 300;
+    call(c, Method::kPost, "/report", report, &status);
+    EXPECT_EQ(status, 200);
+  }
+  json bad = report_body(t, 1, 1, 0.1, 3);
+  bad["energy"] = "a lot";  // a known field of the wrong type still fails
+  call(c, Method::kPost, "/report", bad, &status);
+  EXPECT_EQ(status, 422);
+  EXPECT_EQ(sink->count(log::Level::kWarn, "ignoring unknown field a_field_from_the_future"), 1u);
+  EXPECT_EQ(sink->count(log::Level::kWarn, "ignoring unknown field error"), 1u) << "named once";
+  EXPECT_EQ(sink->count(log::Level::kWarn, "ignoring unknown field max_power"), 1u);
 }
 
 // Database paths that cannot work are named in the user's words (the class:
