@@ -300,7 +300,7 @@ class SqliteStore final : public Store, private StoredTrials {
       migrate();
       prepare();
       Statement count(db_, "SELECT count(*) FROM jobs");
-      if (count.step()) jobs_ = count.integer(0);
+      if (count.step()) registered_jobs_ = count.integer(0);
     } catch (const Error& e) {
       sqlite3_close(db_);
       const std::string what = e.what();
@@ -331,7 +331,7 @@ class SqliteStore final : public Store, private StoredTrials {
         if (closing_) throw_error(ErrorCode::kFailedPrecondition, "the store is closed");
       }
       if (cached->generation != generation_.load()) load(job_id, *cached);
-      SqliteTransaction txn(job_id, *cached, *this, jobs_);
+      SqliteTransaction txn(job_id, *cached, *this, registered_jobs_);
       work(txn);
       std::vector<Change> changes = txn.commit_to_cache();
       if (changes.empty() && !txn.barrier()) {
@@ -611,8 +611,8 @@ class SqliteStore final : public Store, private StoredTrials {
   std::mutex db_mutex_;  // guards db_ and statements_ (loads and the writer)
   std::map<std::string, std::unique_ptr<Statement>> statements_;
   std::atomic<std::uint64_t> generation_{1};
-  std::atomic<std::int64_t> jobs_{0};  // registered jobs, kept with the cache
-  std::mutex jobs_mutex_;              // guards the jobs_ map (each entry has its own mutex)
+  std::atomic<std::int64_t> registered_jobs_{0};  // kept with the cache
+  std::mutex jobs_mutex_;  // guards the jobs_ map (each entry has its own mutex)
   std::unordered_map<std::string, std::shared_ptr<CachedJob>> jobs_;
   std::mutex queue_mutex_;  // guards queue_ and closing_
   std::condition_variable queue_cv_;
