@@ -366,6 +366,7 @@ TEST(BsoService, RegisteredJobsAreCapped) {
     call(c, Method::kPost, "/jobs", workload_spec(2), &status);
     EXPECT_EQ(status, 200) << "re-registering a job takes no new slot";
   }
+  s.reset();                                               // one server per SQLite file
   s = std::make_unique<ServedBso>(sqlite_url(d), limits);  // counted from the file
   auto c = s->client();
   const auto r = c.request(Method::kPost, "/jobs", workload_spec(3).dump(), {});
