@@ -227,6 +227,14 @@ def _summarize(duration: float, cooldown: float, trials: list[TrialResult], thre
     )
 
 
+def _known_or_calibrated(iteration_duration: float | None, fn: Callable[[], Any], monitor: Any, warmup: int,
+                         iterations: int) -> float:
+    """The caller's iteration time (checked), else one calibrated now."""
+    if iteration_duration is None:
+        return _calibrate(fn, monitor, warmup, iterations)
+    return _check_duration(iteration_duration, "iteration_duration")
+
+
 def _sweep(
     fn: Callable[[], Any],
     monitor: Any,
@@ -305,11 +313,8 @@ def profile_measurement_duration(
     cooldown = _check_duration(cooldown_duration, "cooldown_duration")
     _check_common(num_trials, num_warmup_trials, trial_stddev_threshold, num_warmup_iterations,
                   num_calibration_iterations)
-    if iteration_duration is None:
-        iteration_duration = _calibrate(target_function, zeus_monitor, num_warmup_iterations,
-                                        num_calibration_iterations)
-    else:
-        _check_duration(iteration_duration, "iteration_duration")
+    iteration_duration = _known_or_calibrated(iteration_duration, target_function, zeus_monitor,
+                                              num_warmup_iterations, num_calibration_iterations)
     if get_rank() == 0:
         logger.info("sweeping measurement_duration with cooldown_duration %.1f s", cooldown)
     return _sweep(target_function, zeus_monitor, "measurement_duration", values, cooldown, num_trials,
@@ -350,11 +355,8 @@ def profile_cooldown_duration(
     duration = _check_duration(measurement_duration, "measurement_duration")
     _check_common(num_trials, num_warmup_trials, trial_stddev_threshold, num_warmup_iterations,
                   num_calibration_iterations)
-    if iteration_duration is None:
-        iteration_duration = _calibrate(target_function, zeus_monitor, num_warmup_iterations,
-                                        num_calibration_iterations)
-    else:
-        _check_duration(iteration_duration, "iteration_duration")
+    iteration_duration = _known_or_calibrated(iteration_duration, target_function, zeus_monitor,
+                                              num_warmup_iterations, num_calibration_iterations)
     if get_rank() == 0:
         logger.info("sweeping cooldown_duration with measurement_duration %.1f s", duration)
     return _sweep(target_function, zeus_monitor, "cooldown_duration", values, duration, num_trials,
