@@ -79,4 +79,19 @@ def run_python(code: str, env: dict[str, str] | None = None, timeout: float = 12
     )
 
 
-__all__ = ["FakeNvml", "fake_nvml_path", "run_python", "SOURCE_DIR"]
+__all__ = ["FakeNvml", "fake_nvml_path", "run_python", "SOURCE_DIR", "write_powercap"]
+
+
+def write_powercap(root, package_uj: int, dram_uj: int) -> None:
+    """A powercap tree with RAPL package 0 and its DRAM zone at these counter values (rewritable)."""
+    zone = root / "intel-rapl" / "intel-rapl:0"
+    dram = zone / "intel-rapl:0:0"
+    dram.mkdir(parents=True, exist_ok=True)
+    for d, name, value in ((zone, "package-0", package_uj), (dram, "dram", dram_uj)):
+        (d / "name").write_text(name + "\n")
+        (d / "energy_uj").write_text(f"{value}\n")
+        (d / "max_energy_range_uj").write_text("262143328850\n")
+        (d / "enabled").write_text("1\n")
+    for link, target in (("intel-rapl:0", zone), ("intel-rapl:0:0", dram)):
+        if not (root / link).exists():
+            (root / link).symlink_to(target)

@@ -9,6 +9,7 @@ import time
 
 import pytest
 
+from conftest import write_powercap
 from zeuscpp.exception import (
     ZeusAlreadyExistsError,
     ZeusBaseError,
@@ -308,31 +309,17 @@ def test_simulated_gpu_energy_matches_the_model():
     assert m.gpu_energy[0] == pytest.approx(sim.true_energy() - before, rel=0.02)
 
 
-def _write_powercap(root, package_uj: int, dram_uj: int) -> None:
-    zone = root / "intel-rapl" / "intel-rapl:0"
-    dram = zone / "intel-rapl:0:0"
-    dram.mkdir(parents=True, exist_ok=True)
-    for d, name, value in ((zone, "package-0", package_uj), (dram, "dram", dram_uj)):
-        (d / "name").write_text(name + "\n")
-        (d / "energy_uj").write_text(f"{value}\n")
-        (d / "max_energy_range_uj").write_text("262143328850\n")
-        (d / "enabled").write_text("1\n")
-    for link, target in (("intel-rapl:0", zone), ("intel-rapl:0:0", dram)):
-        if not (root / link).exists():
-            (root / link).symlink_to(target)
-
-
 def test_cpu_and_dram_energy_from_a_powercap_tree(monkeypatch, tmp_path):
     from zeuscpp._core import device as _device
 
     root = tmp_path / "powercap"
-    _write_powercap(root, 1_000_000, 500_000)
+    write_powercap(root, 1_000_000, 500_000)
     monkeypatch.setenv("ZEUS_POWERCAP_ROOT", str(root))
     _device._reset_devices()
     monitor = ZeusMonitor(cpu_indices=[0], sync_execution_with=None)
     assert monitor.cpu_indices == [0]
     monitor.begin_window("w")
-    _write_powercap(root, 3_500_000, 1_250_000)
+    write_powercap(root, 3_500_000, 1_250_000)
     m = monitor.end_window("w")
     assert m.cpu_energy == {0: pytest.approx(2.5)}
     assert m.dram_energy == {0: pytest.approx(0.75)}

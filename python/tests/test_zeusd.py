@@ -11,23 +11,9 @@ import time
 
 import pytest
 
-from conftest import _fresh_devices
+from conftest import _fresh_devices, write_powercap
 from zeuscpp._core import device as _device
 from zeuscpp.monitor.power_streaming import PowerReadings
-
-
-def _write_powercap(root, package_uj: int, dram_uj: int) -> None:
-    zone = root / "intel-rapl" / "intel-rapl:0"
-    dram = zone / "intel-rapl:0:0"
-    dram.mkdir(parents=True, exist_ok=True)
-    for d, name, value in ((zone, "package-0", package_uj), (dram, "dram", dram_uj)):
-        (d / "name").write_text(name + "\n")
-        (d / "energy_uj").write_text(f"{value}\n")
-        (d / "max_energy_range_uj").write_text("262143328850\n")
-        (d / "enabled").write_text("1\n")
-    for link, target in (("intel-rapl:0", zone), ("intel-rapl:0:0", dram)):
-        if not (root / link).exists():
-            (root / link).symlink_to(target)
 
 
 def _serve(sock, env, *args):
@@ -44,7 +30,7 @@ def zeusd_cpu(tmp_path):
     """A zeusd serving one RAPL package with DRAM (a scripted powercap tree) and no GPU API."""
     sock = tmp_path / "zeusd-cpu.sock"
     root = tmp_path / "powercap"
-    _write_powercap(root, 5_000_000, 2_000_000)
+    write_powercap(root, 5_000_000, 2_000_000)
     env = dict(os.environ, ZEUS_SIM_GPUS="1", ZEUS_POWERCAP_ROOT=str(root), ZEUS_LOG_LEVEL="warn")
     env.pop("ZEUSD_SOCK_PATH", None)
     proc = _serve(sock, env, "--gpu-backend", "sim", "--enable", "cpu-read")
@@ -89,15 +75,7 @@ def zeusd(tmp_path):
     sock = tmp_path / "zeusd.sock"
     env = dict(os.environ, ZEUS_SIM_GPUS="2", ZEUS_POWERCAP_ROOT=str(tmp_path / "no-powercap"), ZEUS_LOG_LEVEL="warn")
     env.pop("ZEUSD_SOCK_PATH", None)
-    proc = subprocess.Popen(
-        [os.environ["ZEUSCPP_ZEUSD"], "serve", "--socket-path", str(sock), "--gpu-backend", "sim",
-         "--enable", "gpu-control,gpu-read"],
-        env=env,
-    )
-    for _ in range(500):
-        if sock.exists():
-            break
-        time.sleep(0.01)
+    proc = _serve(sock, env, "--gpu-backend", "sim", "--enable", "gpu-control,gpu-read")
     yield str(sock)
     proc.terminate()
     assert proc.wait(timeout=10) == 0

@@ -227,6 +227,18 @@ def _summarize(duration: float, cooldown: float, trials: list[TrialResult], thre
     )
 
 
+def _single_sweep(fn: Callable[[], Any], monitor: Any, swept: str, values: list[float], fixed: str,
+                  fixed_value: float, num_trials: int, num_warmup_trials: int, threshold: float, warmup: int,
+                  calibration: int, iteration_duration: float | None) -> SweepReport:
+    """What profile_measurement_duration and profile_cooldown_duration share once their ranges are read."""
+    _check_common(num_trials, num_warmup_trials, threshold, warmup, calibration)
+    iteration_duration = _known_or_calibrated(iteration_duration, fn, monitor, warmup, calibration)
+    if get_rank() == 0:
+        logger.info("sweeping %s with %s %.1f s", swept, fixed, fixed_value)
+    return _sweep(fn, monitor, swept, values, fixed_value, num_trials, num_warmup_trials, threshold, warmup,
+                  iteration_duration)
+
+
 def _known_or_calibrated(iteration_duration: float | None, fn: Callable[[], Any], monitor: Any, warmup: int,
                          iterations: int) -> float:
     """The caller's iteration time (checked), else one calibrated now."""
@@ -311,14 +323,9 @@ def profile_measurement_duration(
     """
     values = _search_range(measurement_duration_search_range, "measurement_duration_search_range")
     cooldown = _check_duration(cooldown_duration, "cooldown_duration")
-    _check_common(num_trials, num_warmup_trials, trial_stddev_threshold, num_warmup_iterations,
-                  num_calibration_iterations)
-    iteration_duration = _known_or_calibrated(iteration_duration, target_function, zeus_monitor,
-                                              num_warmup_iterations, num_calibration_iterations)
-    if get_rank() == 0:
-        logger.info("sweeping measurement_duration with cooldown_duration %.1f s", cooldown)
-    return _sweep(target_function, zeus_monitor, "measurement_duration", values, cooldown, num_trials,
-                  num_warmup_trials, trial_stddev_threshold, num_warmup_iterations, iteration_duration)
+    return _single_sweep(target_function, zeus_monitor, "measurement_duration", values, "cooldown_duration",
+                         cooldown, num_trials, num_warmup_trials, trial_stddev_threshold, num_warmup_iterations,
+                         num_calibration_iterations, iteration_duration)
 
 
 def profile_cooldown_duration(
@@ -353,14 +360,9 @@ def profile_cooldown_duration(
     """
     values = _search_range(cooldown_duration_search_range, "cooldown_duration_search_range")
     duration = _check_duration(measurement_duration, "measurement_duration")
-    _check_common(num_trials, num_warmup_trials, trial_stddev_threshold, num_warmup_iterations,
-                  num_calibration_iterations)
-    iteration_duration = _known_or_calibrated(iteration_duration, target_function, zeus_monitor,
-                                              num_warmup_iterations, num_calibration_iterations)
-    if get_rank() == 0:
-        logger.info("sweeping cooldown_duration with measurement_duration %.1f s", duration)
-    return _sweep(target_function, zeus_monitor, "cooldown_duration", values, duration, num_trials,
-                  num_warmup_trials, trial_stddev_threshold, num_warmup_iterations, iteration_duration)
+    return _single_sweep(target_function, zeus_monitor, "cooldown_duration", values, "measurement_duration",
+                         duration, num_trials, num_warmup_trials, trial_stddev_threshold, num_warmup_iterations,
+                         num_calibration_iterations, iteration_duration)
 
 
 def profile_parameters(
