@@ -39,6 +39,11 @@ struct BindingRegistration {
 #define ZEUSCPP_BINDING(order, fn) \
   static const ::zeuscpp::BindingRegistration zeuscpp_registration_##fn(order, #fn, &fn)
 
+// Inside a catch block: sets the Python error for the exception in flight
+// as pybind11's translators would (zeus::Error -> its zeuscpp exception).
+// For functions bound with the raw C API instead of pybind11 (window_calls.cc).
+void raise_current_exception();
+
 // Runs every registered binder (module.cc).
 void run_bindings(py::module_& core);
 

@@ -4,6 +4,8 @@
 // function ride along as attributes.
 #include <pybind11/pybind11.h>
 
+#include <cxxabi.h>
+
 #include <exception>
 #include <string>
 
@@ -40,6 +42,30 @@ void translate(std::exception_ptr p) {
     raise_library_error(e, nullptr);
   }
 }
+
+}  // namespace
+
+void raise_current_exception() {
+  try {
+    throw;
+  } catch (const abi::__forced_unwind&) {
+    throw;  // a daemon thread ending at interpreter exit (see ReleaseGil)
+  } catch (py::error_already_set& e) {
+    e.restore();
+  } catch (const py::builtin_exception& e) {
+    e.set_error();
+  } catch (const zeus::NvmlError& e) {
+    raise_library_error(e, &e);
+  } catch (const zeus::Error& e) {
+    raise_library_error(e, nullptr);
+  } catch (const std::exception& e) {
+    PyErr_SetString(PyExc_RuntimeError, e.what());
+  } catch (...) {
+    PyErr_SetString(PyExc_RuntimeError, "unknown C++ exception");
+  }
+}
+
+namespace {
 
 void bind_errors(py::module_& core) {
   py::register_exception_translator(&translate);

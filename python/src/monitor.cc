@@ -316,32 +316,12 @@ void bind_monitor(py::module_& core) {
             return x;
           }));
 
-  py::class_<EnergyMonitorBinding>(m, "ZeusMonitor", py::dynamic_attr(),
-                                   "Core of zeuscpp.monitor.ZeusMonitor.")
+  py::class_<EnergyMonitorBinding> energy_monitor_class(m, "ZeusMonitor", py::dynamic_attr(),
+                                                        "Core of zeuscpp.monitor.ZeusMonitor.");
+  energy_monitor_class
       .def(py::init(&make_energy_monitor), py::arg("gpu_indices") = py::none(),
            py::arg("cpu_indices") = py::none(), py::arg("approx_instant_energy") = false,
            py::arg("log_file") = py::none(), py::arg("sync") = py::none())
-      .def(
-          "begin_window",
-          [](EnergyMonitorBinding& b, const std::string& key, bool sync_execution, bool restart) {
-            ReleaseGil release;
-            b.monitor->begin_window(key, sync_execution, restart);
-          },
-          py::arg("key"), py::arg("sync_execution") = true, py::arg("restart") = false,
-          "Begins window `key` (ValueError if it is running, unless restart=True).")
-      .def(
-          "end_window",
-          [](EnergyMonitorBinding& b, const std::string& key, bool sync_execution, bool cancel) {
-            zeus::Measurement result;
-            {
-              ReleaseGil release;
-              result = b.monitor->end_window(key, sync_execution, cancel);
-            }
-            return to_python(result);
-          },
-          py::arg("key"), py::arg("sync_execution") = true, py::arg("cancel") = false,
-          "Ends window `key` and returns its Measurement (ValueError for a window that is not "
-          "running). cancel=True drops it: zeros, nothing logged.")
       .def(
           "reset_windows", [](EnergyMonitorBinding& b) { b.monitor->reset_windows(); },
           "Drops every running window.")
@@ -357,6 +337,7 @@ void bind_monitor(py::module_& core) {
       .def_property_readonly(
           "cpu_indices", [](const EnergyMonitorBinding& b) { return b.monitor->cpu_indices(); },
           "Measured CPU package indices.");
+  add_window_methods(energy_monitor_class);
 
   py::class_<PowerMonitorBinding>(m, "PowerMonitor", py::dynamic_attr(),
                                   "Core of zeuscpp.monitor.PowerMonitor.")
@@ -463,6 +444,10 @@ MeasurementBinding to_python(const zeus::Measurement& m) {
 }
 
 bool is_energy_monitor(const py::handle& obj) { return py::isinstance<EnergyMonitorBinding>(obj); }
+
+zeus::EnergyMonitor& energy_monitor_of(PyObject* self) {
+  return *py::handle(self).cast<EnergyMonitorBinding&>().monitor;
+}
 
 zeus::EnergyMonitor& energy_monitor_of(const py::handle& obj) {
   if (!py::isinstance<EnergyMonitorBinding>(obj)) {

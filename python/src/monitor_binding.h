@@ -28,6 +28,13 @@ struct MeasurementBinding {
 
 MeasurementBinding to_python(const zeus::Measurement& m);
 
+// The library monitor behind a zeuscpp._core.monitor.ZeusMonitor (or a
+// subclass) instance; pybind11's cast_error for any other object.
+zeus::EnergyMonitor& energy_monitor_of(PyObject* self);
+
+// Binds begin_window/end_window on that class (window_calls.cc).
+void add_window_methods(const py::handle& energy_monitor_class);
+
 // "device_instant", "device_average", "memory_average" (upstream's PowerDomain
 // values) <-> the library's domains. kInvalidArgument for other names.
 zeus::PowerDomain parse_power_domain(const std::string& name);

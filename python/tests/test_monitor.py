@@ -213,6 +213,10 @@ def test_several_python_threads_measure_at_once(fake_nvml):
     shared slot) breaks those bounds.
     """
     monitor = ZeusMonitor(gpu_indices=[0], sync_execution_with=None)
+    # A window is otherwise over in about a microsecond, too short for the
+    # feeder to be scheduled inside one; a 0.2 ms "driver" read (with the GIL
+    # released, as for the real driver) gives it room in every window.
+    fake_nvml.set_call_delay("nvmlDeviceGetTotalEnergyConsumption", 200)
     errors: list[BaseException] = []
     bounds: list[tuple[int, int, float]] = []
     fed = 0
@@ -249,6 +253,7 @@ def test_several_python_threads_measure_at_once(fake_nvml):
         t.join()
     stop.set()
     feed.join()
+    fake_nvml.set_call_delay("nvmlDeviceGetTotalEnergyConsumption", 0)
     assert not errors
     assert len(bounds) == 800
     outside = [(lo, hi, got) for lo, hi, got in bounds if not lo - 1e-6 <= got <= hi + 1e-6]
