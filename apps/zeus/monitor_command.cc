@@ -72,11 +72,21 @@ void print_measurement(const zeus::Measurement& m, const zeus::DeviceInventory& 
   for (const auto& [i, why] : m.failed_cpus) {
     fmt::print("CPU package {}: not measured: {}\n", i, zeus::printable(why, 300));
   }
+  if (m.soc_energy) {
+    for (const auto& [rail, e] :
+         {std::pair{"CPU", m.soc_energy->cpu}, std::pair{"GPU", m.soc_energy->gpu},
+          std::pair{"module input", m.soc_energy->total}}) {
+      if (e) fmt::print("Jetson {} rail: {:.3f} J\n", rail, e->value());
+    }
+  }
   if (m.gpu_energy.empty() && m.cpu_energy.empty() && m.failed_gpus.empty() &&
-      m.failed_cpus.empty()) {
+      m.failed_cpus.empty() && !m.soc_energy) {
     fmt::print("No device was measured (see `zeus show-env`).\n");
   }
-  fmt::print("Total: {:.3f} J\n", m.total_energy().value());
+  // On a Jetson alone, the module input rail is the total; a 0 J line would mislead.
+  if (!m.soc_energy || !m.gpu_energy.empty() || !m.cpu_energy.empty()) {
+    fmt::print("Total: {:.3f} J\n", m.total_energy().value());
+  }
 }
 
 struct EnergyFlags {
@@ -171,8 +181,8 @@ void run_energy(const EnergyFlags& f) {
     fmt::print(stderr, "zeus: error: {}\n", log_error->what());
     if (exit_code == 0) exit_code = zeus::kExitFailure;
   }
-  const bool measured_something =
-      !m.gpu_energy.empty() || !m.cpu_energy.empty() || !m.dram_energy.empty();
+  const bool measured_something = !m.gpu_energy.empty() || !m.cpu_energy.empty() ||
+                                  !m.dram_energy.empty() || m.soc_energy.has_value();
   if (!measured_something && !f.allow_empty) {
     fmt::print(stderr,
                "zeus: error: no device could be read at the end of the window, so nothing was "

@@ -67,6 +67,15 @@ void print_text(const json& r) {
                                          : "NOT readable: " + z["problem"].get<std::string>());
   }
   if (r["rapl_zones"].empty()) fmt::print("  (no zones)\n");
+  if (!r["jetson"].is_null()) {
+    fmt::print("{}\nJetson power rails ({} driver):\n", rule, or_dash(r["jetson"]["driver"]));
+    for (const auto& rail : r["jetson"]["rails"]) {
+      const bool direct = !rail["power_file"].is_null();
+      fmt::print("  {:<6} {:<16} {}\n", or_dash(rail["rail"]), or_dash(rail["label"]),
+                 direct ? or_dash(rail["power_file"])
+                        : or_dash(rail["voltage_file"]) + " x " + or_dash(rail["current_file"]));
+    }
+  }
   if (!r["zeusd"].is_null()) {
     const auto& z = r["zeusd"];
     fmt::print("{}\nzeusd: {} ({} GPU(s), {} CPU package(s))\n", rule,

@@ -232,17 +232,18 @@ void bind_monitor(py::module_& core) {
   py::module_ m = core.def_submodule("monitor", "Monitor bindings.");
 
   py::class_<MeasurementBinding>(m, "Measurement", "The time and energy of one window.")
-      .def(py::init(
-               [](double time, py::dict gpu_energy, py::object cpu_energy, py::object dram_energy) {
-                 MeasurementBinding x;
-                 x.time = time;
-                 x.gpu_energy = std::move(gpu_energy);
-                 x.cpu_energy = std::move(cpu_energy);
-                 x.dram_energy = std::move(dram_energy);
-                 return x;
-               }),
+      .def(py::init([](double time, py::dict gpu_energy, py::object cpu_energy,
+                       py::object dram_energy, py::object soc_energy) {
+             MeasurementBinding x;
+             x.time = time;
+             x.gpu_energy = std::move(gpu_energy);
+             x.cpu_energy = std::move(cpu_energy);
+             x.dram_energy = std::move(dram_energy);
+             x.soc_energy = std::move(soc_energy);
+             return x;
+           }),
            py::arg("time"), py::arg("gpu_energy"), py::arg("cpu_energy") = py::none(),
-           py::arg("dram_energy") = py::none())
+           py::arg("dram_energy") = py::none(), py::arg("soc_energy") = py::none())
       .def_readwrite("time", &MeasurementBinding::time, "Seconds the window lasted.")
       .def_readwrite("gpu_energy", &MeasurementBinding::gpu_energy,
                      "Joules per GPU index (CUDA_VISIBLE_DEVICES applied).")
@@ -250,6 +251,9 @@ void bind_monitor(py::module_& core) {
                      "Joules per CPU package index, or None without CPU measurement.")
       .def_readwrite("dram_energy", &MeasurementBinding::dram_energy,
                      "Joules per CPU package's DRAM, or None without DRAM measurement.")
+      .def_readwrite("soc_energy", &MeasurementBinding::soc_energy,
+                     "A Jetson board's rails (zeuscpp.device.soc.jetson.JetsonMeasurement, in "
+                     "mJ as upstream), or None without one.")
       .def_property_readonly(
           "total_energy", [](const MeasurementBinding& x) { return sum_values(x.gpu_energy); },
           "Joules of all GPUs (GPUs only, as in the Python Zeus).")
@@ -268,7 +272,8 @@ void bind_monitor(py::module_& core) {
             auto empty = [](const py::object& d) {
               return d.is_none() || py::len(py::reinterpret_borrow<py::dict>(d)) == 0;
             };
-            return empty(x.gpu_energy) && empty(x.cpu_energy) && empty(x.dram_energy);
+            return empty(x.gpu_energy) && empty(x.cpu_energy) && empty(x.dram_energy) &&
+                   x.soc_energy.is_none();
           },
           "True when no device was measured (the monitor had none): its totals are not a "
           "measured 0 J.")
@@ -291,21 +296,23 @@ void bind_monitor(py::module_& core) {
              if (!py::isinstance<MeasurementBinding>(other)) return false;
              const auto& b = other.cast<const MeasurementBinding&>();
              return a.time == b.time && a.gpu_energy.equal(b.gpu_energy) &&
-                    a.cpu_energy.equal(b.cpu_energy) && a.dram_energy.equal(b.dram_energy);
+                    a.cpu_energy.equal(b.cpu_energy) && a.dram_energy.equal(b.dram_energy) &&
+                    a.soc_energy.equal(b.soc_energy);
            })
       .def("__repr__",
            [](const MeasurementBinding& x) {
              return fmt::format(
-                 "Measurement(time={}, gpu_energy={}, cpu_energy={}, dram_energy={})",
+                 "Measurement(time={}, gpu_energy={}, cpu_energy={}, dram_energy={}{})",
                  repr_or_none(py::float_(x.time)), repr_or_none(x.gpu_energy),
-                 repr_or_none(x.cpu_energy), repr_or_none(x.dram_energy));
+                 repr_or_none(x.cpu_energy), repr_or_none(x.dram_energy),
+                 x.soc_energy.is_none() ? "" : ", soc_energy=" + repr_or_none(x.soc_energy));
            })
       .def(py::pickle(
           [](const MeasurementBinding& x) {
-            return py::make_tuple(x.time, x.gpu_energy, x.cpu_energy, x.dram_energy);
+            return py::make_tuple(x.time, x.gpu_energy, x.cpu_energy, x.dram_energy, x.soc_energy);
           },
           [](const py::tuple& t) {
-            if (t.size() != 4) {
+            if (t.size() != 4 && t.size() != 5) {  // 4: pickled before soc_energy existed
               zeus::throw_error(zeus::ErrorCode::kInvalidArgument, "bad Measurement pickle");
             }
             MeasurementBinding x;
@@ -313,6 +320,7 @@ void bind_monitor(py::module_& core) {
             x.gpu_energy = t[1].cast<py::dict>();
             x.cpu_energy = t[2];
             x.dram_energy = t[3];
+            if (t.size() == 5) x.soc_energy = t[4];
             return x;
           }));
 
@@ -440,6 +448,15 @@ MeasurementBinding to_python(const zeus::Measurement& m) {
   x.dram_energy = dict_or_none(m.dram_energy);
   x.below_update_period = m.gpus_below_update_period;
   x.sources = m.gpu_energy_source;
+  if (m.soc_energy) {
+    const auto millijoules = [](const std::optional<zeus::Joules>& e) -> py::object {
+      return e ? py::object(py::float_(e->value() * 1e3)) : py::object(py::none());
+    };
+    x.soc_energy = py::module_::import("zeuscpp.device.soc.jetson")
+                       .attr("JetsonMeasurement")(millijoules(m.soc_energy->cpu),
+                                                  millijoules(m.soc_energy->gpu),
+                                                  millijoules(m.soc_energy->total));
+  }
   return x;
 }
 

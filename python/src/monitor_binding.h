@@ -22,6 +22,7 @@ struct MeasurementBinding {
   py::dict gpu_energy;
   py::object cpu_energy = py::none();
   py::object dram_energy = py::none();
+  py::object soc_energy = py::none();
   std::vector<int> below_update_period;
   std::map<int, zeus::EnergySource> sources;
 };

@@ -179,7 +179,7 @@ DeviceSelection select_devices(const DeviceInventory& devices,
 
 std::optional<std::string> nothing_to_measure(const DeviceInventory& devices,
                                               const DeviceSelection& selection) {
-  if (!selection.gpus.empty() || !selection.cpus.empty()) return std::nullopt;
+  if (!selection.gpus.empty() || !selection.cpus.empty() || devices.jetson) return std::nullopt;
   std::string why;
   if (!devices.gpus.empty() || !devices.cpus.empty()) {
     why = "the selection names no device";
@@ -220,6 +220,14 @@ DeviceInventory discover_devices(const DiscoveryOptions& options) {
     }
     if (inv.rapl_zones.empty()) {
       inv.notes.push_back("no RAPL powercap zones found: CPU energy is not measured");
+    }
+  }
+  if (options.soc) {
+    const std::string root = options.jetson_sysfs_root.empty()
+                                 ? env_or("ZEUS_JETSON_SYSFS_ROOT", "/sys")
+                                 : options.jetson_sysfs_root;
+    if (auto board = JetsonBoard::discover(root)) {
+      inv.jetson = std::make_shared<const JetsonBoard>(std::move(*board));
     }
   }
   if (options.use_zeusd) {

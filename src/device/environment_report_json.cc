@@ -81,6 +81,7 @@ json environment_report(const DeviceInventory& devices) {
                       {"ZEUS_SIM_GPUS", env_var("ZEUS_SIM_GPUS")},
                       {"ZEUS_SIM_MODEL", env_var("ZEUS_SIM_MODEL")},
                       {"ZEUS_POWERCAP_ROOT", env_var("ZEUS_POWERCAP_ROOT")},
+                      {"ZEUS_JETSON_SYSFS_ROOT", env_var("ZEUS_JETSON_SYSFS_ROOT")},
                       {"ZEUSD_SOCK_PATH", env_var("ZEUSD_SOCK_PATH")},
                       {"ZEUSD_HOST_PORT", env_var("ZEUSD_HOST_PORT")},
                       {"ZEUSD_TOKEN", std::getenv("ZEUSD_TOKEN") ? json("(set)") : json(nullptr)}};
@@ -108,6 +109,19 @@ json environment_report(const DeviceInventory& devices) {
         {{"index", k}, {"name", devices.cpus[k]->name()}, {"dram", devices.cpus[k]->has_dram()}});
   }
   r["cpus"] = cpus;
+  r["jetson"] = nullptr;
+  if (devices.jetson) {
+    json rails = json::array();
+    for (const auto& rail : devices.jetson->rails()) {
+      rails.push_back(
+          {{"rail", soc_rail_name(rail.rail)},
+           {"label", rail.label},
+           {"power_file", rail.power.empty() ? json(nullptr) : json(rail.power)},
+           {"voltage_file", rail.voltage.empty() ? json(nullptr) : json(rail.voltage)},
+           {"current_file", rail.current.empty() ? json(nullptr) : json(rail.current)}});
+    }
+    r["jetson"] = {{"driver", devices.jetson->driver()}, {"rails", rails}};
+  }
   r["zeusd"] = nullptr;
   if (const auto& z = devices.zeusd) {
     json token = nullptr;

@@ -54,9 +54,11 @@ EnergyMonitor::EnergyMonitor(const DeviceInventory& devices, EnergyMonitorOption
     }
   }
   for (const auto& cpu : cpus_) cpu_has_dram_.push_back(cpu->has_dram());
-  if (!no_counter.empty()) {
+  if (options_.soc && devices.jetson) jetson_ = devices.jetson;
+  if (!no_counter.empty() || jetson_) {
     PowerMonitorOptions pm = options_.power_monitor;
     if (pm.clock == nullptr) pm.clock = &clock_;
+    pm.jetson = jetson_;
     power_monitor_ = std::make_unique<PowerMonitor>(
         std::move(no_counter), std::move(no_counter_indices), std::vector<std::shared_ptr<Cpu>>{},
         std::vector<int>{}, std::move(pm));
@@ -146,6 +148,16 @@ void EnergyMonitor::begin_window(const std::string& name, bool sync, bool restar
   windows_.insert_or_assign(name, std::move(state));
 }
 
+SocEnergy EnergyMonitor::soc_energy(Seconds start, Seconds end) const {
+  SocEnergy e;
+  for (const auto& rail : jetson_->rails()) {
+    std::optional<Joules> joules = power_monitor_->soc_energy(rail.rail, start, end);
+    if (!joules) joules = Joules(0);  // never read (every read failed, and was warned about)
+    (rail.rail == SocRail::kCpu ? e.cpu : rail.rail == SocRail::kGpu ? e.gpu : e.total) = joules;
+  }
+  return e;
+}
+
 void EnergyMonitor::reset_windows() {
   std::lock_guard lock(mutex_);
   windows_.clear();
@@ -172,11 +184,13 @@ Measurement EnergyMonitor::end_window(const std::string& name, bool sync, bool c
   if (cancel) {
     for (int i : gpu_indices_) m.gpu_energy[i] = Joules(0);
     for (int i : cpu_indices_) m.cpu_energy[i] = Joules(0);
+    if (jetson_) m.soc_energy = soc_energy(Seconds(0), Seconds(0));
     return m;
   }
   const WindowState end = read_state(/*tolerate_failures=*/true);
   if (power_monitor_) power_monitor_->sample_now();  // a sample at the window's right edge
   m.time = end.time - start.time;
+  if (jetson_) m.soc_energy = soc_energy(start.time, end.time);
 
   for (std::size_t k = 0; k < gpus_.size(); ++k) {
     const int index = gpu_indices_[k];

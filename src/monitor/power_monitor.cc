@@ -34,6 +34,7 @@ PowerMonitor::PowerMonitor(std::vector<std::shared_ptr<Gpu>> gpus, std::vector<i
       gpu_indices_(std::move(gpu_indices)),
       cpus_(std::move(cpus)),
       cpu_indices_(std::move(cpu_indices)),
+      jetson_(std::move(options.jetson)),
       domains_(std::move(options.domains)),
       clock_(options.clock != nullptr ? *options.clock : SteadyClock::instance()),
       max_samples_(std::max<std::size_t>(options.max_samples, 4)),
@@ -41,8 +42,9 @@ PowerMonitor::PowerMonitor(std::vector<std::shared_ptr<Gpu>> gpus, std::vector<i
   if (gpus_.size() != gpu_indices_.size() || cpus_.size() != cpu_indices_.size()) {
     throw_error(ErrorCode::kInternal, "PowerMonitor: device and index lists differ in length");
   }
-  if (gpus_.empty() && cpus_.empty()) {
-    throw_error(ErrorCode::kInvalidArgument, "power monitor: no GPU or CPU to monitor");
+  if (gpus_.empty() && cpus_.empty() && !jetson_) {
+    throw_error(ErrorCode::kInvalidArgument,
+                "power monitor: no GPU, CPU or Jetson rail to monitor");
   }
   if (!gpus_.empty()) {
     // Probed on the first GPU, like the reference: monitored GPUs are alike.
@@ -129,7 +131,19 @@ void PowerMonitor::sample_now() {
     }
   }
 
+  std::vector<std::pair<SocRail, Watts>> soc_reads;
+  if (jetson_) {
+    for (const auto& rail : jetson_->rails()) {
+      try {
+        soc_reads.emplace_back(rail.rail, jetson_->power(rail.rail));
+      } catch (const Error& e) {
+        log::warn("power monitor: Jetson {} rail: {}", soc_rail_name(rail.rail), e.what());
+      }
+    }
+  }
+
   std::lock_guard lock(mutex_);
+  for (const auto& [rail, power] : soc_reads) record_locked(soc_timelines_[rail], {t, power});
   for (const auto& r : readings) {
     record_locked(gpu_timelines_[{gpu_indices_[r.gpu], r.domain}], {t, r.power});
   }
@@ -221,6 +235,20 @@ std::optional<Joules> PowerMonitor::cpu_energy(int cpu_index, bool dram, Seconds
   std::lock_guard lock(mutex_);
   const auto it = cpu_timelines_.find({cpu_index, dram});
   if (it == cpu_timelines_.end()) return std::nullopt;
+  return integrate_power(it->second, start, end);
+}
+
+std::vector<PowerSample> PowerMonitor::soc_timeline(SocRail rail, std::optional<Seconds> start,
+                                                    std::optional<Seconds> end) const {
+  std::lock_guard lock(mutex_);
+  const auto it = soc_timelines_.find(rail);
+  return it == soc_timelines_.end() ? std::vector<PowerSample>{} : slice(it->second, start, end);
+}
+
+std::optional<Joules> PowerMonitor::soc_energy(SocRail rail, Seconds start, Seconds end) const {
+  std::lock_guard lock(mutex_);
+  const auto it = soc_timelines_.find(rail);
+  if (it == soc_timelines_.end()) return std::nullopt;
   return integrate_power(it->second, start, end);
 }
 

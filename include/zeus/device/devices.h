@@ -9,6 +9,7 @@
 
 #include "zeus/device/cpu.h"
 #include "zeus/device/gpu.h"
+#include "zeus/device/jetson.h"
 #include "zeus/device/rapl.h"
 #include "zeus/util/clock.h"
 
@@ -33,6 +34,10 @@ struct DiscoveryOptions {
   std::string amdsmi_library;  // a libamd_smi.so file; empty: the usual search
   std::string powercap_root;
   bool cpus = true;  // look for RAPL packages
+  // Look for a Jetson board's power rails under this sysfs root. Empty:
+  // $ZEUS_JETSON_SYSFS_ROOT, else /sys (zeus/device/jetson.h).
+  bool soc = true;
+  std::string jetson_sysfs_root;
   // Honour ZEUSD_SOCK_PATH / ZEUSD_HOST_PORT (zeus/device/zeusd_backend.h):
   // GPU settings and root-only RAPL reads through the node's zeusd. zeusd
   // itself turns this off.
@@ -53,6 +58,8 @@ struct DeviceInventory {
   std::string nvml_version;
   std::string amdsmi_version;  // AMD SMI library version and where it was loaded from
   std::vector<RaplZoneInfo> rapl_zones;
+  // The Jetson board's rails (null when this is not a Jetson).
+  std::shared_ptr<const JetsonBoard> jetson;
   // Plain-language notes for the user: a missing driver, unreadable RAPL...
   std::vector<std::string> notes;
   // The zeusd this process goes through (null when none is configured).

@@ -29,6 +29,14 @@ enum class EnergySource {
 };
 const char* energy_source_name(EnergySource source);
 
+// A Jetson board's rails over a window (the Python Zeus's JetsonMeasurement):
+// integrated rail power. A rail the board lacks stays nullopt.
+struct SocEnergy {
+  std::optional<Joules> cpu;
+  std::optional<Joules> gpu;
+  std::optional<Joules> total;  // the module's input rail
+};
+
 struct Measurement {
   Seconds time{};
   std::map<int, Joules> gpu_energy;   // by GPU index
@@ -44,6 +52,9 @@ struct Measurement {
   // so one failing device never costs the others' results.
   std::map<int, std::string> failed_gpus;
   std::map<int, std::string> failed_cpus;
+  // Set when a Jetson board is measured. Not part of the totals below (its
+  // total rail already includes the CPU and GPU rails).
+  std::optional<SocEnergy> soc_energy;
 
   Joules total_gpu_energy() const;
   // GPUs + CPU packages + DRAM.
@@ -66,7 +77,10 @@ struct EnergyMonitorOptions {
   // Called before counters are read (when a call asks for sync), so a
   // framework can wait for queued GPU work: e.g. [] { cudaDeviceSynchronize(); }.
   std::function<void()> sync_execution;
-  // Options of the power monitor started for GPUs without an energy counter.
+  // Measure the Jetson board's rails when the inventory has one.
+  bool soc = true;
+  // Options of the power monitor started for GPUs without an energy counter
+  // (and for Jetson rails).
   PowerMonitorOptions power_monitor;
   Clock* clock = nullptr;  // nullptr: the process's steady clock
 };
@@ -138,6 +152,8 @@ class EnergyMonitor final : public WindowMonitor {
   // tolerate_failures: record a failing device's error instead of throwing.
   WindowState read_state(bool tolerate_failures);
   void log_window(const std::string& name, const WindowState& start, const Measurement& m);
+  // The Jetson rails' energy over [start, end] (zeros for a cancelled window).
+  SocEnergy soc_energy(Seconds start, Seconds end) const;
 
   Clock& clock_;
   EnergyMonitorOptions options_;
@@ -147,7 +163,8 @@ class EnergyMonitor final : public WindowMonitor {
   std::vector<bool> gpu_has_counter_;
   std::vector<std::shared_ptr<Cpu>> cpus_;  // parallel to cpu_indices_
   std::vector<bool> cpu_has_dram_;
-  std::unique_ptr<PowerMonitor> power_monitor_;  // for GPUs without a counter
+  std::shared_ptr<const JetsonBoard> jetson_;    // null unless measuring a Jetson
+  std::unique_ptr<PowerMonitor> power_monitor_;  // for GPUs without a counter, Jetson rails
 
   mutable std::mutex mutex_;  // guards windows_ and log_
   std::unordered_map<std::string, WindowState> windows_;

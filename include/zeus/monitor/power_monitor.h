@@ -12,6 +12,7 @@
 
 #include "zeus/device/cpu.h"
 #include "zeus/device/gpu.h"
+#include "zeus/device/jetson.h"
 #include "zeus/util/clock.h"
 #include "zeus/util/periodic_thread.h"
 
@@ -34,6 +35,9 @@ struct PowerMonitorOptions {
   // Start the background thread. Off in tests that call sample_now() by hand.
   bool start_thread = true;
   Clock* clock = nullptr;  // nullptr: the process's steady clock
+  // A Jetson board whose rails are sampled too (each into its own timeline);
+  // with it, a monitor without GPUs or CPUs is allowed.
+  std::shared_ptr<const JetsonBoard> jetson;
 };
 
 // Thread-safe. One background thread calls sample_now() every interval of the
@@ -88,6 +92,13 @@ class PowerMonitor {
   // The same over a CPU package's (or its DRAM's) derived power timeline.
   std::optional<Joules> cpu_energy(int cpu_index, bool dram, Seconds start, Seconds end) const;
 
+  // A Jetson rail's power timeline and energy (as for GPUs); empty/nullopt
+  // for a rail the board lacks or that was never read.
+  std::vector<PowerSample> soc_timeline(SocRail rail, std::optional<Seconds> start = std::nullopt,
+                                        std::optional<Seconds> end = std::nullopt) const;
+  std::optional<Joules> soc_energy(SocRail rail, Seconds start, Seconds end) const;
+  const std::shared_ptr<const JetsonBoard>& jetson() const { return jetson_; }
+
   // Infers the update period of the GPUs' power readings (see options.interval).
   static Seconds infer_interval(const std::vector<std::shared_ptr<Gpu>>& gpus, PowerDomain domain,
                                 Clock& clock);
@@ -106,6 +117,7 @@ class PowerMonitor {
   std::vector<int> gpu_indices_;
   std::vector<std::shared_ptr<Cpu>> cpus_;
   std::vector<int> cpu_indices_;
+  std::shared_ptr<const JetsonBoard> jetson_;
   std::vector<PowerDomain> domains_;
   Clock& clock_;
   Seconds interval_{0.1};
@@ -114,6 +126,7 @@ class PowerMonitor {
   mutable std::mutex mutex_;  // guards the timelines and cpu_last_
   std::map<std::pair<int, PowerDomain>, Timeline> gpu_timelines_;
   std::map<std::pair<int, bool>, Timeline> cpu_timelines_;
+  std::map<SocRail, Timeline> soc_timelines_;
   std::vector<CpuLast> cpu_last_;
   std::map<std::pair<int, PowerDomain>, int> unsupported_counts_;
 

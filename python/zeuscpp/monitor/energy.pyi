@@ -1,6 +1,7 @@
 import os
 from typing import Callable, Literal, Sequence
 
+from zeuscpp.device.soc.common import SoCMeasurement
 from zeuscpp.utils.framework import SyncWith
 
 __all__ = ["ZeusMonitor", "Measurement"]
@@ -12,12 +13,14 @@ class Measurement:
     gpu_energy: dict[int, float]
     cpu_energy: dict[int, float] | None
     dram_energy: dict[int, float] | None
+    soc_energy: SoCMeasurement | None
     def __init__(
         self,
         time: float,
         gpu_energy: dict[int, float],
         cpu_energy: dict[int, float] | None = None,
         dram_energy: dict[int, float] | None = None,
+        soc_energy: SoCMeasurement | None = None,
     ) -> None: ...
     @property
     def total_energy(self) -> float:

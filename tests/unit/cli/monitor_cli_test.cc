@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli_test_helpers.h"
+#include "fakes/jetson/fake_jetson.h"
 #include "fakes/powercap/fake_powercap.h"
 
 namespace zeus::testing {
@@ -80,6 +81,35 @@ TEST(MonitorEnergy, StopsOnSigintWithoutACommand) {
   EXPECT_EQ(r.exit_code, 0) << r.err;
   const auto j = json::parse(r.out);
   EXPECT_GE(j["time_s"].get<double>(), 0.2);
+}
+
+// Issue 22: a Jetson board alone is something to measure; its rails are listed
+// by show-env and measured (constant power: power x time) by monitor energy.
+TEST(MonitorEnergy, MeasuresTheRailsOfAJetsonBoard) {
+  FakeJetson board(FakeJetson::Layout::kNanoIioPower);
+  board.set_power(SocRail::kTotal, Watts(8));
+  board.set_power(SocRail::kGpu, Watts(3));
+  board.set_power(SocRail::kCpu, Watts(2));
+  const std::vector<std::string> env = {"ZEUS_GPU_BACKEND=none", "ZEUS_POWERCAP_ROOT=/nonexistent",
+                                        "ZEUS_JETSON_SYSFS_ROOT=" + board.root()};
+  const auto shown = run_program({bin("zeus"), "show-env"}, env);
+  ASSERT_EQ(shown.exit_code, 0) << shown.err;
+  EXPECT_NE(shown.out.find("Jetson power rails (ina3221x driver)"), std::string::npos) << shown.out;
+  EXPECT_NE(shown.out.find("POM_5V_GPU"), std::string::npos) << shown.out;
+  const auto r = run_program(
+      {bin("zeus"), "monitor", "energy", "--json", "--", "/bin/sh", "-c", "sleep 0.3"}, env);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = json::parse(r.out);
+  const double t = j["time_s"].get<double>();
+  EXPECT_GE(t, 0.3);
+  EXPECT_NEAR(j["soc_energy"]["total_j"].get<double>(), 8 * t, 1e-6);
+  EXPECT_NEAR(j["soc_energy"]["gpu_j"].get<double>(), 3 * t, 1e-6);
+  EXPECT_NEAR(j["soc_energy"]["cpu_j"].get<double>(), 2 * t, 1e-6);
+  const auto text =
+      run_program({bin("zeus"), "monitor", "energy", "--", "/bin/sh", "-c", "true"}, env);
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("Jetson GPU rail: "), std::string::npos) << text.out;
+  EXPECT_EQ(text.out.find("Total:"), std::string::npos) << "no 0 J total on a Jetson alone";
 }
 
 // Issue 20: a measurement of nothing is never a recorded 0 J with exit 0.
