@@ -156,6 +156,13 @@ std::vector<int> resolve_indices(const std::optional<std::vector<int>>& requeste
   return out;
 }
 
+// What discovery said about the devices it did not find (one sentence per
+// note), for the errors of a selection that names none.
+std::string why_no_device(const DeviceInventory& devices) {
+  return devices.notes.empty() ? fmt::format("GPU backend '{}'", devices.gpu_backend)
+                               : fmt::format("{}", fmt::join(devices.notes, "; "));
+}
+
 }  // namespace
 
 DeviceSelection select_devices(const DeviceInventory& devices,
@@ -164,11 +171,9 @@ DeviceSelection select_devices(const DeviceInventory& devices,
   DeviceSelection s;
   if (gpu_indices && !gpu_indices->empty() && devices.gpus.empty()) {
     // Say why there is none (no driver, no permission, a daemon that refused).
-    throw_error(
-        ErrorCode::kInvalidArgument,
-        fmt::format("GPU index {} does not exist: no GPU is available ({})", gpu_indices->front(),
-                    devices.notes.empty() ? fmt::format("GPU backend {}", devices.gpu_backend)
-                                          : fmt::format("{}", fmt::join(devices.notes, "; "))));
+    throw_error(ErrorCode::kInvalidArgument,
+                fmt::format("GPU index {} does not exist: no GPU is available ({})",
+                            gpu_indices->front(), why_no_device(devices)));
   }
   s.gpu_indices = resolve_indices(gpu_indices, devices.gpus.size(), "GPU");
   s.cpu_indices = resolve_indices(cpu_indices, devices.cpus.size(), "CPU package");
@@ -185,7 +190,7 @@ std::optional<std::string> nothing_to_measure(const DeviceInventory& devices,
     why = "the selection names no device";
   } else {
     why = fmt::format("no GPU (GPU backend '{}') and no readable CPU package", devices.gpu_backend);
-    if (!devices.notes.empty()) why += fmt::format(": {}", fmt::join(devices.notes, "; "));
+    if (!devices.notes.empty()) why += ": " + why_no_device(devices);
   }
   return fmt::format("nothing to measure: {} (see `zeus show-env`)", why);
 }
