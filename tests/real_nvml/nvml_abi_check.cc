@@ -108,6 +108,8 @@ ZEUS_CHECK_FN(DeviceSetClockRangeFn, nvmlDeviceSetMemoryLockedClocks);
 ZEUS_CHECK_FN(DeviceResetFn, nvmlDeviceResetMemoryLockedClocks);
 ZEUS_CHECK_FN(DeviceGetTemperatureFn, nvmlDeviceGetTemperature);
 ZEUS_CHECK_FN(DeviceGetPciInfoFn, nvmlDeviceGetPciInfo_v3);
+ZEUS_CHECK_FN(DeviceGetMigModeFn, nvmlDeviceGetMigMode);
+static_assert(abi::kDeviceMigEnable == NVML_DEVICE_MIG_ENABLE);
 // DeviceGetTemperatureVFn: nvmlDeviceGetTemperatureV is newer (see the top).
 #undef ZEUS_CHECK_FN
 

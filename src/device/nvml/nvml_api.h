@@ -163,5 +163,8 @@ using DeviceResetFn = nvmlReturn_t (*)(nvmlDevice_t);
 using DeviceGetTemperatureFn = nvmlReturn_t (*)(nvmlDevice_t, int, unsigned*);
 using DeviceGetTemperatureVFn = nvmlReturn_t (*)(nvmlDevice_t, nvmlTemperature_v1_t*);
 using DeviceGetPciInfoFn = nvmlReturn_t (*)(nvmlDevice_t, nvmlPciInfo_t*);
+// (current mode, pending mode): NVML_DEVICE_MIG_ENABLE when MIG is on.
+using DeviceGetMigModeFn = nvmlReturn_t (*)(nvmlDevice_t, unsigned*, unsigned*);
+inline constexpr unsigned kDeviceMigEnable = 1;
 
 }  // namespace zeus::nvml_abi

@@ -94,6 +94,7 @@ NvmlLibrary::Api NvmlLibrary::resolve(const DynamicLibrary& library, std::vector
   look_up(api.device_get_temperature, "nvmlDeviceGetTemperature", kOptional);
   look_up(api.device_get_temperature_v, "nvmlDeviceGetTemperatureV", kOptional);
   look_up(api.device_get_pci_info, "nvmlDeviceGetPciInfo_v3", kOptional);
+  look_up(api.device_get_mig_mode, "nvmlDeviceGetMigMode", kOptional);
   return api;
 }
 

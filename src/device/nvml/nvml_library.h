@@ -52,6 +52,7 @@ class NvmlLibrary {
     nvml_abi::DeviceGetTemperatureFn device_get_temperature = nullptr;
     nvml_abi::DeviceGetTemperatureVFn device_get_temperature_v = nullptr;
     nvml_abi::DeviceGetPciInfoFn device_get_pci_info = nullptr;
+    nvml_abi::DeviceGetMigModeFn device_get_mig_mode = nullptr;
   };
 
   // One entry point resolve() looked up: its exported name, whether loading

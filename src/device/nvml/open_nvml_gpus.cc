@@ -110,6 +110,21 @@ class UuidFinder {
   std::vector<std::string> uuids_;
 };
 
+// Whether MIG is on. Drivers without the call, and GPUs that cannot do MIG
+// (NOT_SUPPORTED), are MIG-free; any other failure is only logged, since the
+// answer changes a note, not a measurement.
+bool mig_enabled(const NvmlLibrary& lib, abi::nvmlDevice_t device) {
+  if (lib.api().device_get_mig_mode == nullptr) return false;
+  unsigned current = 0;
+  unsigned pending = 0;
+  const abi::nvmlReturn_t rc = lib.api().device_get_mig_mode(device, &current, &pending);
+  if (rc != abi::kSuccess) {
+    if (rc != abi::kErrorNotSupported) log::debug("nvmlDeviceGetMigMode failed: {}", rc);
+    return false;
+  }
+  return current == abi::kDeviceMigEnable;
+}
+
 }  // namespace
 
 NvmlGpuSet open_nvml_gpus(const NvmlOptions& options) {
@@ -148,6 +163,12 @@ NvmlGpuSet open_nvml_gpus(const NvmlOptions& options) {
     const std::string ctx = fmt::format("opening NVML GPU {}", nvml_index);
     std::string name = device_string(*lib, api.device_get_name, device, "nvmlDeviceGetName", ctx);
     std::string uuid = device_string(*lib, api.device_get_uuid, device, "nvmlDeviceGetUUID", ctx);
+    if (mig_enabled(*lib, device)) {
+      set.notes.push_back(fmt::format(
+          "GPU {} (NVML {}, {}) has MIG enabled: NVML measures the whole physical GPU, so its "
+          "energy and power include every MIG instance on it, not only this process's work",
+          k, nvml_index, name));
+    }
     set.gpus.push_back(std::make_unique<nvml_internal::NvmlGpu>(
         lib, device, static_cast<unsigned>(k), nvml_index, std::move(name), std::move(uuid)));
     set.nvml_indices.push_back(nvml_index);

@@ -129,6 +129,7 @@ struct nvmlDevice_st {
   unsigned mem_locked_min = 0;
   unsigned mem_locked_max = 0;
   int temperature_c = 45;
+  int mig_mode = -1;     // -1: not MIG-capable (NOT_SUPPORTED); 0/1: disabled/enabled
   unsigned pci_bus = 0;  // domain 0, device 0, function 0
   bool lost = false;
   unsigned power_usage_mw = 120000;  // nvmlDeviceGetPowerUsage (board power)
@@ -605,6 +606,14 @@ int nvmlDeviceGetTemperature(nvmlDevice_t device, int sensor, unsigned* temperat
 }
 
 #if !FAKE_NVML_OLD_DRIVER
+int nvmlDeviceGetMigMode(nvmlDevice_t device, unsigned* current, unsigned* pending) {
+  FAKE_NVML_BEGIN_DEVICE("nvmlDeviceGetMigMode", device)
+  if (current == nullptr || pending == nullptr) return NVML_ERROR_INVALID_ARGUMENT;
+  if (device->mig_mode < 0) return NVML_ERROR_NOT_SUPPORTED;
+  *current = *pending = static_cast<unsigned>(device->mig_mode);
+  return NVML_SUCCESS;
+}
+
 int nvmlDeviceGetTemperatureV(nvmlDevice_t device, nvmlTemperature_t* temperature) {
   FAKE_NVML_BEGIN_DEVICE("nvmlDeviceGetTemperatureV", device)
   if (temperature == nullptr) return NVML_ERROR_INVALID_ARGUMENT;
@@ -745,6 +754,11 @@ int fakeNvmlGetLockedClocks(unsigned i, int memory, unsigned* min_mhz, unsigned*
 void fakeNvmlSetTemperature(unsigned i, int celsius) {
   FAKE_NVML_CONTROL(i, );
   d->temperature_c = celsius;
+}
+
+void fakeNvmlSetMigMode(unsigned i, int mode) {
+  FAKE_NVML_CONTROL(i, );
+  d->mig_mode = mode;
 }
 
 void fakeNvmlSetLost(unsigned i, int lost) {

@@ -181,6 +181,10 @@ class FakeNvml {
   void set_temperature(unsigned i, int celsius) const {
     call<void (*)(unsigned, int)>("fakeNvmlSetTemperature")(i, celsius);
   }
+  // -1: the GPU cannot do MIG (the default); 0: MIG off; 1: MIG on.
+  void set_mig_mode(unsigned i, int mode) const {
+    call<void (*)(unsigned, int)>("fakeNvmlSetMigMode")(i, mode);
+  }
   // A lost GPU answers GPU_IS_LOST to every call.
   void set_lost(unsigned i, bool lost) const {
     call<void (*)(unsigned, int)>("fakeNvmlSetLost")(i, lost ? 1 : 0);

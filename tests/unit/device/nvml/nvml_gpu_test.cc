@@ -292,6 +292,21 @@ TEST_F(NvmlGpuTest, PciBusIdIsNvmlsOwnString) {
   EXPECT_THAT(e.what(), HasSubstr("PCI address"));
 }
 
+// Issue 22: a GPU in MIG mode is measured whole (NVML has no per-instance
+// counter), and the inventory says so instead of failing or attributing it.
+TEST_F(NvmlGpuTest, MigModeIsNotedAsWholeGpuMeasurement) {
+  EXPECT_TRUE(open().notes.empty());  // not MIG-capable: NOT_SUPPORTED, no note
+  fake_.set_mig_mode(0, 0);
+  EXPECT_TRUE(open().notes.empty());
+  fake_.set_mig_mode(1, 1);
+  NvmlGpuSet set = open();
+  ASSERT_EQ(set.notes.size(), 1u);
+  EXPECT_THAT(set.notes[0], HasSubstr("GPU 1 (NVML 1"));
+  EXPECT_THAT(set.notes[0], HasSubstr("MIG enabled"));
+  EXPECT_THAT(set.notes[0], HasSubstr("whole physical GPU"));
+  EXPECT_GT(set.gpus[1]->total_energy().value(), 0.0);  // measured all the same
+}
+
 TEST_F(NvmlGpuTest, GpuLostMidRunIsGpuLostAndOtherGpusKeepWorking) {
   NvmlGpuSet set = open();
   EXPECT_GT(set.gpus[0]->total_energy().value(), 0.0);
