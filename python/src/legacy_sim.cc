@@ -10,8 +10,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 #include <deque>
+#include <limits>
 #include <map>
 #include <memory>
 #include <string>

@@ -9,6 +9,7 @@ docs/extending.md.
 
 from __future__ import annotations
 
+import functools
 import os
 from copy import deepcopy
 from dataclasses import dataclass
@@ -68,6 +69,16 @@ def _group_rows(group: Any) -> tuple[str, list[tuple[float, float, float]]]:
     return (ids.pop() if len(ids) == 1 else "group"), rows
 
 
+@functools.lru_cache(maxsize=8)
+def _tables(train_csv: str, power_csv: str) -> _legacy.TraceTables:
+    """Parsed traces, shared by Simulators on the same contents (they are immutable).
+
+    Parsing is most of a short replay's cost: a sweep that builds one Simulator
+    per (GPU, workload, seed), as upstream's drivers do, parses each file once.
+    """
+    return _legacy.TraceTables(train_csv, power_csv, "the Simulator's traces")
+
+
 @dataclass
 class AlibabaGroup:
     """One recurring-job group of the Alibaba group trace."""
@@ -104,10 +115,8 @@ class Simulator:
         Every simulation starts from a deep copy of the policies, so it is
         deterministic given `seed`. `verbose` prints nothing here.
         """
-        self._traces = _legacy.TraceTables(
-            _csv_text(summary_train, "summary_train"),
-            _csv_text(summary_power, "summary_power"),
-            "the Simulator's traces",
+        self._traces = _tables(
+            _csv_text(summary_train, "summary_train"), _csv_text(summary_power, "summary_power")
         )
         self.bso = batch_size_optimizer
         self.plo = power_limit_optimizer
