@@ -40,5 +40,13 @@ TEST(SimulatePolicyCli, UnknownPoliciesAndBadPluginsAreUsageErrors) {
   EXPECT_NE(r.err.find("'epsilon-greedy' is already registered"), std::string::npos) << r.err;
 }
 
+TEST(SimulatePolicyCli, BsoServeRefusesABadPluginBeforeServing) {
+  const auto r = run_program(
+      {bin("zeus"), "bso", "serve", "--policy-plugin", "/nonexistent/lib.so", "--port", "0"});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("cannot load the policy plug-in /nonexistent/lib.so"), std::string::npos)
+      << r.err;
+}
+
 }  // namespace
 }  // namespace zeus::testing
