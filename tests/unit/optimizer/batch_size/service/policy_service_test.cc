@@ -133,6 +133,43 @@ TEST(BsoPolicy, AJobChoosesItsPolicyAndItSurvivesARestart) {
   EXPECT_EQ(t["batch_size"], 256);
 }
 
+TEST(BsoPolicy, TrialsInFlightAcrossARestartAreReportedToThePolicy) {
+  register_policies();
+  TempDir d;
+  int status = 0;
+  json first, second;
+  {
+    ServedBso s(sqlite_url(d));
+    auto c = s.client();
+    call(c, Method::kPost, "/jobs", with_policy(8, "try-all"), &status);
+    first = call(c, Method::kGet, "/jobs/batch_size?job_id=w1-008", nullptr, &status);
+    second = call(c, Method::kGet, "/jobs/batch_size?job_id=w1-008", nullptr, &status);
+    EXPECT_EQ(first["batch_size"], 16);
+    EXPECT_EQ(second["batch_size"], 32);
+  }
+  ServedBso s(sqlite_url(d));
+  auto c = s.client();
+  // Both are still in flight after the restart: reports are taken and reach
+  // the policy (32 cheap, 16 dear), a failed mark is accepted.
+  for (const auto& [t, energy] : {std::pair{second, 100.0}, std::pair{first, 90000.0}}) {
+    const auto r = call(c, Method::kPost, "/report",
+                        {{"job_id", "w1-008"},
+                         {"batch_size", t["batch_size"]},
+                         {"trial_number", t["trial_number"]},
+                         {"time", 1.0},
+                         {"energy", energy},
+                         {"metric", 0.9},
+                         {"current_epoch", 1}},
+                        &status);
+    ASSERT_EQ(status, 200) << r.dump();
+    EXPECT_EQ(r["stop_train"], true) << r.dump();
+  }
+  std::vector<int> sizes;
+  drive(c, "w1-008", 7, sizes);
+  // The other six sizes, then the cheapest: 32 (mean 100 J energy) beats 64's.
+  EXPECT_EQ(sizes, (std::vector<int>{64, 128, 256, 512, 1024, 2048, 32}));
+}
+
 TEST(BsoPolicy, UnknownPoliciesAre400AndBrokenOnesNameThemselves) {
   register_policies();
   TempDir d;
