@@ -32,7 +32,15 @@ namespace sim = zeus::sim;
 using zeus::ErrorCode;
 using zeus::throw_error;
 
-constexpr const char* kGpu = "trace";  // the one GPU of a Simulator's power trace
+// A Simulator's traces: one power trace, named after its GPU when the file
+// name says it (summary_power_<gpu>.csv), else "trace".
+struct Traces {
+  sim::TraceSet set;
+  std::string gpu;
+  sim::WorkloadTrace workload(const sim::WorkloadSpec& spec) const {
+    return set.workload(gpu, spec);
+  }
+};
 
 std::string describe(const py::handle& value) { return py::str(py::repr(value)); }
 
@@ -211,11 +219,11 @@ struct Replay {
 
 // The replay of `job` with (bso, plo): upstream's register_job call, then
 // the policy halves (built-in or Python).
-Replay prepare(const sim::TraceSet& traces, const py::object& job, int num_recurrence, double beta,
+Replay prepare(const Traces& traces, const py::object& job, int num_recurrence, double beta,
                double eta, std::uint64_t seed, const py::object& bso, const py::object& plo) {
   const sim::WorkloadSpec spec = spec_of(job);
   Replay r;
-  r.trace = traces.workload(kGpu, spec);
+  r.trace = traces.workload(spec);
   r.trace.num_recurrence = num_recurrence;
   r.options.eta = eta;
   r.options.beta = std::isinf(beta) ? std::numeric_limits<double>::infinity() : beta;
@@ -254,12 +262,12 @@ py::list history(const sim::SimResult& res) {
 void bind_legacy(py::module_& core) {
   py::module_ m = core.def_submodule("legacy", "The trace simulator (zeus._legacy).");
 
-  py::class_<sim::TraceSet>(m, "TraceTables")
+  py::class_<Traces>(m, "TraceTables")
       .def(py::init([](const std::string& train_csv, const std::string& power_csv,
-                       const std::string& source) {
-             return sim::TraceSet::parse(train_csv, {{kGpu, power_csv}}, source);
+                       const std::string& source, const std::string& gpu) {
+             return Traces{sim::TraceSet::parse(train_csv, {{gpu, power_csv}}, source), gpu};
            }),
-           py::arg("train_csv"), py::arg("power_csv"), py::arg("source"),
+           py::arg("train_csv"), py::arg("power_csv"), py::arg("source"), py::arg("gpu"),
            "The train and power trace contents (CSV text), joined for replay.");
 
   py::class_<BatchSizeHandle>(m, "BatchSizeHandle")
@@ -285,8 +293,8 @@ void bind_legacy(py::module_& core) {
 
   m.def(
       "simulate_one_job",
-      [](const sim::TraceSet& traces, const py::object& job, int num_recurrence, double beta,
-         double eta, std::uint64_t seed, const py::object& bso, const py::object& plo) {
+      [](const Traces& traces, const py::object& job, int num_recurrence, double beta, double eta,
+         std::uint64_t seed, const py::object& bso, const py::object& plo) {
         if (num_recurrence < 1) {
           throw_error(ErrorCode::kInvalidArgument,
                       "num_recurrence must be at least 1, got " + std::to_string(num_recurrence));
@@ -299,7 +307,7 @@ void bind_legacy(py::module_& core) {
 
   m.def(
       "simulate_one_alibaba_group",
-      [](const sim::TraceSet& traces, const py::object& job, const std::string& group,
+      [](const Traces& traces, const py::object& job, const std::string& group,
          const std::vector<std::vector<double>>& jobs, double beta, double eta, std::uint64_t seed,
          const py::object& bso, const py::object& plo) {
         sim::JobGroup g;
@@ -333,8 +341,8 @@ void bind_legacy(py::module_& core) {
       py::arg("path"), "(group, dataset, [(start_time, end_time, runtime_ratio), ...]) per group.");
   m.def(
       "num_recurrence",
-      [](const sim::TraceSet& traces, const py::object& job) {
-        return traces.workload(kGpu, spec_of(job)).num_recurrence;
+      [](const Traces& traces, const py::object& job) {
+        return traces.workload(spec_of(job)).num_recurrence;
       },
       py::arg("traces"), py::arg("job"),
       "2 |B| |P| of the job on these traces (run_single.py's default).");

@@ -199,7 +199,7 @@ def test_a_broken_batch_size_policy_is_a_clear_error(answer, says):
     with pytest.raises(ZeusInvalidArgumentError) as e:
         run(Broken(answer), JITPowerLimitOptimizer(), job=IMAGENET, n=3)
     message = str(e.value)
-    assert "policy 'Broken + JITPSO' on job imagenet/resnet50 on trace" in message
+    assert "policy 'Broken + JITPSO' on job imagenet/resnet50 on v100" in message
     assert says in message
 
 

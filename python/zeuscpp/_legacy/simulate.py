@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 from copy import deepcopy
 from dataclasses import dataclass
 from typing import Any
@@ -69,14 +70,23 @@ def _group_rows(group: Any) -> tuple[str, list[tuple[float, float, float]]]:
     return (ids.pop() if len(ids) == 1 else "group"), rows
 
 
+def _gpu_name(summary_power: Any) -> str:
+    """The GPU a power trace is of, from upstream's file name summary_power_<gpu>.csv."""
+    if isinstance(summary_power, (str, os.PathLike)):
+        m = re.fullmatch(r"summary_power_([A-Za-z0-9_.-]+)\.csv", os.path.basename(os.fspath(summary_power)))
+        if m:
+            return m.group(1)
+    return "trace"
+
+
 @functools.lru_cache(maxsize=8)
-def _tables(train_csv: str, power_csv: str) -> _legacy.TraceTables:
+def _tables(train_csv: str, power_csv: str, gpu: str) -> _legacy.TraceTables:
     """Parsed traces, shared by Simulators on the same contents (they are immutable).
 
     Parsing is most of a short replay's cost: a sweep that builds one Simulator
     per (GPU, workload, seed), as upstream's drivers do, parses each file once.
     """
-    return _legacy.TraceTables(train_csv, power_csv, "the Simulator's traces")
+    return _legacy.TraceTables(train_csv, power_csv, "the Simulator's traces", gpu)
 
 
 @dataclass
@@ -116,7 +126,9 @@ class Simulator:
         deterministic given `seed`. `verbose` prints nothing here.
         """
         self._traces = _tables(
-            _csv_text(summary_train, "summary_train"), _csv_text(summary_power, "summary_power")
+            _csv_text(summary_train, "summary_train"),
+            _csv_text(summary_power, "summary_power"),
+            _gpu_name(summary_power),
         )
         self.bso = batch_size_optimizer
         self.plo = power_limit_optimizer
