@@ -10,6 +10,7 @@
 #include "command_registry.h"
 #include "output_checks.h"
 #include "zeus/http/server.h"
+#include "zeus/optimizer/batch_size/policy.h"
 #include "zeus/optimizer/batch_size/server/http_api.h"
 #include "zeus/optimizer/batch_size/server/service.h"
 #include "zeus/optimizer/batch_size/server/store.h"
@@ -30,6 +31,7 @@ struct ServeOptions {
   int db_connections = 8;
   std::size_t max_body_bytes = 1 << 20;
   std::int64_t max_jobs = zeus::bso::ServiceLimits{}.max_jobs;
+  std::vector<std::string> policy_plugins;
 };
 
 std::string env_or(const char* name, const std::string& fallback) {
@@ -58,6 +60,11 @@ void serve(const ServeOptions& o) {
                       "--port-file needs a TCP listener (--port), but --port is -1");
   }
   zeus::cli::check_port_file(o.port_file);
+  for (const auto& plugin : o.policy_plugins) {
+    for (const auto& name : zeus::batch_size::load_policy_plugin(plugin)) {
+      zeus::log::info("bso: policy '{}' from {} (jobs choose it with \"policy\")", name, plugin);
+    }
+  }
   const std::string url = o.database_url.empty()
                               ? env_or("ZEUS_BSO_DATABASE_URL", "sqlite:///zeus-bso.db")
                               : o.database_url;
@@ -148,6 +155,9 @@ void setup(CLI::App& root) {
       ->check(CLI::Range(std::size_t{1024}, std::size_t{64} << 20))
       ->capture_default_str();
   cmd->add_option("--port-file", o->port_file, "Write the bound TCP port to this file");
+  cmd->add_option("--policy-plugin", o->policy_plugins,
+                  "Shared object registering batch-size policies that a job selects with "
+                  "\"policy\": NAME in its spec (docs/extending.md); repeatable");
   cmd->footer(
       "SIGTERM or SIGINT: stop accepting, finish in-flight requests, exit 0.\n"
       "Environment: ZEUS_BSO_DATABASE_URL, ZEUS_BSO_LOG_LEVEL. See docs/bso-service.md.");

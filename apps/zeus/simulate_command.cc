@@ -14,6 +14,7 @@
 
 #include "command_registry.h"
 #include "output_checks.h"
+#include "zeus/optimizer/batch_size/policy.h"
 #include "zeus/sim/paper/paper.h"
 #include "zeus/sim/paper/paper_report.h"
 #include "zeus/sim/report.h"
@@ -31,6 +32,7 @@ struct Flags {
   double beta = 2.0;
   std::string seeds = "1";
   std::string strategies = "zeus,default,grid";
+  std::vector<std::string> plugins;
   int window_size = 0;
   double overlap = 0.0;
   bool drift = false;
@@ -68,6 +70,7 @@ void run(const Flags& f, const Given& given) {
   for (int s : parse_int_list(f.seeds, "--seeds", 0, std::numeric_limits<int>::max(), 10000)) {
     spec.seeds.push_back(static_cast<std::uint64_t>(s));
   }
+  for (const auto& plugin : f.plugins) zeus::batch_size::load_policy_plugin(plugin);
   spec.strategies.clear();
   for (const auto& p : split_list(f.strategies, "--strategy")) {
     spec.strategies.push_back(parse_strategy(p));
@@ -102,7 +105,7 @@ void run(const Flags& f, const Given& given) {
   const bool any_zeus = std::find(spec.strategies.begin(), spec.strategies.end(),
                                   Strategy::kZeus) != spec.strategies.end();
   const bool any_early_stop = std::any_of(spec.strategies.begin(), spec.strategies.end(),
-                                          [](Strategy s) { return uses_early_stopping(s); });
+                                          [](const Strategy& s) { return uses_early_stopping(s); });
   if (given.window->count() > 0 && !any_zeus) {
     std::fprintf(stderr, "zeus simulate: note: --window-size only affects the zeus strategy\n");
   }
@@ -299,10 +302,13 @@ void setup(CLI::App& root) {
                   "Seeds (0..2^31-1): list or range, e.g. 1-10; at most 10000, no repeats")
       ->default_val("1");
   sub->add_option("--strategy,--policy", flags->strategies,
-                  "Strategies compared: zeus, default, grid (grid search with pruning), "
-                  "grid-noes (without early stopping), grid-dir (directional grid search from "
-                  "b0), grid-dir-noes; --policy is the old name")
+                  "Policies compared, by registered name: zeus, default, grid (grid search with "
+                  "pruning), grid-noes (without early stopping), grid-dir (directional grid "
+                  "search from b0), grid-dir-noes, or a plug-in's (--policy-plugin); --policy "
+                  "is the old name")
       ->default_val("zeus,default,grid");
+  sub->add_option("--policy-plugin", flags->plugins,
+                  "Shared object registering policies (docs/extending.md); repeatable");
   given->window = sub->add_option("--window-size", flags->window_size,
                                   "Zeus: observations kept per batch size (0 = all, at most 1e6)")
                       ->default_val(0)

@@ -6,6 +6,7 @@ device: Any
 monitor: Any
 optimizer: Any
 batch_size: Any
+legacy: Any
 
 def _at_interpreter_exit() -> None: ...
 def _raise_library_error(code: str, message: str) -> None: ...

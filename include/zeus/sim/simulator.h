@@ -13,29 +13,46 @@
 #include <vector>
 
 #include "zeus/optimizer/batch_size/batch_size_search.h"
+#include "zeus/optimizer/batch_size/policy.h"
 #include "zeus/sim/trace.h"
 
 namespace zeus::sim {
 
-// The ways of choosing each recurrence's (batch size, power limit) that the
-// simulator compares. Called strategies here: "policy" elsewhere in the
-// project names the batch-size search and the power-limit selectors.
-enum class Strategy {
-  kZeus,                        // pruning + Gaussian Thompson sampling + JIT power limit, beta
-  kDefault,                     // (b0, max power limit), no early stopping
-  kGrid,                        // grid search with pruning ("gs"), beta
-  kGridNoEarlyStop,             // the same without early stopping ("gsnoes")
-  kGridDirectional,             // directional grid search from b0 ("gsdir"), beta
-  kGridDirectionalNoEarlyStop,  // the same without early stopping ("gsdirnoes")
+// A policy of the registry (zeus/optimizer/batch_size/policy.h) by name: how
+// each recurrence's (batch size, power limit) is chosen. Called strategies
+// here for the paper's baselines; any registered name works (plug-ins too).
+class Strategy {
+ public:
+  Strategy() : name_("zeus") {}
+  explicit Strategy(std::string name) : name_(std::move(name)) {}
+  const std::string& name() const { return name_; }
+  auto operator<=>(const Strategy&) const = default;
+
+  static const Strategy kZeus;             // pruning + Gaussian TS + JIT power limit, beta
+  static const Strategy kDefault;          // (b0, max power limit), no early stopping
+  static const Strategy kGrid;             // grid search with pruning ("gs"), beta
+  static const Strategy kGridNoEarlyStop;  // the same without early stopping ("gsnoes")
+  static const Strategy kGridDirectional;  // directional grid search from b0 ("gsdir"), beta
+  static const Strategy
+      kGridDirectionalNoEarlyStop;  // the same without early stopping ("gsdirnoes")
+
+ private:
+  std::string name_;
 };
-// Every strategy, in the order above.
+inline const Strategy Strategy::kZeus{"zeus"};
+inline const Strategy Strategy::kDefault{"default"};
+inline const Strategy Strategy::kGrid{"grid"};
+inline const Strategy Strategy::kGridNoEarlyStop{"grid-noes"};
+inline const Strategy Strategy::kGridDirectional{"grid-dir"};
+inline const Strategy Strategy::kGridDirectionalNoEarlyStop{"grid-dir-noes"};
+
+// The paper's six baselines, in the order above.
 const std::vector<Strategy>& all_strategies();
-// zeus, default, grid, grid-noes, grid-dir, grid-dir-noes
-std::string_view strategy_name(Strategy strategy);
-// kInvalidArgument listing the accepted names.
+inline std::string_view strategy_name(const Strategy& strategy) { return strategy.name(); }
+// A registered policy; kInvalidArgument naming it and listing the known ones.
 Strategy parse_strategy(std::string_view name);
-// Whether the strategy runs with the early-stopping cap (Default and grid-noes do not).
-bool uses_early_stopping(Strategy strategy);
+// Whether the policy runs with the early-stopping cap (Default and grid-noes do not).
+bool uses_early_stopping(const Strategy& strategy);
 
 // Bounds of the knobs: beyond them the replay means nothing physical.
 inline constexpr double kMaxBeta = 1e6;  // beyond this, give inf (no early stopping)
@@ -112,7 +129,18 @@ struct SimResult {
 // invariants.
 // kInvalidArgument too when the trace cannot be replayed (b0 never reaches
 // the target in recurrence 1; a recurrence fails 20 tries in a row).
-SimResult simulate(const WorkloadTrace& trace, Strategy strategy, const SimOptions& options);
+SimResult simulate(const WorkloadTrace& trace, const Strategy& strategy, const SimOptions& options);
+
+// What a policy of one replay is told about the job (PolicyContext from the
+// trace and the options).
+batch_size::PolicyContext policy_context(const WorkloadTrace& trace, const SimOptions& options);
+// The same replay with a policy already made (a Python policy, for instance);
+// `name` names it in errors. Everything it returns is checked: a batch size
+// or power limit the trace does not have, or no power limit after profiling,
+// is kInvalidArgument naming the policy and the job; an exception it throws
+// is rethrown with the same code, prefixed by the policy and the job.
+SimResult simulate(const WorkloadTrace& trace, batch_size::Policy& policy, const std::string& name,
+                   bool early_stopping, const SimOptions& options);
 
 // The normalisers and the optimum of one pair (docs/reference §7).
 struct Reference {

@@ -147,40 +147,24 @@ std::string md_figure(const std::string& stem, const std::string& alt,
   return fmt::format("![{1}](figures/{0}.png)\n\n[SVG](figures/{0}.svg){2}\n\n", stem, alt, links);
 }
 
-std::string_view strategy_colour(Strategy k) {
-  switch (k) {
-    case Strategy::kZeus:
-      return kZeusColour;
-    case Strategy::kDefault:
-      return kDefaultColour;
-    case Strategy::kGrid:
-      return kGridColour;
-    case Strategy::kGridNoEarlyStop:
-      return kGridNoEsColour;
-    case Strategy::kGridDirectional:
-      return kGridDirColour;
-    case Strategy::kGridDirectionalNoEarlyStop:
-      return kGridDirNoEsColour;
-  }
+std::string_view strategy_colour(const Strategy& k) {
+  if (k == Strategy::kZeus) return kZeusColour;
+  if (k == Strategy::kDefault) return kDefaultColour;
+  if (k == Strategy::kGrid) return kGridColour;
+  if (k == Strategy::kGridNoEarlyStop) return kGridNoEsColour;
+  if (k == Strategy::kGridDirectional) return kGridDirColour;
+  if (k == Strategy::kGridDirectionalNoEarlyStop) return kGridDirNoEsColour;
   return "#000000";
 }
 
-std::string strategy_label(Strategy k) {
-  switch (k) {
-    case Strategy::kZeus:
-      return "Zeus";
-    case Strategy::kDefault:
-      return "Default";
-    case Strategy::kGrid:
-      return "Grid Search";
-    case Strategy::kGridNoEarlyStop:
-      return "Grid Search, no early stop";
-    case Strategy::kGridDirectional:
-      return "Directional Grid Search";
-    case Strategy::kGridDirectionalNoEarlyStop:
-      return "Directional Grid Search, no early stop";
-  }
-  return "?";
+std::string strategy_label(const Strategy& k) {
+  if (k == Strategy::kZeus) return "Zeus";
+  if (k == Strategy::kDefault) return "Default";
+  if (k == Strategy::kGrid) return "Grid Search";
+  if (k == Strategy::kGridNoEarlyStop) return "Grid Search, no early stop";
+  if (k == Strategy::kGridDirectional) return "Directional Grid Search";
+  if (k == Strategy::kGridDirectionalNoEarlyStop) return "Directional Grid Search, no early stop";
+  return k.name();
 }
 
 }  // namespace paper

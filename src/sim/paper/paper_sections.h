@@ -107,7 +107,7 @@ inline constexpr std::string_view kGridNoEsColour = "#fdae6b";
 inline constexpr std::string_view kGridDirColour = "#31a354";
 inline constexpr std::string_view kGridDirNoEsColour = "#a1d99b";
 inline constexpr std::string_view kDefaultColour = "#636363";
-std::string_view strategy_colour(Strategy k);
-std::string strategy_label(Strategy k);  // "Zeus", "Grid Search", ...
+std::string_view strategy_colour(const Strategy& k);
+std::string strategy_label(const Strategy& k);  // "Zeus", "Grid Search", ...
 
 }  // namespace zeus::sim::paper

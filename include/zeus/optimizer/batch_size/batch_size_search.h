@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "zeus/optimizer/batch_size/gaussian_ts.h"
+#include "zeus/optimizer/batch_size/policy.h"
 #include "zeus/optimizer/batch_size/pruning_explorer.h"
 #include "zeus/optimizer/batch_size/rng.h"
 #include "zeus/util/units.h"
@@ -41,7 +42,6 @@ struct BatchSizeSearchOptions {
   bool fail_on_round_without_survivor = false;
 };
 
-enum class TrialKind { kExploration, kConcurrent, kSampling };
 std::string_view trial_kind_name(TrialKind kind);  // exploration, concurrent, sampling
 // kParse for other names.
 TrialKind parse_trial_kind(std::string_view name);

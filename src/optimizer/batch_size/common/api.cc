@@ -70,7 +70,7 @@ JobSpec parse_job_spec(const json& body, std::string_view source) {
       {"job_id", "job_id_prefix", "batch_sizes", "default_batch_size", "eta_knob", "beta_knob",
        "target_metric", "higher_is_better_metric", "max_epochs", "num_pruning_rounds",
        "window_size", "mab_prior_mean", "mab_prior_precision", "mab_num_explorations", "mab_seed",
-       "max_power", "number_of_gpus", "gpu_model"});
+       "max_power", "number_of_gpus", "gpu_model", "policy"});
   JobSpec s;
   s.job_id_prefix = id_string(o, "job_id_prefix");
   if (o.has("job_id")) {
@@ -128,28 +128,34 @@ JobSpec parse_job_spec(const json& body, std::string_view source) {
   s.number_of_gpus = static_cast<int>(o.integer("number_of_gpus", 1, 1000000));
   s.gpu_model = o.string("gpu_model", 256);
   if (s.gpu_model.empty()) invalid(o, "gpu_model", "must not be empty");
+  if (o.has("policy")) {
+    s.policy = o.string("policy", 64);
+    if (s.policy == "zeus") s.policy.clear();  // the built-in search by its registry name
+  }
   return s;
 }
 
 json to_json(const JobSpec& s) {
-  return {{"job_id", s.job_id.empty() ? json(nullptr) : json(s.job_id)},
-          {"job_id_prefix", s.job_id_prefix},
-          {"batch_sizes", s.batch_sizes},
-          {"default_batch_size", s.default_batch_size},
-          {"eta_knob", s.eta_knob},
-          {"beta_knob", s.beta_knob ? json(*s.beta_knob) : json(nullptr)},
-          {"target_metric", s.target_metric},
-          {"higher_is_better_metric", s.higher_is_better_metric},
-          {"max_epochs", s.max_epochs},
-          {"num_pruning_rounds", s.num_pruning_rounds},
-          {"window_size", s.window_size},
-          {"mab_prior_mean", s.mab_prior_mean},
-          {"mab_prior_precision", s.mab_prior_precision},
-          {"mab_num_explorations", s.mab_num_explorations},
-          {"mab_seed", s.mab_seed ? json(*s.mab_seed) : json(nullptr)},
-          {"max_power", s.max_power},
-          {"number_of_gpus", s.number_of_gpus},
-          {"gpu_model", s.gpu_model}};
+  json out = {{"job_id", s.job_id.empty() ? json(nullptr) : json(s.job_id)},
+              {"job_id_prefix", s.job_id_prefix},
+              {"batch_sizes", s.batch_sizes},
+              {"default_batch_size", s.default_batch_size},
+              {"eta_knob", s.eta_knob},
+              {"beta_knob", s.beta_knob ? json(*s.beta_knob) : json(nullptr)},
+              {"target_metric", s.target_metric},
+              {"higher_is_better_metric", s.higher_is_better_metric},
+              {"max_epochs", s.max_epochs},
+              {"num_pruning_rounds", s.num_pruning_rounds},
+              {"window_size", s.window_size},
+              {"mab_prior_mean", s.mab_prior_mean},
+              {"mab_prior_precision", s.mab_prior_precision},
+              {"mab_num_explorations", s.mab_num_explorations},
+              {"mab_seed", s.mab_seed ? json(*s.mab_seed) : json(nullptr)},
+              {"max_power", s.max_power},
+              {"number_of_gpus", s.number_of_gpus},
+              {"gpu_model", s.gpu_model}};
+  if (!s.policy.empty()) out["policy"] = s.policy;
+  return out;
 }
 
 namespace {

@@ -70,16 +70,13 @@ class PostgresTransaction final : public JobTransaction {
   PostgresTransaction(pqxx::work& w, const std::string& id) : w_(w), id_(id) {
     const auto r = w_.exec_prepared("select_job", id_);
     if (!r.empty()) {
-      job_.emplace(JobRecord{
-          parse_job_spec(parse_json(r[0][0].as<std::string>(), "stored job spec"), "stored job"),
-          bs::search_from_json(parse_json(r[0][1].as<std::string>(), "stored job state"))});
+      job_.emplace(job_from_stored(r[0][0].as<std::string>(), r[0][1].as<std::string>()));
     }
   }
   JobRecord* job() override { return job_ ? &*job_ : nullptr; }
   void create_job(JobRecord job) override {
     job_.emplace(std::move(job));
-    w_.exec_prepared("insert_job", id_, to_json(job_->spec).dump(),
-                     bs::search_to_json(job_->search).dump());
+    w_.exec_prepared("insert_job", id_, to_json(job_->spec).dump(), job_state_to_json(*job_));
   }
   void delete_job() override {
     w_.exec_prepared("delete_job", id_);
@@ -117,7 +114,7 @@ class PostgresTransaction final : public JobTransaction {
 
   void flush() {
     if (changed_ && job_) {
-      w_.exec_prepared("update_state", id_, bs::search_to_json(job_->search).dump());
+      w_.exec_prepared("update_state", id_, job_state_to_json(*job_));
     }
   }
 

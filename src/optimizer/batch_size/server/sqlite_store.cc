@@ -209,7 +209,7 @@ class SqliteTransaction final : public JobTransaction {
       out.push_back({Change::Kind::kDeleteJob, id_, {}, {}, {}});
     }
     if (copy_ && (created_ || state_changed_)) {
-      std::string state = bs::search_to_json(copy_->search).dump();
+      std::string state = job_state_to_json(*copy_);
       if (created_) {
         out.push_back(
             {Change::Kind::kInsertJob, id_, to_json(copy_->spec).dump(), std::move(state), {}});
@@ -396,8 +396,7 @@ class SqliteStore final : public Store, private StoredTrials {
     if (sj.step()) {
       const auto spec = sj.text(0), state = sj.text(1);
       sj.reset();
-      c.job.emplace(JobRecord{parse_job_spec(parse_json(spec, "stored job spec"), "stored job"),
-                              bs::search_from_json(parse_json(state, "stored job state"))});
+      c.job.emplace(job_from_stored(spec, state));
       Statement& st = *statements_.at("select_trials");
       st.bind(1, job_id);
       while (st.step()) {

@@ -41,6 +41,9 @@ struct JobSpec {
   double max_power = 0.0;                // W, all GPUs of the job together
   int number_of_gpus = 0;
   std::string gpu_model;
+  // zeuscpp's addition: the registered policy that chooses this job's batch
+  // sizes (docs/extending.md); "" is the built-in Zeus search. Sent only when set.
+  std::string policy;
 
   friend bool operator==(const JobSpec&, const JobSpec&) = default;
 };

@@ -15,6 +15,7 @@
 
 #include "zeus/optimizer/batch_size/batch_size_search.h"
 #include "zeus/optimizer/batch_size/common/api.h"
+#include "zeus/optimizer/batch_size/server/plugged_search.h"
 #include "zeus/util/units.h"
 
 namespace zeus::bso {
@@ -38,8 +39,14 @@ struct TrialRecord {
 
 struct JobRecord {
   JobSpec spec;
-  batch_size::BatchSizeSearch search;
+  batch_size::BatchSizeSearch search;    // the built-in search (spec.policy empty)
+  std::optional<PluggedSearch> plugged;  // a registered policy (spec.policy set) instead
 };
+// The job's state as the stores keep it: the search's JSON, or the plugged
+// policy's ({"plugged": ...}).
+std::string job_state_to_json(const JobRecord& job);
+// A stored job from its spec and state texts; kParse naming what is malformed.
+JobRecord job_from_stored(const std::string& spec_json, const std::string& state_json);
 
 // One job inside a unit of work. Changes are collected and committed together
 // when the work returns; nothing is committed if it throws.

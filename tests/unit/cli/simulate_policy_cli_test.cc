@@ -1,0 +1,52 @@
+// `zeus simulate` with a policy plug-in (examples/plugins/epsilon_greedy.cc)
+// chosen by name, and the errors for unknown names and bad plug-ins.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "cli_test_helpers.h"
+#include "zeus/util/csv.h"
+
+namespace zeus::testing {
+namespace {
+
+const std::string kPlugin = std::string(ZEUS_BINARY_DIR) + "/lib/libzeus_policy_epsilon_greedy.so";
+
+TEST(SimulatePolicyCli, APluginPolicyRunsBesideTheBuiltIns) {
+  const auto r = run_program({bin("zeus"), "simulate", "--policy-plugin", kPlugin, "--strategy",
+                              "epsilon-greedy,zeus", "--gpu", "v100", "--workload",
+                              "imagenet/resnet50", "--format", "csv"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto t = CsvTable::parse(r.out, "stdout");
+  ASSERT_EQ(t.num_rows(), 2u);
+  EXPECT_EQ(t.cell(0, t.column("strategy")), "epsilon-greedy");
+  EXPECT_EQ(t.cell(0, t.column("early_stopping")), "true");
+  EXPECT_EQ(t.cell(1, t.column("strategy")), "zeus");
+}
+
+TEST(SimulatePolicyCli, UnknownPoliciesAndBadPluginsAreUsageErrors) {
+  auto r = run_program({bin("zeus"), "simulate", "--strategy", "epsilon-greedy"});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("unknown policy 'epsilon-greedy'; known policies: default, grid"),
+            std::string::npos)
+      << r.err;
+  r = run_program({bin("zeus"), "simulate", "--policy-plugin", "/nonexistent/lib.so"});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("cannot load the policy plug-in /nonexistent/lib.so"), std::string::npos)
+      << r.err;
+  r = run_program(
+      {bin("zeus"), "simulate", "--policy-plugin", kPlugin, "--policy-plugin", kPlugin});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("'epsilon-greedy' is already registered"), std::string::npos) << r.err;
+}
+
+TEST(SimulatePolicyCli, BsoServeRefusesABadPluginBeforeServing) {
+  const auto r = run_program(
+      {bin("zeus"), "bso", "serve", "--policy-plugin", "/nonexistent/lib.so", "--port", "0"});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("cannot load the policy plug-in /nonexistent/lib.so"), std::string::npos)
+      << r.err;
+}
+
+}  // namespace
+}  // namespace zeus::testing
