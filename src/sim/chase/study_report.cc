@@ -74,11 +74,14 @@ std::string decisions_csv(const ReplayResult& r, const std::string& charge) {
 }
 
 std::string headline_md(const Headline& h) {
-  return fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} |\n", h.chase_policy,
-                     pct(h.chase_charge_pct), pct(h.chase_time_pct), h.static_policy,
-                     pct(h.static_charge_pct), pct(h.static_time_pct),
-                     h.frontier_charge_pct ? pct(*h.frontier_charge_pct) : "n/a",
-                     std::isfinite(h.share) ? fmt::format("{:.0f} %", 100.0 * h.share) : "n/a");
+  const bool frontier_share = h.frontier_charge_pct && h.chase_charge_pct < 0;
+  return fmt::format(
+      "| {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", h.chase_policy, pct(h.chase_charge_pct),
+      pct(h.chase_time_pct), h.static_policy, pct(h.static_charge_pct), pct(h.static_time_pct),
+      h.frontier_charge_pct ? pct(*h.frontier_charge_pct) : "n/a",
+      std::isfinite(h.share) ? fmt::format("{:.0f} %", 100.0 * h.share) : "n/a",
+      frontier_share ? fmt::format("{:.0f} %", 100.0 * *h.frontier_charge_pct / h.chase_charge_pct)
+                     : "n/a");
 }
 
 std::string sweep_md(const SweepResult& s) {
@@ -129,7 +132,7 @@ std::string report_md(const StudySpec& spec, const StudyResult& r) {
   const std::string head =
       "| Chase policy | charge change | time change | static cap at the same slowdown | its charge "
       "change | its time change | fixed-limit frontier at that time | share of Chase's saving "
-      "the static cap gets |\n|---|---|---|---|---|---|---|---|\n";
+      "the static cap gets | share the frontier gets |\n|---|---|---|---|---|---|---|---|---|\n";
   if (!r.headlines.empty()) {
     out += "## Carbon/price awareness against a static cap\n\n" + head;
     for (const auto& h : r.headlines) out += headline_md(h);
