@@ -59,7 +59,7 @@ struct Rig {
   GlobalPowerLimitOptimizer opt{*sim.monitor, small_options()};
   FlakySource source{scripted()};
   ChaseController chase;
-  explicit Rig(double eta = 0.5)
+  explicit Rig(double eta = 0.9)
       : chase(opt, source, [&] {
           ChaseControllerOptions o;
           o.eta = eta;
@@ -85,7 +85,7 @@ TEST(ChaseController, SwitchesLimitsAtPeriodBoundariesFromTheStoredProfile) {
   for (int i = 0; i < 1000 && !rig.opt.done(); ++i) rig.step();
   ASSERT_TRUE(rig.opt.done());
   ASSERT_LT(rig.sim.clock.now().count(), 1800.0) << "profiling should end within the first hour";
-  const ChasePolicy policy(0.5, kHigh);
+  const ChasePolicy policy(0.9, kHigh);
   const Milliwatts fast = policy.choose(rig.opt.measurements(), kLow).power_limit;
   const Milliwatts slow = policy.choose(rig.opt.measurements(), kHigh).power_limit;
   ASSERT_LT(slow, fast) << "the scripted signal must make the choices differ";
@@ -97,7 +97,7 @@ TEST(ChaseController, SwitchesLimitsAtPeriodBoundariesFromTheStoredProfile) {
   EXPECT_EQ(d0.period_start_utc, kT0);
   EXPECT_EQ(d0.signal_seen, 500.0);  // persistence: the last completed hour
   EXPECT_EQ(d0.forecast, 500.0);
-  EXPECT_NEAR(d0.eta_eff, 0.5 * 500 / (0.5 * 500 + 0.5 * kHigh), 1e-12);
+  EXPECT_NEAR(d0.eta_eff, 0.9 * 500 / (0.9 * 500 + 0.1 * kHigh), 1e-12);
   EXPECT_EQ(rig.gpu_limit(), d0.power_limit);
 
   rig.step_at(kT0 + 3000);  // same hour: no new decision
@@ -122,7 +122,7 @@ TEST(ChaseController, SwitchesLimitsAtPeriodBoundariesFromTheStoredProfile) {
   EXPECT_THAT(csv,
               ::testing::StartsWith("period_start_utc,signal_seen,forecast,eta_eff,power_limit_w\n"
                                     "2024-01-01T00:00:00Z,500,500,"));
-  EXPECT_THAT(csv, ::testing::HasSubstr("2024-01-01T02:00:00Z,900,900,0.5,"));
+  EXPECT_THAT(csv, ::testing::HasSubstr("2024-01-01T02:00:00Z,900,900,0.9,"));
 }
 
 TEST(ChaseController, ProviderFailureKeepsTheLimitWarnsOnceAndRetries) {
