@@ -293,7 +293,12 @@ GridSignal parse_signal_csv(std::string_view text, const std::string& source,
       throw_error(ErrorCode::kParse,
                   fmt::format("{}: carbon intensity {} is negative", where, raw));
     }
-    values.push_back(raw * unit.factor);
+    const double value = raw * unit.factor;
+    if (!std::isfinite(value)) {
+      throw_error(ErrorCode::kParse,
+                  fmt::format("{}: {} {} is out of range", where, raw, unit.canonical));
+    }
+    values.push_back(value);
   }
   if (shape.duration_col) {
     for (std::size_t r = 0; r < t.num_rows(); ++r) {
