@@ -53,7 +53,9 @@ TEST(ChaseCli, SimulatedRunDecidesEveryHourFromTheSignal) {
   for (std::size_t i = 0; i < t.num_rows(); ++i) {
     const std::int64_t period = parse_iso8601(t.cell(i, 0), "period");
     EXPECT_EQ(period % 3600, 0) << "periods start on UTC hours";
-    if (i > 0) EXPECT_EQ(period, previous + 3600) << "one decision per hour";
+    if (i > 0) {
+      EXPECT_EQ(period, previous + 3600) << "one decision per hour";
+    }
     previous = period;
     // Persistence: the signal seen (and forecast) is the previous hour's, in g/kWh.
     const double seen = gb.value(gb.index_at(period - 3600));
