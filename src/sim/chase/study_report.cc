@@ -225,10 +225,13 @@ std::vector<std::string> plots(const std::string& dir, const StudyResult& r) {
   }
   const SweepResult& par = r.pareto.summary.empty() ? r.main : r.pareto;
   std::string fixed = "time,charge,label\n", chase = "time,charge,label\n";
+  double xmax = 8.0;  // the region Chase moves in, not the slowest limits' +200 %
   for (std::size_t i = 0; i < par.summary.size(); ++i) {
     const auto& s = par.summary[i];
-    auto& into = par.policies[i].kind == Policy::Kind::kChase ? chase : fixed;
+    const bool is_chase = par.policies[i].kind == Policy::Kind::kChase;
+    auto& into = is_chase ? chase : fixed;
     into += fmt::format("{},{},{}\n", s.time_change_pct, s.charge_change_pct, s.policy);
+    if (is_chase) xmax = std::max(xmax, 1.5 * s.time_change_pct);
   }
   write_file_atomically(dir + "/pareto-static.csv", fixed);
   write_file_atomically(dir + "/pareto-chase.csv", chase);
@@ -238,11 +241,12 @@ std::vector<std::string> plots(const std::string& dir, const StudyResult& r) {
       dir + "/pareto",
       fmt::format("set title '{} change vs time change against the maximum limit (mean over "
                   "starts)'\nset xlabel 'time change (%)'\nset ylabel '{} change (%)'\n"
-                  "set key top right\nplot '{}/pareto-static.csv' using 1:2 every ::1 with "
+                  "set xrange [-0.5:{:.1f}]\nset key top right\nplot '{}/pareto-static.csv' using "
+                  "1:2 every ::1 with "
                   "linespoints pt 7 title 'static limits', '' using 1:2:3 every ::1 with labels "
                   "offset 1,0.5 font ',8' notitle, '{}/pareto-chase.csv' using 1:2 every ::1 with "
                   "linespoints pt 5 title 'Chase across eta'\n",
-                  charge_word(r), charge_word(r), dir, dir),
+                  charge_word(r), charge_word(r), xmax, dir, dir),
       files);
   const std::string path = dir + "/plots.gp";
   write_file_atomically(path, script);
