@@ -331,7 +331,7 @@ void setup(CLI::App& root) {
       ->check(CLI::NonNegativeNumber);
   setup_paper(*sub, *given);
   sub->callback([flags, given, sub] {
-    if (sub->got_subcommand("paper")) return;  // the paper subcommand did the work
+    if (!sub->get_subcommands().empty()) return;  // a subcommand (paper, chase) did the work
     run(*flags, *given);
   });
 }

@@ -208,6 +208,27 @@ void GlobalPowerLimitOptimizer::set_limit(Milliwatts limit) {
   applied_ = limit;
 }
 
+void GlobalPowerLimitOptimizer::apply_power_limit(Milliwatts limit) {
+  if (!done()) {
+    throw_error(ErrorCode::kFailedPrecondition,
+                fmt::format("cannot apply {} W before profiling has ended (phase {})", watts(limit),
+                            phase_name(state_.phase)));
+  }
+  const bool measured = std::any_of(measurements_.begin(), measurements_.end(),
+                                    [&](const auto& m) { return m.power_limit == limit; });
+  if (!measured) {
+    throw_error(
+        ErrorCode::kInvalidArgument,
+        fmt::format("{} W was not profiled; apply one of the measured limits", watts(limit)));
+  }
+  if (options_.observer_mode) {
+    if (limit != applied_)
+      log::info("observer mode: would set the power limit to {} W", watts(limit));
+    return;
+  }
+  if (limit != applied_) set_limit(limit);
+}
+
 std::optional<Milliwatts> GlobalPowerLimitOptimizer::next_candidate(Milliwatts after) const {
   auto it = std::find(candidates_.begin(), candidates_.end(), after);
   if (it == candidates_.end() || std::next(it) == candidates_.end()) return std::nullopt;

@@ -110,6 +110,16 @@ class GlobalPowerLimitOptimizer final : public Callback {
   bool dry_run() const { return options_.dry_run; }
   bool observer_mode() const { return options_.observer_mode; }
 
+  // Sets a limit chosen later from the stored profile (the carbon-aware
+  // controller's period decisions: no re-profiling). Once done only, and only
+  // a measured limit: kFailedPrecondition / kInvalidArgument otherwise. In
+  // observer mode the GPUs keep the maximum (only logged); in dry run nothing
+  // is set but applied_power_limit() says what would be.
+  void apply_power_limit(Milliwatts limit);
+  // The GPUs this process controls (the carbon-aware cost's default MaxPower
+  // multiplier; give the job's total explicitly across ranks).
+  std::size_t num_gpus() const { return gpus_.size(); }
+
   // The window name used for limit `limit`: "__GlobalPowerLimitOptimizer_<W>".
   static std::string window_name(Milliwatts limit);
 

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 
-#include "zeus/optimizer/power_limit/selection/zeus_cost.h"
 #include "zeus/util/error.h"
 #include "zeus/util/parse.h"
 
@@ -35,6 +34,7 @@ Milliwatts argmin(std::span<const PowerLimitMeasurement> m, Cost cost) {
 }
 
 Milliwatts max_limit(std::span<const PowerLimitMeasurement> m) {
+  require_nonempty(m);
   return std::max_element(
              m.begin(), m.end(),
              [](const auto& a, const auto& b) { return a.power_limit < b.power_limit; })
@@ -42,6 +42,15 @@ Milliwatts max_limit(std::span<const PowerLimitMeasurement> m) {
 }
 
 }  // namespace
+
+Milliwatts min_weighted_cost_limit(std::span<const PowerLimitMeasurement> m, double energy_weight,
+                                   double time_weight) {
+  return argmin(m, [&](const auto& x) {
+    return energy_weight * x.energy.value() + time_weight * x.time.count();
+  });
+}
+
+Milliwatts max_measured_limit(std::span<const PowerLimitMeasurement> m) { return max_limit(m); }
 
 Milliwatts EnergySelector::select(std::span<const PowerLimitMeasurement> m) const {
   return argmin(m, [](const auto& x) { return x.energy.value(); });
@@ -66,7 +75,8 @@ ZeusCostSelector::ZeusCostSelector(double eta, int world_size)
 Milliwatts ZeusCostSelector::select(std::span<const PowerLimitMeasurement> m) const {
   require_nonempty(m);
   const Watts max_power = to_watts(max_limit(m)) * static_cast<double>(world_size_);
-  return argmin(m, [&](const auto& x) { return zeus_cost(x.energy, x.time, eta_, max_power); });
+  // zeus_cost(E, T, eta, MaxPower) = eta*E + (1-eta)*MaxPower*T.
+  return min_weighted_cost_limit(m, eta_, (1.0 - eta_) * max_power.value());
 }
 
 std::string ZeusCostSelector::name() const {

@@ -61,6 +61,17 @@ class ZeusCostSelector final : public PowerLimitSelector {
   int world_size_;
 };
 
+// The argmin every cost selector shares: the limit with the least
+// energy_weight * energy[J] + time_weight * time[s]; ties go to the higher
+// limit. Weights are any finite numbers (a time-varying knob such as Chase's
+// may make one negative, e.g. at a negative electricity price).
+// kInvalidArgument when `measurements` is empty.
+Milliwatts min_weighted_cost_limit(std::span<const PowerLimitMeasurement> measurements,
+                                   double energy_weight, double time_weight);
+
+// The largest measured limit (kInvalidArgument when there is none).
+Milliwatts max_measured_limit(std::span<const PowerLimitMeasurement> measurements);
+
 // The lowest limit whose time is at most factor x the time at the maximum
 // measured limit. factor >= 1, else kInvalidArgument.
 class MaxSlowdownSelector final : public PowerLimitSelector {

@@ -1,0 +1,125 @@
+#include "zeus/optimizer/power_limit/chase/chase_controller.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+#include "zeus/optimizer/power_limit/carbon_aware/signal_csv.h"
+#include "zeus/util/error.h"
+#include "zeus/util/log.h"
+
+namespace zeus {
+namespace {
+
+double system_unix_now() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+double watts(Milliwatts mw) { return to_watts(mw).value(); }
+
+}  // namespace
+
+ChaseController::ChaseController(GlobalPowerLimitOptimizer& optimizer, SignalSource& source,
+                                 ChaseControllerOptions options)
+    : optimizer_(optimizer), source_(source), options_(std::move(options)) {
+  if (!(options_.eta >= 0.0 && options_.eta <= 1.0)) {
+    throw_error(ErrorCode::kInvalidArgument,
+                fmt::format("chase: eta must be in [0, 1], got {}", options_.eta));
+  }
+  if (options_.period_s <= 0 || options_.history_s < options_.period_s) {
+    throw_error(ErrorCode::kInvalidArgument,
+                fmt::format("chase: the period ({} s) must be positive and the history ({} s) at "
+                            "least one period",
+                            options_.period_s, options_.history_s));
+  }
+  if (options_.forecaster == "oracle") {
+    throw_error(ErrorCode::kInvalidArgument,
+                "chase: the oracle forecaster exists in the simulator only");
+  }
+  (void)make_forecaster(options_.forecaster);  // an unknown name or a missing libsvm: now
+  if (options_.world_size < 0) {
+    throw_error(ErrorCode::kInvalidArgument,
+                fmt::format("chase: world size must be >= 0, got {}", options_.world_size));
+  }
+  if (options_.world_size == 0) options_.world_size = static_cast<int>(optimizer.num_gpus());
+  if (!options_.unix_now) options_.unix_now = &system_unix_now;
+}
+
+void ChaseController::on_step_begin() {
+  optimizer_.on_step_begin();
+  if (!optimizer_.done()) return;  // profiling drives the limit until every one is measured
+  const auto now = static_cast<std::int64_t>(std::floor(options_.unix_now()));
+  const std::int64_t p = options_.period_s;
+  const std::int64_t period = now - (((now % p) + p) % p);
+  if (last_period_ && *last_period_ == period) return;
+  last_period_ = period;  // a failure retries at the next period, not every step
+  decide(period);
+}
+
+void ChaseController::on_epoch_end() { optimizer_.on_epoch_end(); }
+
+void ChaseController::prepare(std::int64_t period_start) {
+  // The trailing run of periods the source can give, newest first.
+  const std::int64_t p = options_.period_s;
+  std::vector<double> history;
+  const std::int64_t n = options_.history_s / p;
+  for (std::int64_t k = 1; k <= n; ++k) {
+    try {
+      history.push_back(source_.value(period_start - k * p, p));
+    } catch (const Error&) {
+      if (history.empty()) throw;  // not even the last period: no decision possible
+      break;
+    }
+  }
+  std::reverse(history.begin(), history.end());
+  const double smax = options_.signal_max ? *options_.signal_max
+                                          : *std::max_element(history.begin(), history.end());
+  policy_.emplace(options_.eta, smax, options_.world_size);
+  forecaster_ = make_forecaster(options_.forecaster);
+  forecaster_->fit(history, period_start - static_cast<std::int64_t>(history.size()) * p, p);
+  log::info("chase: {} ({}), {} periods of history, normaliser {:g}, {} one-step MAPE {}",
+            source_.description(), signal_kind_name(source_.kind()), history.size(), smax,
+            forecaster_->name(),
+            forecaster_->mape() ? fmt::format("{:.2f} %", *forecaster_->mape()) : "n/a");
+}
+
+void ChaseController::decide(std::int64_t period_start) {
+  try {
+    if (!policy_) prepare(period_start);
+    const double seen = source_.value(period_start - options_.period_s, options_.period_s);
+    const double forecast = forecaster_->predict(period_start, seen);
+    const auto choice = policy_->choose(optimizer_.measurements(), forecast);
+    optimizer_.apply_power_limit(choice.power_limit);
+    decisions_.push_back({period_start, seen, forecast, choice.eta_eff, choice.power_limit});
+    log::info("chase: period {}: signal {:g}, forecast {:g}, eta_eff {:.4f} -> {} W",
+              format_iso8601(period_start), seen, forecast, choice.eta_eff,
+              watts(choice.power_limit));
+    if (warned_) {
+      log::info("chase: {} answers again", source_.description());
+      warned_ = false;
+    }
+  } catch (const Error& e) {
+    if (e.code() == ErrorCode::kNoPermission || e.code() == ErrorCode::kGpuLost) throw;
+    ++failed_periods_;
+    if (!warned_) {
+      log::warn(
+          "chase: no signal for the period from {} ({}); keeping {} W and retrying each "
+          "period",
+          format_iso8601(period_start), e.what(), watts(optimizer_.applied_power_limit()));
+      warned_ = true;
+    }
+  }
+}
+
+std::string ChaseController::decisions_csv() const {
+  std::string out = "period_start_utc,signal_seen,forecast,eta_eff,power_limit_w\n";
+  for (const auto& d : decisions_) {
+    out += fmt::format("{},{:.6g},{:.6g},{:.6g},{:g}\n", format_iso8601(d.period_start_utc),
+                       d.signal_seen, d.forecast, d.eta_eff, watts(d.power_limit));
+  }
+  return out;
+}
+
+}  // namespace zeus

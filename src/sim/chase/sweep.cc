@@ -1,0 +1,148 @@
+#include "zeus/sim/chase/sweep.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <exception>
+#include <mutex>
+#include <thread>
+
+#include "zeus/util/error.h"
+
+namespace zeus::sim::chase {
+
+Distribution distribution(std::vector<double> v) {
+  Distribution d;
+  d.n = v.size();
+  if (v.empty()) return d;
+  double sum = 0;
+  for (double x : v) sum += x;
+  d.mean = sum / static_cast<double>(v.size());
+  double ss = 0;
+  for (double x : v) ss += (x - d.mean) * (x - d.mean);
+  d.sd = v.size() > 1 ? std::sqrt(ss / static_cast<double>(v.size() - 1)) : 0.0;
+  std::sort(v.begin(), v.end());
+  // Linear interpolation between order statistics (numpy's default).
+  const auto q = [&](double p) {
+    const double pos = p * static_cast<double>(v.size() - 1);
+    const auto lo = static_cast<std::size_t>(std::floor(pos));
+    const std::size_t hi = std::min(lo + 1, v.size() - 1);
+    return v[lo] + (pos - static_cast<double>(lo)) * (v[hi] - v[lo]);
+  };
+  d.p5 = q(0.05);
+  d.p50 = q(0.5);
+  d.p95 = q(0.95);
+  return d;
+}
+
+SweepResult sweep_starts(const Replayer& replayer, std::vector<Policy> policies, std::int64_t from,
+                         std::int64_t to, std::int64_t step_s, int threads) {
+  if (step_s <= 0 || step_s % replayer.period_s() != 0) {
+    throw_error(ErrorCode::kInvalidArgument,
+                fmt::format("the start step ({} s) must be a positive multiple of the decision "
+                            "period ({} s)",
+                            step_s, replayer.period_s()));
+  }
+  const auto is_max = [](const Policy& p) { return p.kind == Policy::Kind::kMax; };
+  const auto base = std::find_if(policies.begin(), policies.end(), is_max);
+  if (base == policies.end()) {
+    policies.insert(policies.begin(), parse_policy("max"));
+  } else {
+    std::rotate(policies.begin(), base, base + 1);
+  }
+  std::vector<std::int64_t> candidates;
+  std::int64_t s = std::max(replayer.period_floor(from), replayer.first_start());
+  if (s < from) s += replayer.period_s();
+  for (; s < to; s += step_s) candidates.push_back(s);
+
+  // results per candidate start; empty when the start was skipped.
+  std::vector<std::vector<ReplayResult>> by_start(candidates.size());
+  std::atomic<std::size_t> next{0};
+  std::exception_ptr failure;
+  std::mutex failure_mutex;
+  const auto worker = [&] {
+    for (std::size_t i = next++; i < candidates.size(); i = next++) {
+      std::vector<ReplayResult> row;
+      try {
+        for (const auto& p : policies) row.push_back(replayer.run(p, candidates[i]));
+      } catch (const Error& e) {
+        if (e.code() != ErrorCode::kNotFound) {  // anything but "no signal there"
+          std::lock_guard lock(failure_mutex);
+          if (!failure) failure = std::current_exception();
+        }
+        row.clear();  // the job outlasts the series from here
+      } catch (...) {
+        std::lock_guard lock(failure_mutex);
+        if (!failure) failure = std::current_exception();
+      }
+      by_start[i] = std::move(row);
+    }
+  };
+  const int n =
+      threads > 0 ? threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  std::vector<std::jthread> pool;
+  for (int k = 1; k < n; ++k) pool.emplace_back(worker);
+  worker();
+  pool.clear();
+  if (failure) std::rethrow_exception(failure);
+
+  SweepResult out;
+  out.policies = policies;
+  out.results.resize(policies.size());
+  for (std::size_t i = 0; i < candidates.size(); ++i) {
+    if (by_start[i].empty()) {
+      ++out.skipped_outlasting;
+      continue;
+    }
+    out.starts.push_back(candidates[i]);
+    for (std::size_t p = 0; p < policies.size(); ++p) out.results[p].push_back(by_start[i][p]);
+  }
+  if (out.starts.empty()) {
+    throw_error(ErrorCode::kInvalidArgument,
+                fmt::format("{}: no start leaves the job inside the series ({} tried); use a "
+                            "shorter job, a longer series, or --wrap",
+                            replayer.signal().source(), candidates.size()));
+  }
+  const auto& b = out.results[0];
+  const double nstarts = static_cast<double>(out.starts.size());
+  double bt = 0, be = 0, bc = 0;
+  for (const auto& r : b) {
+    bt += r.time.count();
+    be += r.energy.value();
+    bc += r.charge;
+  }
+  for (std::size_t p = 0; p < policies.size(); ++p) {
+    PolicySummary sum;
+    sum.policy = policies[p].spec;
+    double t = 0, e = 0, c = 0, mape = 0;
+    int nmape = 0;
+    std::vector<double> dt, dc;
+    for (std::size_t i = 0; i < out.starts.size(); ++i) {
+      const auto& r = out.results[p][i];
+      t += r.time.count();
+      e += r.energy.value();
+      c += r.charge;
+      dt.push_back(100.0 * (r.time.count() / b[i].time.count() - 1.0));
+      if (b[i].charge > 0) dc.push_back(100.0 * (r.charge - b[i].charge) / b[i].charge);
+      if (r.forecast_mape) {
+        mape += *r.forecast_mape;
+        ++nmape;
+      }
+    }
+    sum.mean_time_s = t / nstarts;
+    sum.mean_energy_j = e / nstarts;
+    sum.mean_charge = c / nstarts;
+    sum.time_change_pct = 100.0 * (t / bt - 1.0);
+    sum.energy_change_pct = 100.0 * (e / be - 1.0);
+    sum.charge_change_pct = bc != 0.0 ? 100.0 * (c - bc) / std::abs(bc) : 0.0;
+    sum.time_change = distribution(std::move(dt));
+    sum.charge_change = distribution(std::move(dc));
+    if (nmape > 0) sum.mean_forecast_mape = mape / nmape;
+    out.summary.push_back(sum);
+  }
+  return out;
+}
+
+}  // namespace zeus::sim::chase

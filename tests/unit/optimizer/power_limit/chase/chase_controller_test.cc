@@ -1,0 +1,186 @@
+// The live Chase controller on simulated GPUs: an injected clock, a scripted
+// hourly signal, and a source that fails on demand.
+#include "zeus/optimizer/power_limit/chase/chase_controller.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "../test_support.h"
+#include "zeus/monitor/carbon/rate_provider.h"
+#include "zeus/optimizer/power_limit/chase/provider_source.h"
+#include "zeus/util/error.h"
+#include "zeus/util/log.h"
+
+namespace zeus {
+namespace {
+
+using testing::SimRig;
+
+constexpr std::int64_t kT0 = 1'704'067'200;  // 2024-01-01T00:00:00Z
+constexpr std::int64_t kHour = 3600;
+constexpr double kLow = 100.0, kHigh = 900.0;
+
+// 48 h of history at a flat 500 g/kWh, then hours alternating low, high, ...
+GridSignal scripted() {
+  std::vector<double> v(48, 500.0);
+  for (int h = 0; h < 48; ++h) v.push_back(h % 2 == 0 ? kLow : kHigh);
+  return GridSignal(SignalKind::kCarbon, "gCO2/kWh", kT0 - 48 * kHour, kHour, v, "scripted");
+}
+
+// A source that fails for the periods starting in `down`.
+class FlakySource final : public SignalSource {
+ public:
+  explicit FlakySource(GridSignal s) : inner_(std::move(s)) {}
+  double value(std::int64_t start, std::int64_t period) override {
+    if (down.count(start)) throw_error(ErrorCode::kIo, "provider unreachable (simulated)");
+    return inner_.value(start, period);
+  }
+  SignalKind kind() const override { return SignalKind::kCarbon; }
+  std::string description() const override { return "flaky"; }
+  std::set<std::int64_t> down;
+
+ private:
+  GridSignalSource inner_;
+};
+
+GlobalPowerLimitOptimizerOptions small_options() {
+  GlobalPowerLimitOptimizerOptions o;
+  o.wait_steps = 1;
+  o.warmup_steps = 2;
+  o.profile_steps = 3;
+  o.pl_step = Watts(100.0);  // 300, 200, 100 W
+  return o;
+}
+
+struct Rig {
+  SimRig sim;
+  GlobalPowerLimitOptimizer opt{*sim.monitor, small_options()};
+  FlakySource source{scripted()};
+  ChaseController chase;
+  explicit Rig(double eta = 0.9)
+      : chase(opt, source, [&] {
+          ChaseControllerOptions o;
+          o.eta = eta;
+          o.period_s = kHour;
+          o.signal_max = kHigh;
+          o.unix_now = [this] { return static_cast<double>(kT0) + sim.clock.now().count(); };
+          return o;
+        }()) {}
+  void step() {
+    chase.on_step_begin();
+    sim.step(50.0);
+  }
+  // Moves the clock to `unix` (forward) and runs one step there.
+  void step_at(std::int64_t unix) {
+    sim.clock.set(Seconds(static_cast<double>(unix - kT0)));
+    step();
+  }
+  Milliwatts gpu_limit() { return sim.sims[0]->power_limit(); }
+};
+
+TEST(ChaseController, SwitchesLimitsAtPeriodBoundariesFromTheStoredProfile) {
+  Rig rig;
+  for (int i = 0; i < 1000 && !rig.opt.done(); ++i) rig.step();
+  ASSERT_TRUE(rig.opt.done());
+  ASSERT_LT(rig.sim.clock.now().count(), 1800.0) << "profiling should end within the first hour";
+  const ChasePolicy policy(0.9, kHigh);
+  const Milliwatts fast = policy.choose(rig.opt.measurements(), kLow).power_limit;
+  const Milliwatts slow = policy.choose(rig.opt.measurements(), kHigh).power_limit;
+  ASSERT_LT(slow, fast) << "the scripted signal must make the choices differ";
+  const auto measured = rig.opt.measurements().size();
+
+  rig.step();  // the first step after profiling decides at once
+  ASSERT_EQ(rig.chase.decisions().size(), 1u);
+  const auto& d0 = rig.chase.decisions()[0];
+  EXPECT_EQ(d0.period_start_utc, kT0);
+  EXPECT_EQ(d0.signal_seen, 500.0);  // persistence: the last completed hour
+  EXPECT_EQ(d0.forecast, 500.0);
+  EXPECT_NEAR(d0.eta_eff, 0.9 * 500 / (0.9 * 500 + 0.1 * kHigh), 1e-12);
+  EXPECT_EQ(rig.gpu_limit(), d0.power_limit);
+
+  rig.step_at(kT0 + 3000);  // same hour: no new decision
+  EXPECT_EQ(rig.chase.decisions().size(), 1u);
+
+  // Hour 1 follows a low hour (persistence forecasts low: run fast), hour 2 a
+  // high one (slow down); the GPU follows at each boundary, not before.
+  rig.step_at(kT0 + kHour + 5);
+  ASSERT_EQ(rig.chase.decisions().size(), 2u);
+  EXPECT_EQ(rig.chase.decisions()[1].period_start_utc, kT0 + kHour);
+  EXPECT_EQ(rig.chase.decisions()[1].forecast, kLow);
+  EXPECT_EQ(rig.gpu_limit(), fast);
+  rig.step_at(kT0 + 2 * kHour - 1);
+  EXPECT_EQ(rig.gpu_limit(), fast);
+  rig.step_at(kT0 + 2 * kHour);
+  ASSERT_EQ(rig.chase.decisions().size(), 3u);
+  EXPECT_EQ(rig.chase.decisions()[2].forecast, kHigh);
+  EXPECT_EQ(rig.gpu_limit(), slow);
+  EXPECT_EQ(rig.opt.measurements().size(), measured) << "no re-profiling";
+
+  const std::string csv = rig.chase.decisions_csv();
+  EXPECT_THAT(csv,
+              ::testing::StartsWith("period_start_utc,signal_seen,forecast,eta_eff,power_limit_w\n"
+                                    "2024-01-01T00:00:00Z,500,500,"));
+  EXPECT_THAT(csv, ::testing::HasSubstr("2024-01-01T02:00:00Z,900,900,0.9,"));
+}
+
+TEST(ChaseController, ProviderFailureKeepsTheLimitWarnsOnceAndRetries) {
+  Rig rig;
+  for (int i = 0; i < 1000 && !rig.opt.done(); ++i) rig.step();
+  rig.step();
+  rig.step_at(kT0 + 2 * kHour);  // after a high hour: the slow limit
+  const Milliwatts kept = rig.gpu_limit();
+  auto sink = std::make_shared<log::CapturingSink>();
+  log::ScopedSink scoped(sink, log::Level::kInfo);
+  // The last completed hour's value is what a decision needs: make hours 2-5 unreadable.
+  rig.source.down = {kT0 + 2 * kHour, kT0 + 3 * kHour, kT0 + 4 * kHour, kT0 + 5 * kHour};
+  rig.step_at(kT0 + 3 * kHour);
+  rig.step_at(kT0 + 3 * kHour + 60);  // same period: no retry storm
+  rig.step_at(kT0 + 4 * kHour);
+  rig.step_at(kT0 + 5 * kHour);
+  rig.step_at(kT0 + 6 * kHour);
+  EXPECT_EQ(rig.chase.failed_periods(), 4);
+  EXPECT_EQ(rig.gpu_limit(), kept);
+  EXPECT_EQ(sink->count(log::Level::kWarn, "keeping"), 1u);
+  rig.source.down.clear();
+  rig.step_at(kT0 + 7 * kHour);  // hour 6 was low: fast again
+  EXPECT_EQ(rig.chase.decisions().back().period_start_utc, kT0 + 7 * kHour);
+  EXPECT_GT(rig.gpu_limit(), kept);
+  EXPECT_EQ(sink->count(log::Level::kInfo, "answers again"), 1u);
+}
+
+TEST(ChaseController, RejectsBadOptionsAndEarlyApply) {
+  SimRig sim;
+  GlobalPowerLimitOptimizer opt(*sim.monitor, small_options());
+  GridSignalSource source(scripted());
+  ChaseControllerOptions bad;
+  bad.eta = 2;
+  EXPECT_THROW(ChaseController(opt, source, bad), Error);
+  ChaseControllerOptions oracle;
+  oracle.forecaster = "oracle";
+  EXPECT_THROW(ChaseController(opt, source, oracle), Error);
+  ChaseControllerOptions period;
+  period.period_s = 0;
+  EXPECT_THROW(ChaseController(opt, source, period), Error);
+  try {
+    opt.apply_power_limit(Milliwatts(200000));
+    ADD_FAILURE() << "applied before profiling ended";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kFailedPrecondition);
+  }
+}
+
+TEST(ChaseController, ProviderSourceAveragesHours) {
+  ConstantRate rate(250.0, kCarbonIntensityUnit);
+  ProviderSignalSource s(rate);
+  EXPECT_EQ(s.kind(), SignalKind::kCarbon);
+  EXPECT_DOUBLE_EQ(s.value(kT0 + 1800, 3600), 250.0);
+  ConstantRate price(0.3, kPriceUnit);
+  EXPECT_EQ(ProviderSignalSource(price).kind(), SignalKind::kPrice);
+  GridSignalSource g(scripted());
+  EXPECT_DOUBLE_EQ(g.value(kT0 + 1800, 3600), 0.5 * kLow + 0.5 * kHigh);  // spans two hours
+}
+
+}  // namespace
+}  // namespace zeus
