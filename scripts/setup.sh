@@ -1,12 +1,25 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the project needs: every scripts/packages/*.txt
-# (one file per part, whitespace-separated names, # comments). Idempotent and
-# quiet when everything is already present. Runs as root (or through sudo).
+# (one file per part, whitespace-separated names, # comments), and for each
+# NAME given scripts/packages/optional/NAME.txt (tools of one purpose, e.g.
+# `setup.sh package` for make package). Idempotent and quiet when everything
+# is already present. Runs as root (or through sudo).
+#
+#   scripts/setup.sh [NAME...]
 set -euo pipefail
 cd "$(dirname "$0")"
 
+lists=(packages/*.txt)
+for name in "$@"; do
+  if [ ! -f "packages/optional/$name.txt" ]; then
+    echo "setup: no package list '$name' (choose from: $(cd packages/optional && ls ./*.txt | sed 's|^./||; s|\.txt$||' | tr '\n' ' '))" >&2
+    exit 2
+  fi
+  lists+=("packages/optional/$name.txt")
+done
+
 PACKAGES=()
-for list in packages/*.txt; do
+for list in "${lists[@]}"; do
   read -r -a names <<<"$(sed 's/#.*//' "$list" | tr '\n' ' ')"
   PACKAGES+=("${names[@]}")
 done
