@@ -22,6 +22,17 @@ function(zeus_install_part name dir)
   add_library(Zeus::${name} ALIAS zeus_${name})
   install(TARGETS zeus_${name} EXPORT ZeusTargets
           ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT development)
+  # `cmake --install --strip` and the packages (CPACK_STRIP_FILES) strip
+  # programs only; archives keep their debug information (and with it the
+  # build tree's path) unless stripped here too, as Debian's dh_strip does.
+  get_target_property(type zeus_${name} TYPE)
+  if(type STREQUAL "STATIC_LIBRARY" AND CMAKE_STRIP)
+    install(CODE "if(CMAKE_INSTALL_DO_STRIP)
+  execute_process(COMMAND \"${CMAKE_STRIP}\" --strip-debug
+    \"\$ENV{DESTDIR}\${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_LIBDIR}/$<TARGET_FILE_NAME:zeus_${name}>\"
+    COMMAND_ERROR_IS_FATAL ANY)
+endif()" COMPONENT development)
+  endif()
 endfunction()
 
 # How the installed package finds a dependency that a part's link interface

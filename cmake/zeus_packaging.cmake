@@ -14,6 +14,38 @@
 # Configure with -DCMAKE_INSTALL_PREFIX=/usr -DCMAKE_INSTALL_SYSCONFDIR=/etc
 # (make package does).
 set(ZEUS_DEB_DIR ${CMAKE_SOURCE_DIR}/packaging/debian)
+# Whoever builds the packages maintains them: their name and address go in the
+# control files and changelogs (lintian flags the placeholder's host).
+set(ZEUS_DEB_MAINTAINER "Zeus in C++ maintainers <zeus-cpp@localhost>" CACHE STRING
+    "Maintainer of the Debian packages (make package)")
+
+# Man pages from --help (help2man, when installed): zeus(1) and zeusd(8).
+find_program(ZEUS_HELP2MAN help2man)
+if(ZEUS_HELP2MAN)
+  set(ZEUS_MAN_PAGES "")
+  foreach(entry zeus_cli:zeus:1:runtime zeusd:zeusd:8:daemon)
+    string(REPLACE ":" ";" f ${entry})
+    list(GET f 0 target)
+    list(GET f 1 name)
+    list(GET f 2 section)
+    list(GET f 3 component)
+    if(NOT TARGET ${target})
+      continue()
+    endif()
+    set(page ${CMAKE_BINARY_DIR}/packaging/man/${name}.${section}.gz)
+    add_custom_command(
+      OUTPUT ${page}
+      COMMAND ${CMAKE_COMMAND} -E make_directory ${CMAKE_BINARY_DIR}/packaging/man
+      COMMAND ${ZEUS_HELP2MAN} --no-info --section=${section} --version-option=--version
+              --name=${name} --output=${CMAKE_BINARY_DIR}/packaging/man/${name}.${section}
+              $<TARGET_FILE:${target}>
+      COMMAND gzip -9nf ${CMAKE_BINARY_DIR}/packaging/man/${name}.${section}
+      DEPENDS ${target} VERBATIM)
+    list(APPEND ZEUS_MAN_PAGES ${page})
+    install(FILES ${page} DESTINATION ${CMAKE_INSTALL_MANDIR}/man${section} COMPONENT ${component})
+  endforeach()
+  add_custom_target(zeus_man_pages ALL DEPENDS ${ZEUS_MAN_PAGES})
+endif()
 
 # The daemon's system files (the daemon component).
 if(TARGET zeusd)
@@ -44,7 +76,7 @@ foreach(entry ${ZEUS_DEB_PACKAGES})
   file(WRITE ${CMAKE_BINARY_DIR}/packaging/${package}/changelog.Debian
        "${package} (${PROJECT_VERSION}-1) unstable; urgency=medium\n\n"
        "  * Built from the Zeus in C++ tree (make package).\n\n"
-       " -- Zeus in C++ maintainers <zeus-cpp@localhost>  ${ZEUS_DEB_DATE}\n")
+       " -- ${ZEUS_DEB_MAINTAINER}  ${ZEUS_DEB_DATE}\n")
   add_custom_command(OUTPUT ${CMAKE_BINARY_DIR}/packaging/${package}/changelog.Debian.gz
                      COMMAND gzip -9nf -k ${CMAKE_BINARY_DIR}/packaging/${package}/changelog.Debian
                      DEPENDS ${CMAKE_BINARY_DIR}/packaging/${package}/changelog.Debian)
@@ -60,7 +92,7 @@ set(CPACK_GENERATOR DEB)
 set(CPACK_PACKAGE_NAME zeus)
 set(CPACK_PACKAGE_VENDOR "Zeus in C++")
 set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
-set(CPACK_PACKAGE_CONTACT "Zeus in C++ maintainers <zeus-cpp@localhost>")
+set(CPACK_PACKAGE_CONTACT "${ZEUS_DEB_MAINTAINER}")
 set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "measure and optimize the energy of deep-learning work")
 set(CPACK_PACKAGING_INSTALL_PREFIX ${CMAKE_INSTALL_PREFIX})
 set(CPACK_PACKAGE_DIRECTORY ${CMAKE_BINARY_DIR}/packages)
@@ -86,7 +118,7 @@ set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS OFF)
 set(CPACK_DEBIAN_RUNTIME_PACKAGE_NAME zeus)
 set(CPACK_DEBIAN_RUNTIME_PACKAGE_SECTION science)
 set(CPACK_COMPONENT_RUNTIME_DESCRIPTION
-    "measure and optimize the energy of deep-learning work\n"
+    "energy measurement and optimization for deep learning (CLI)\n"
     "The zeus command: energy windows on NVIDIA and AMD GPUs and RAPL CPUs (or a\n"
     "simulated GPU), the power-limit optimizer, the trace-driven simulator, the\n"
     "Perseus planner and the batch-size optimizer service.")

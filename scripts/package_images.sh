@@ -33,8 +33,12 @@ in_root() {
 
 step "the image root: the tested root less the test tools"
 cp -a "$tested" "$work/root"
+# Everything but the three packages (and what they need, and what Debian
+# never removes) is marked automatically installed, then removed.
 in_root "$work/root" /bin/sh -c 'export DEBIAN_FRONTEND=noninteractive
-  apt-get purge -y -q g++ cmake ninja-build make pkg-config libzeus-dev >/dev/null
+  apt-get purge -y -q libzeus-dev >/dev/null
+  apt-mark showmanual | xargs apt-mark auto >/dev/null
+  apt-mark manual zeus zeusd python3-zeuscpp >/dev/null
   apt-get autoremove --purge -y -q >/dev/null
   apt-get clean
   rm -rf /var/lib/apt/lists/* /tmp/* /etc/zeusd/key /root/.cache'
@@ -78,6 +82,8 @@ smoke() {
   step "smoke $tag: $entry $*"
   in_root "$work/run-$tag/rootfs" "$entry" "$@"
 }
-smoke zeus show-env | head -12
-smoke zeusd --help | head -5
+smoke zeus show-env >"$work/zeus.txt"
+head -12 "$work/zeus.txt"
+smoke zeusd --help >"$work/zeusd.txt"
+head -5 "$work/zeusd.txt"
 echo "== images: built $out/oci (zeus, zeusd); docs/install.md shows how to load them"

@@ -72,7 +72,7 @@ grep -E '^(Setting up|Unpacking) ' "$root/tmp/apt.log" | grep -c 'Setting up' |
   xargs -I{} echo "  {} packages set up"
 
 step "zeus show-env"
-in_root 'zeus show-env | head -20'
+in_root 'zeus show-env >/tmp/show-env.txt; head -20 /tmp/show-env.txt'
 
 step "zeus monitor energy on the simulated GPU"
 in_root 'cd /tmp && ZEUS_GPU_BACKEND=sim zeus monitor energy -- sleep 1 2>&1 | tee /tmp/monitor.txt
