@@ -87,7 +87,8 @@ bench-bso: build
 
 # The measurement-only configuration (ZEUS_MINIMAL: no Boost, SQLite,
 # libpq/libpqxx, libcurl, OpenSSL or MPI), built and its programs run.
-build-minimal: setup
+build-minimal:
+	@bash scripts/setup.sh --only minimal
 	@cmake -S . -B $(MIN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DZEUS_MINIMAL=ON \
 	  $(LAUNCHER) $(CMAKE_ARGS) >/dev/null
 	@cmake --build $(MIN_BUILD) -j $(JOBS)
