@@ -4,6 +4,8 @@ BUILD      ?= build
 ASAN_BUILD ?= build-asan
 TSAN_BUILD ?= build-tsan
 FUZZ_BUILD ?= build-fuzz
+PKG_BUILD  ?= build-pkg
+MIN_BUILD  ?= build-minimal
 FUZZ_SECONDS ?= 600
 JOBS       ?= 2
 CMAKE_ARGS ?=
@@ -18,7 +20,8 @@ export CCACHE_BASEDIR := $(CURDIR)
 export CCACHE_NOHASHDIR := 1
 export CCACHE_MAXSIZE ?= 20G
 
-.PHONY: all setup build run test test-asan test-tsan fuzz bench bench-bso format format-check clean
+.PHONY: all setup build run test test-asan test-tsan fuzz bench bench-bso format format-check clean \
+  build-minimal package package-test
 
 all: build
 
@@ -82,6 +85,30 @@ bench: build
 bench-bso: build
 	@bash scripts/run_bso_load.sh $(BUILD)
 
+# The measurement-only configuration (ZEUS_MINIMAL: no Boost, SQLite,
+# libpq/libpqxx, libcurl, OpenSSL or MPI), built and its programs run.
+build-minimal:
+	@bash scripts/setup.sh --only minimal
+	@cmake -S . -B $(MIN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DZEUS_MINIMAL=ON \
+	  $(LAUNCHER) $(CMAKE_ARGS) >/dev/null
+	@cmake --build $(MIN_BUILD) -j $(JOBS)
+	@bash scripts/check_minimal.sh $(MIN_BUILD)
+
+# Debian packages (zeus, libzeus-dev, zeusd, python3-zeuscpp) into
+# $(PKG_BUILD)/packages, with lintian's findings (docs/install.md).
+package:
+	@bash scripts/setup.sh package
+	@cmake -S . -B $(PKG_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  -DCMAKE_INSTALL_PREFIX=/usr -DCMAKE_INSTALL_SYSCONFDIR=/etc \
+	  -DZEUS_BUILD_TESTS=OFF -DZEUS_BUILD_BENCHMARKS=OFF $(LAUNCHER) $(CMAKE_ARGS) >/dev/null
+	@cmake --build $(PKG_BUILD) -j $(JOBS)
+	@bash scripts/make_packages.sh $(PKG_BUILD)
+
+# The packages installed into a fresh Debian 12 root (debootstrap, cached)
+# and smoke-tested there; see scripts/package_test.sh.
+package-test: package
+	@bash scripts/package_test.sh $(PKG_BUILD)/packages
+
 format:
 	@git ls-files '*.cc' '*.h' | xargs clang-format -i
 
@@ -90,4 +117,4 @@ format-check: setup
 	@git ls-files '*.cc' '*.h' | xargs clang-format --dry-run --Werror
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD) $(TSAN_BUILD) $(FUZZ_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(TSAN_BUILD) $(FUZZ_BUILD) $(PKG_BUILD) $(MIN_BUILD)

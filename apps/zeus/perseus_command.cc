@@ -14,6 +14,7 @@
 #include "zeus/optimizer/pipeline_frequency/planner/frontier_plot.h"
 #include "zeus/optimizer/pipeline_frequency/planner/planner.h"
 #include "zeus/optimizer/pipeline_frequency/planner/plans_json.h"
+#include "zeus/util/data_dir.h"
 #include "zeus/util/error.h"
 #include "zeus/util/files.h"
 #include "zeus/util/text.h"
@@ -50,17 +51,10 @@ struct PlanArgs {
   std::string out;
 };
 
-// The profiles shipped in data/ (build/bin/zeus -> ../../data; else the
-// source tree's copy), for messages that point users at an example.
+// The profiles shipped in data/ (installed under <prefix>/share/zeus), for
+// messages that point users at an example.
 std::string shipped_profiles() {
-  std::error_code ec;
-  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  if (!ec) {
-    const fs::path p =
-        exe.parent_path() / ".." / ".." / "data" / "perseus-sosp24-emulation" / "stage_profile";
-    if (fs::is_directory(p, ec)) return fs::weakly_canonical(p, ec).string();
-  }
-  return std::string(ZEUS_SOURCE_DIR) + "/data/perseus-sosp24-emulation/stage_profile";
+  return zeus::data_dir("perseus-sosp24-emulation") + "/stage_profile";
 }
 
 // "\rperseus: step 1200/3495 (34%), about 12 s left" at most 5 times a second.

@@ -14,6 +14,7 @@
 #include "output_checks.h"
 #include "zeus/optimizer/power_limit/carbon_aware/signal_csv.h"
 #include "zeus/sim/chase/study.h"
+#include "zeus/util/data_dir.h"
 #include "zeus/util/error.h"
 #include "zeus/util/parse.h"
 
@@ -40,17 +41,8 @@ struct Flags {
   bool no_plots = false;
 };
 
-// build/bin/zeus -> ../../data/zeus-traces; else the source tree's copy.
-std::string default_traces() {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  if (!ec) {
-    const fs::path p = exe.parent_path() / ".." / ".." / "data" / "zeus-traces";
-    if (fs::is_directory(p)) return fs::weakly_canonical(p).string();
-  }
-  return std::string(ZEUS_SOURCE_DIR) + "/data/zeus-traces";
-}
+// Installed: <prefix>/share/zeus/zeus-traces (the build tree mirrors it).
+std::string default_traces() { return zeus::data_dir("zeus-traces"); }
 
 void run(const Flags& f) {
   using namespace zeus;

@@ -19,6 +19,7 @@
 #include "zeus/sim/paper/paper_report.h"
 #include "zeus/sim/report.h"
 #include "zeus/sim/sweep.h"
+#include "zeus/util/data_dir.h"
 #include "zeus/util/error.h"
 #include "zeus/util/parse.h"
 
@@ -42,17 +43,8 @@ struct Flags {
   int threads = 0;
 };
 
-// build/bin/zeus -> ../../data/zeus-traces; else the source tree's copy.
-std::string default_traces() {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  if (!ec) {
-    const fs::path p = exe.parent_path() / ".." / ".." / "data" / "zeus-traces";
-    if (fs::is_directory(p)) return fs::weakly_canonical(p).string();
-  }
-  return std::string(ZEUS_SOURCE_DIR) + "/data/zeus-traces";
-}
+// Installed: <prefix>/share/zeus/zeus-traces (the build tree mirrors it).
+std::string default_traces() { return zeus::data_dir("zeus-traces"); }
 
 // Which flags the user gave (CLI11 options), for flags that do not apply.
 struct Given {

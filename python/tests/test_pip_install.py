@@ -41,3 +41,10 @@ def test_pip_install_into_a_target_directory(tmp_path):
     )
     assert check.returncode == 0, check.stderr
     assert check.stdout.strip().startswith(str(target))
+    # The zeus command comes with it, and finds its data where pip put it
+    # (bin/../share/zeus), not in the source tree.
+    zeus = target / "bin" / "zeus"
+    assert zeus.exists() and os.access(zeus, os.X_OK), sorted(p.name for p in target.iterdir())
+    assert (target / "share" / "zeus" / "zeus-traces" / "summary_power_a40.csv").exists()
+    version = subprocess.run([str(zeus), "--version"], capture_output=True, text=True, cwd=tmp_path)
+    assert version.returncode == 0 and version.stdout.strip(), version.stderr

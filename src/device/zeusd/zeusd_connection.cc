@@ -1,6 +1,5 @@
 #include <fmt/format.h>
 
-#include <cstdlib>
 #include <nlohmann/json.hpp>
 
 #include "zeus/device/zeusd_backend.h"
@@ -11,11 +10,6 @@
 
 namespace zeus {
 namespace {
-
-const char* env(const char* name) {
-  const char* v = std::getenv(name);
-  return v != nullptr && *v != '\0' ? v : nullptr;
-}
 
 std::string error_text(const http::Response& r) {
   try {
@@ -35,30 +29,6 @@ std::string error_text(const http::Response& r) {
 }
 
 }  // namespace
-
-bool ZeusdStatus::can(const std::string& group) const {
-  const bool enabled = std::find(enabled_api_groups.begin(), enabled_api_groups.end(), group) !=
-                       enabled_api_groups.end();
-  if (!enabled) return false;
-  if (!auth_required) return true;
-  return std::find(scopes.begin(), scopes.end(), group) != scopes.end();
-}
-
-std::optional<ZeusdConfig> ZeusdConfig::from_env() {
-  ZeusdConfig c;
-  if (const char* t = env("ZEUSD_TOKEN")) c.token = t;
-  if (const char* sock = env("ZEUSD_SOCK_PATH")) {
-    c.endpoint = sock;
-    c.url = std::string("unix:") + sock;
-    return c;
-  }
-  if (const char* hp = env("ZEUSD_HOST_PORT")) {
-    c.endpoint = hp;
-    c.url = std::string("http://") + hp;
-    return c;
-  }
-  return std::nullopt;
-}
 
 class ZeusdConnection::Impl {
  public:

@@ -1,3 +1,5 @@
+// The libcurl build of https_get (https_client_without_curl.cc is the other).
+#if !defined(ZEUS_WITHOUT_CURL)
 #include "monitor/carbon/https_client.h"
 
 #include <curl/curl.h>
@@ -48,15 +50,6 @@ std::string redact(const std::string& url) {
 }
 
 }  // namespace
-
-std::string query_escape(const std::string& value) {
-  global_init();
-  std::unique_ptr<CURL, void (*)(CURL*)> curl(curl_easy_init(), curl_easy_cleanup);
-  char* escaped = curl_easy_escape(curl.get(), value.c_str(), static_cast<int>(value.size()));
-  std::string out = escaped != nullptr ? escaped : "";
-  curl_free(escaped);
-  return out;
-}
 
 HttpsResponse https_get(const std::string& url, const std::vector<std::string>& headers,
                         Seconds timeout, std::size_t max_bytes) {
@@ -109,3 +102,5 @@ HttpsResponse https_get(const std::string& url, const std::vector<std::string>& 
 }
 
 }  // namespace zeus::carbon_internal
+
+#endif  // !ZEUS_WITHOUT_CURL

@@ -1,0 +1,174 @@
+# Debian packages with CPack (`make package`, docs/install.md): one package
+# per install component (cmake/zeus_install.cmake), so the install rules are
+# the single list of what ships. CPack rather than debian/ + debhelper: the
+# packages are built from the same CMake build the tests use, by the same
+# rules `cmake --install` follows, with no second build system to keep in
+# step; dpkg-shlibdeps still computes the run-time dependencies.
+#
+#   zeus            the zeus command and its data (share/zeus)
+#   libzeus-dev     static libraries, headers, find_package(Zeus), zeus-*.pc
+#   zeusd           the daemon, its hardened systemd unit, /etc/default/zeusd,
+#                   the group zeusd for socket users
+#   python3-zeuscpp the zeuscpp module for Debian's python3
+#
+# Configure with -DCMAKE_INSTALL_PREFIX=/usr -DCMAKE_INSTALL_SYSCONFDIR=/etc
+# (make package does).
+set(ZEUS_DEB_DIR ${CMAKE_SOURCE_DIR}/packaging/debian)
+# Whoever builds the packages maintains them: their name and address go in the
+# control files and changelogs (lintian flags the placeholder's host).
+set(ZEUS_DEB_MAINTAINER "Zeus in C++ maintainers <zeus-cpp@localhost>" CACHE STRING
+    "Maintainer of the Debian packages (make package)")
+
+# Man pages from --help (help2man, when installed): zeus(1) and zeusd(8).
+find_program(ZEUS_HELP2MAN help2man)
+if(ZEUS_HELP2MAN)
+  set(ZEUS_MAN_PAGES "")
+  foreach(entry zeus_cli:zeus:1:runtime zeusd:zeusd:8:daemon)
+    string(REPLACE ":" ";" f ${entry})
+    list(GET f 0 target)
+    list(GET f 1 name)
+    list(GET f 2 section)
+    list(GET f 3 component)
+    if(NOT TARGET ${target})
+      continue()
+    endif()
+    set(page ${CMAKE_BINARY_DIR}/packaging/man/${name}.${section}.gz)
+    add_custom_command(
+      OUTPUT ${page}
+      COMMAND ${CMAKE_COMMAND} -E make_directory ${CMAKE_BINARY_DIR}/packaging/man
+      COMMAND ${ZEUS_HELP2MAN} --no-info --section=${section} --version-option=--version
+              --name=${name} --output=${CMAKE_BINARY_DIR}/packaging/man/${name}.${section}
+              $<TARGET_FILE:${target}>
+      COMMAND gzip -9nf ${CMAKE_BINARY_DIR}/packaging/man/${name}.${section}
+      DEPENDS ${target} VERBATIM)
+    list(APPEND ZEUS_MAN_PAGES ${page})
+    install(FILES ${page} DESTINATION ${CMAKE_INSTALL_MANDIR}/man${section} COMPONENT ${component})
+  endforeach()
+  add_custom_target(zeus_man_pages ALL DEPENDS ${ZEUS_MAN_PAGES})
+endif()
+
+# The daemon's system files (the daemon component).
+if(TARGET zeusd)
+  set(ZEUS_SYSTEMD_UNITDIR "lib/systemd/system" CACHE STRING
+      "Where the zeusd unit goes (relative to the prefix, or absolute)")
+  set(ZEUSD_SOCKET /run/zeusd/zeusd.sock)
+  set(ZEUS_BINDIR ${CMAKE_INSTALL_FULL_BINDIR})
+  set(ZEUS_SYSCONFDIR ${CMAKE_INSTALL_FULL_SYSCONFDIR})
+  set(ZEUS_DOCDIR ${CMAKE_INSTALL_FULL_DATADIR}/doc/zeusd)
+  configure_file(${CMAKE_SOURCE_DIR}/packaging/zeusd/zeusd.service.in
+                 ${CMAKE_BINARY_DIR}/packaging/zeusd.service @ONLY)
+  install(FILES ${CMAKE_BINARY_DIR}/packaging/zeusd.service DESTINATION ${ZEUS_SYSTEMD_UNITDIR}
+          COMPONENT daemon)
+  install(FILES ${CMAKE_SOURCE_DIR}/packaging/zeusd/default RENAME zeusd
+          DESTINATION ${CMAKE_INSTALL_SYSCONFDIR}/default COMPONENT daemon)
+  install(FILES ${CMAKE_SOURCE_DIR}/docs/install.md ${CMAKE_SOURCE_DIR}/docs/zeusd.md
+          DESTINATION ${CMAKE_INSTALL_DATADIR}/doc/zeusd COMPONENT daemon)
+endif()
+
+# Every package carries /usr/share/doc/<package>/copyright (Debian policy 12.5)
+# and a changelog.
+set(ZEUS_DEB_PACKAGES runtime:zeus development:libzeus-dev daemon:zeusd python:python3-zeuscpp)
+string(TIMESTAMP ZEUS_DEB_DATE "%a, %d %b %Y %H:%M:%S +0000" UTC)
+foreach(entry ${ZEUS_DEB_PACKAGES})
+  string(REPLACE ":" ";" pair ${entry})
+  list(GET pair 0 component)
+  list(GET pair 1 package)
+  file(WRITE ${CMAKE_BINARY_DIR}/packaging/${package}/changelog.Debian
+       "${package} (${PROJECT_VERSION}-1) unstable; urgency=medium\n\n"
+       "  * Built from the Zeus in C++ tree (make package).\n\n"
+       " -- ${ZEUS_DEB_MAINTAINER}  ${ZEUS_DEB_DATE}\n")
+  add_custom_command(OUTPUT ${CMAKE_BINARY_DIR}/packaging/${package}/changelog.Debian.gz
+                     COMMAND gzip -9nf -k ${CMAKE_BINARY_DIR}/packaging/${package}/changelog.Debian
+                     DEPENDS ${CMAKE_BINARY_DIR}/packaging/${package}/changelog.Debian)
+  list(APPEND ZEUS_DEB_CHANGELOGS ${CMAKE_BINARY_DIR}/packaging/${package}/changelog.Debian.gz)
+  install(FILES ${ZEUS_DEB_DIR}/copyright.in RENAME copyright
+          DESTINATION ${CMAKE_INSTALL_DATADIR}/doc/${package} COMPONENT ${component})
+  install(FILES ${CMAKE_BINARY_DIR}/packaging/${package}/changelog.Debian.gz
+          DESTINATION ${CMAKE_INSTALL_DATADIR}/doc/${package} COMPONENT ${component})
+endforeach()
+add_custom_target(zeus_deb_changelogs ALL DEPENDS ${ZEUS_DEB_CHANGELOGS})
+
+set(CPACK_GENERATOR DEB)
+set(CPACK_PACKAGE_NAME zeus)
+set(CPACK_PACKAGE_VENDOR "Zeus in C++")
+set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
+set(CPACK_PACKAGE_CONTACT "${ZEUS_DEB_MAINTAINER}")
+set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "measure and optimize the energy of deep-learning work")
+set(CPACK_PACKAGING_INSTALL_PREFIX ${CMAKE_INSTALL_PREFIX})
+set(CPACK_PACKAGE_DIRECTORY ${CMAKE_BINARY_DIR}/packages)
+set(CPACK_DEB_COMPONENT_INSTALL ON)
+set(CPACK_COMPONENTS_ALL runtime development)
+if(TARGET zeuscpp_core)
+  list(APPEND CPACK_COMPONENTS_ALL python)
+endif()
+if(TARGET zeusd)
+  list(APPEND CPACK_COMPONENTS_ALL daemon)
+endif()
+set(CPACK_DEBIAN_PACKAGE_RELEASE 1)
+set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
+set(CPACK_DEBIAN_PACKAGE_SECTION science)
+set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
+set(CPACK_DEBIAN_PACKAGE_HOMEPAGE "https://ml.energy/zeus/")
+# Run-time dependencies computed by dpkg-shlibdeps from the ELF files.
+set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
+# Debug information stays in the build tree, not in the packages.
+set(CPACK_STRIP_FILES ON)
+set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS OFF)
+
+set(CPACK_DEBIAN_RUNTIME_PACKAGE_NAME zeus)
+set(CPACK_DEBIAN_RUNTIME_PACKAGE_SECTION science)
+set(CPACK_COMPONENT_RUNTIME_DESCRIPTION
+    "energy measurement and optimization for deep learning (CLI)\n"
+    "The zeus command: energy windows on NVIDIA and AMD GPUs and RAPL CPUs (or a\n"
+    "simulated GPU), the power-limit optimizer, the trace-driven simulator, the\n"
+    "Perseus planner and the batch-size optimizer service.")
+
+set(CPACK_DEBIAN_DEVELOPMENT_PACKAGE_NAME libzeus-dev)
+set(CPACK_DEBIAN_DEVELOPMENT_PACKAGE_SECTION libdevel)
+# Headers of the measurement parts include fmt and nlohmann/json; the service
+# parts' libraries are suggested (find_package(Zeus) looks for them quietly).
+set(CPACK_DEBIAN_DEVELOPMENT_PACKAGE_DEPENDS "libfmt-dev, nlohmann-json3-dev")
+set(CPACK_DEBIAN_DEVELOPMENT_PACKAGE_SUGGESTS
+    "libcurl4-openssl-dev, libsqlite3-dev, libpqxx-dev, libssl-dev, libopenmpi-dev, cmake, pkg-config")
+set(CPACK_COMPONENT_DEVELOPMENT_DESCRIPTION
+    "Zeus in C++ library: headers, static libraries, CMake package\n"
+    "find_package(Zeus) with one target per part (Zeus::monitor,\n"
+    "Zeus::power_limit, ...) and pkg-config files zeus-<part>.pc.")
+
+set(CPACK_DEBIAN_DAEMON_PACKAGE_NAME zeusd)
+set(CPACK_DEBIAN_DAEMON_PACKAGE_SECTION admin)
+set(CPACK_DEBIAN_DAEMON_PACKAGE_DEPENDS "adduser")
+set(CPACK_DEBIAN_DAEMON_PACKAGE_CONTROL_EXTRA
+    ${CMAKE_BINARY_DIR}/packaging/zeusd-control/postinst
+    ${CMAKE_BINARY_DIR}/packaging/zeusd-control/prerm
+    ${CMAKE_BINARY_DIR}/packaging/zeusd-control/postrm
+    ${CMAKE_BINARY_DIR}/packaging/zeusd-control/conffiles)
+set(CPACK_DEBIAN_DAEMON_PACKAGE_CONTROL_STRICT_PERMISSION ON)
+foreach(script postinst prerm postrm conffiles)
+  file(COPY ${ZEUS_DEB_DIR}/zeusd.${script} DESTINATION ${CMAKE_BINARY_DIR}/packaging/zeusd-control)
+  file(RENAME ${CMAKE_BINARY_DIR}/packaging/zeusd-control/zeusd.${script}
+       ${CMAKE_BINARY_DIR}/packaging/zeusd-control/${script})
+endforeach()
+set(CPACK_COMPONENT_DAEMON_DESCRIPTION
+    "Zeus node daemon (GPU control, RAPL, power streaming)\n"
+    "zeusd serves GPU settings, RAPL energy and power streams to unprivileged\n"
+    "processes over a Unix socket (members of the group zeusd) with optional\n"
+    "JWT tokens and leases that restore settings when a client dies, and\n"
+    "Prometheus metrics. Ships a hardened systemd unit.")
+
+set(CPACK_DEBIAN_PYTHON_PACKAGE_NAME python3-zeuscpp)
+set(CPACK_DEBIAN_PYTHON_PACKAGE_SECTION python)
+# The module is built for this interpreter's ABI (cpython-3XY).
+get_property(ZEUS_PY_VERSION GLOBAL PROPERTY ZEUS_PYTHON_VERSION)
+if(ZEUS_PY_VERSION MATCHES "^([0-9]+)\\.([0-9]+)$")
+  math(EXPR ZEUS_PY_NEXT "${CMAKE_MATCH_2} + 1")
+  set(CPACK_DEBIAN_PYTHON_PACKAGE_DEPENDS
+      "python3 (>= ${ZEUS_PY_VERSION}), python3 (<< ${CMAKE_MATCH_1}.${ZEUS_PY_NEXT})")
+endif()
+set(CPACK_DEBIAN_PYTHON_PACKAGE_RECOMMENDS "python3-numpy")
+set(CPACK_DEBIAN_PYTHON_PACKAGE_SUGGESTS "python3-torch, zeus")
+set(CPACK_COMPONENT_PYTHON_DESCRIPTION
+    "Zeus in C++ for Python (zeuscpp)\n"
+    "The Python Zeus's API (zeuscpp.monitor, zeuscpp.optimizer.power_limit, ...)\n"
+    "on the C++ library: swap zeus for zeuscpp in the imports.")
+include(CPack)

@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Checks a build of the measurement-only configuration (make build-minimal,
+# ZEUS_MINIMAL=ON): none of the service libraries is linked into its programs
+# or its Python module, its parts do not include their headers, and its
+# commands work: show-env, monitor energy on the simulated GPU, power-limit,
+# and the clear refusals where a service would be needed.
+#
+#   scripts/check_minimal.sh BUILD_DIR
+set -euo pipefail
+build=$(cd "$1" && pwd)
+zeus=$build/bin/zeus
+step() { echo "== minimal: $*"; }
+
+step "no service library in the programs"
+for bin in "$zeus" "$build"/python/zeuscpp/_core*.so; do
+  [ -e "$bin" ] || continue
+  if ldd "$bin" | grep -E 'libcurl|libsqlite3|libpq|libssl|libcrypto|libmpi|libboost'; then
+    echo "$bin links a service library (above)" >&2
+    exit 1
+  fi
+done
+[ ! -e "$build/bin/zeusd" ] || { echo "zeusd was built in the minimal configuration" >&2; exit 1; }
+# No translation unit of the minimal build included Boost, libpqxx, curl, OpenSSL or MPI.
+if grep -rhoE '/usr/include/(boost|pqxx|curl|openssl|x86_64-linux-gnu/openmpi|openmpi)/' \
+  --include='*.d' "$build/CMakeFiles" "$build/python" 2>/dev/null | sort -u | grep .; then
+  echo "the minimal build included the headers above" >&2
+  exit 1
+fi
+if [ -f "$build/.ninja_deps" ] && ninja -C "$build" -t deps 2>/dev/null |
+  grep -E '/usr/include/(boost|pqxx|curl|openssl|sqlite3\.h)' | sort -u | head -5 | grep .; then
+  echo "the minimal build included the headers above" >&2
+  exit 1
+fi
+
+step "zeus show-env"
+"$zeus" show-env | head -8
+
+step "zeus monitor energy on the simulated GPU"
+ZEUS_GPU_BACKEND=sim "$zeus" monitor energy -- sleep 0.5
+
+step "zeus power-limit on the simulated GPU"
+ZEUS_GPU_BACKEND=sim "$zeus" power-limit --help >/dev/null
+
+step "the services say they are not built"
+set +e
+out=$(ZEUSD_SOCK_PATH=/nonexistent.sock "$zeus" show-env 2>&1)
+rc=$?
+set -e
+echo "$out" | grep -q "no HTTP client" || { echo "show-env with ZEUSD_SOCK_PATH: $out (exit $rc)" >&2; exit 1; }
+echo "  ZEUSD_SOCK_PATH: refused, exit $rc"
+if "$zeus" bso --help >/dev/null 2>&1; then
+  echo "zeus bso exists in the minimal build" >&2
+  exit 1
+fi
+echo "== minimal: passed"
