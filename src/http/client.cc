@@ -10,6 +10,7 @@
 #include <boost/beast/http.hpp>
 #include <charconv>
 #include <chrono>
+#include <limits>
 #include <optional>
 
 #include "zeus/util/error.h"
@@ -353,7 +354,9 @@ bool Client::stream(Method method, std::string_view target, std::string_view bod
       const bool reused = c.connected();
       if (!reused) c.connect();
       parser.emplace();
-      parser->body_limit(boost::none);
+      // Not boost::none: Boost 1.74 compares a Content-Length against none
+      // as if it were 0 (every sized body fails).
+      parser->body_limit(std::numeric_limits<std::uint64_t>::max());
       parser->header_limit(64 << 10);
       ec = c.with_stream([&](auto& s) {
         return c.run(c.options.request_timeout, [&](auto&& h) { bhttp::async_write(s, req, h); });

@@ -422,8 +422,9 @@ void Proxy::run_exchange(Exchange& x) {
   };
   std::optional<std::string> upstream_error;
   auto client = take_client();
+  bool whole = false;  // the upstream answer was read to its end
   try {
-    client->stream(
+    whole = client->stream(
         http::Method::kPost, x.request.target, x.completion.upstream_body,
         end_to_end(x.request.headers),
         [&](const http::ResponseHead& head) {
@@ -465,7 +466,10 @@ void Proxy::run_exchange(Exchange& x) {
     if (streaming && !r.output_tokens) r.output_tokens = tokens;
   }
   r.duration = clock_.now() - x.start;
-  r.status = upstream_error || too_large ? 502 : status;
+  // Stopped before the answer was whole: only stop() does that to a
+  // non-streaming exchange (a stream's client may also have left).
+  const bool interrupted = !whole && !upstream_error && !too_large;
+  r.status = upstream_error || too_large ? 502 : (interrupted && !streaming ? 503 : status);
   r.cancelled = stop.stop_requested() && !answered;
   if (streaming) {
     if (splitter.pending_size() > 0) events.send_frames(std::string(splitter.pending()));
@@ -473,7 +477,9 @@ void Proxy::run_exchange(Exchange& x) {
     return;
   }
   http::Response answer;
-  if (upstream_error || too_large) {
+  if (interrupted) {
+    answer = http::Response::error(503, "the proxy is shutting down; retry the request");
+  } else if (upstream_error || too_large) {
     answer = http::Response::error(
         502, upstream_error ? fmt::format("the inference server: {}", *upstream_error)
                             : fmt::format("the inference server's answer is over {} bytes",

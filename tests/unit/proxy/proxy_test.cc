@@ -11,6 +11,7 @@
 #include <condition_variable>
 #include <filesystem>
 #include <fstream>
+#include <future>
 #include <latch>
 #include <nlohmann/json.hpp>
 #include <thread>
@@ -36,10 +37,11 @@ std::shared_ptr<SimGpu> idle_gpu() {
 // A proxy served on loopback, collecting its records.
 class ProxyUnderTest {
  public:
-  ProxyUnderTest(std::string upstream, std::shared_ptr<SimGpu> gpu, std::string log = {}) {
+  ProxyUnderTest(std::string upstream, std::shared_ptr<SimGpu> gpu, std::string log = {},
+                 Seconds slice_period = Seconds(0.02)) {
     ProxyOptions o;
     o.upstream = std::move(upstream);
-    o.slice_period = Seconds(0.02);
+    o.slice_period = slice_period;
     o.upstream_timeout = Seconds(20);
     o.record_log = std::move(log);
     o.on_record = [this](const RequestRecord& r) {
@@ -55,14 +57,21 @@ class ProxyUnderTest {
     so.threads = 2;
     server_ = std::make_unique<http::Server>(std::move(router), so);
     port_ = server_->listen_tcp("127.0.0.1", 0);
+    energy_at_start_ = gpu->total_energy();
     proxy_->start();
     server_->start();
+    gpu_ = std::move(gpu);
   }
   ~ProxyUnderTest() { stop(); }
   void stop() {
+    if (stopped_) return;
     proxy_->stop();
+    energy_at_stop_ = gpu_->total_energy();
     server_->shutdown();
+    stopped_ = true;
   }
+  // What the GPU used from just before start() to just after stop().
+  Joules gpu_energy() const { return energy_at_stop_ - energy_at_start_; }
   std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }
   Proxy& proxy() { return *proxy_; }
   std::vector<RequestRecord> wait_records(std::size_t n) {
@@ -76,6 +85,10 @@ class ProxyUnderTest {
  private:
   std::unique_ptr<Proxy> proxy_;
   std::unique_ptr<http::Server> server_;
+  std::shared_ptr<SimGpu> gpu_;
+  Joules energy_at_start_{0.0};
+  Joules energy_at_stop_{0.0};
+  bool stopped_ = false;
   int port_ = 0;
   std::mutex mutex_;
   std::condition_variable changed_;
@@ -211,7 +224,6 @@ TEST(Proxy, StreamWithoutIncludeUsageStaysSoButTheRecordHasTokens) {
 TEST(Proxy, EnergyIsConservedOverConcurrentMixedTraffic) {
   auto gpu = idle_gpu();
   FakeOpenAiServer fake({.gpu = gpu});
-  const double before = gpu->total_energy().value();
   ProxyUnderTest p(fake.url(), gpu);
   std::vector<std::thread> clients;
   for (int i = 0; i < 8; ++i) {
@@ -225,7 +237,7 @@ TEST(Proxy, EnergyIsConservedOverConcurrentMixedTraffic) {
   for (auto& t : clients) t.join();
   const auto records = p.wait_records(8);
   p.stop();
-  const double after = gpu->total_energy().value();
+  const double used = p.gpu_energy().value();
   const ProxySummary s = p.proxy().summary();
   double sum = 0;
   for (const auto& r : records) {
@@ -234,29 +246,35 @@ TEST(Proxy, EnergyIsConservedOverConcurrentMixedTraffic) {
   }
   EXPECT_NEAR(sum, s.requests_energy.value(), 1e-9 * s.measured.value());
   EXPECT_NEAR(sum + s.idle.value(), s.measured.value(), 1e-9 * s.measured.value());
-  // The proxy measured what the GPU used while it ran (a few microseconds
-  // around start() and stop() are outside).
-  EXPECT_LE(s.measured.value(), after - before + 1e-9);
-  EXPECT_GT(s.measured.value(), 0.99 * (after - before));
+  // The proxy measured what the GPU used while it ran (the moments between
+  // the test's reads and the proxy's first and last are outside).
+  EXPECT_LE(s.measured.value(), used + 1e-9);
+  EXPECT_GT(s.measured.value(), 0.98 * used);
   EXPECT_EQ(s.requests, 8u);
 }
 
+// Equal up to observation noise (docs/proxy.md, "Observation delay"): a
+// token counts in the slice in which the proxy reads it, and on a busy
+// machine one request's reader thread may run milliseconds behind the
+// other's, moving part of a slice's energy between them. A broken split
+// (all of a shared slice to one request, prefill slices to the first) is
+// off by far more.
 TEST(Proxy, TwoIdenticalConcurrentStreamsGetEqualEnergy) {
   auto gpu = idle_gpu();
-  FakeOpenAiServer fake({.start_together = 2, .gpu = gpu});
-  ProxyUnderTest p(fake.url(), gpu);
+  FakeOpenAiServer fake({.step = Seconds(0.002), .start_together = 2, .gpu = gpu});
+  ProxyUnderTest p(fake.url(), gpu, {}, Seconds(0.05));
   std::latch go(2);
   std::vector<std::thread> clients;
   for (int i = 0; i < 2; ++i) {
     clients.emplace_back([&] {
       go.arrive_and_wait();
-      EXPECT_EQ(post(p.url(), "/v1/chat/completions", chat(true, 40, true)).status, 200);
+      EXPECT_EQ(post(p.url(), "/v1/chat/completions", chat(true, 150, true)).status, 200);
     });
   }
   for (auto& t : clients) t.join();
   const auto r = p.wait_records(2);
   EXPECT_NEAR(r[0].energy.value(), r[1].energy.value(),
-              0.05 * std::max(r[0].energy.value(), r[1].energy.value()));
+              0.15 * std::max(r[0].energy.value(), r[1].energy.value()));
 }
 
 TEST(Proxy, LoneRequestGetsAllTheActiveEnergy) {
@@ -307,6 +325,33 @@ TEST(Proxy, ClientLeavingMidStreamCancelsTheUpstreamRequestAndIsRecorded) {
   EXPECT_LT(r[0].output_tokens.value_or(0), 5000);
   EXPECT_GT(r[0].energy.value(), 0.0);
   EXPECT_EQ(p.proxy().summary().cancelled, 1u);
+}
+
+TEST(Proxy, StopCancelsStreamsInFlightAndWritesTheirRecords) {
+  auto gpu = idle_gpu();
+  FakeOpenAiServer fake({.gpu = gpu});
+  ProxyUnderTest p(fake.url(), gpu);
+  std::promise<void> streaming;
+  std::thread client([&] {
+    bool told = false;
+    http::Client c(p.url());
+    c.stream(
+        http::Method::kPost, "/v1/chat/completions", chat(true, 5000), {},
+        [](const http::ResponseHead&) { return true; },
+        [&](std::string_view) {
+          if (!told) streaming.set_value();
+          told = true;
+          return true;
+        });
+  });
+  streaming.get_future().wait();
+  p.proxy().stop();  // returns once the stream's record is written
+  const auto r = p.wait_records(1);
+  EXPECT_TRUE(r[0].cancelled);
+  EXPECT_TRUE(fake.wait_cancelled(1, Seconds(10)));
+  client.join();  // the client's stream ended too
+  // Completions after stop() are refused, not forwarded.
+  EXPECT_EQ(http::Client(p.url()).post_json("/v1/chat/completions", chat(false, 2)).status, 503);
 }
 
 TEST(Proxy, ModelsPassThroughAndBadBodiesAre400) {
