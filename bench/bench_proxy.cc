@@ -23,6 +23,7 @@
 #include "zeus/device/sim_gpu.h"
 #include "zeus/http/client.h"
 #include "zeus/http/server.h"
+#include "zeus/proxy/attribution.h"
 #include "zeus/proxy/openai.h"
 #include "zeus/proxy/proxy.h"
 #include "zeus/util/log.h"
@@ -265,6 +266,22 @@ BENCHMARK(BM_ConcurrentStreams)
     ->UseRealTime()
     ->Iterations(1)
     ->Unit(benchmark::kSecond);
+
+// One slice with N active streaming requests: each reports a token, then
+// the slice closes. Time per slice should grow linearly in N.
+void BM_CloseSlice(benchmark::State& state) {
+  const auto n = static_cast<proxy::RequestId>(state.range(0));
+  proxy::Attributor a;
+  for (proxy::RequestId id = 0; id < n; ++id) a.begin(id, true);
+  for (auto _ : state) {
+    for (proxy::RequestId id = 0; id < n; ++id) a.add_tokens(id, 1);
+    benchmark::DoNotOptimize(a.close_slice(Joules(1.0)));
+  }
+  state.counters["ns_per_request"] =
+      benchmark::Counter(static_cast<double>(n), benchmark::Counter::kIsIterationInvariantRate |
+                                                     benchmark::Counter::kInvert);
+}
+BENCHMARK(BM_CloseSlice)->Arg(10)->Arg(100)->Arg(1000)->ArgNames({"active"});
 
 }  // namespace
 }  // namespace zeus::bench

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <filesystem>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <thread>
@@ -13,6 +14,7 @@
 #include "zeus/proxy/openai.h"
 #include "zeus/util/error.h"
 #include "zeus/util/files.h"
+#include "zeus/util/text.h"
 
 namespace zeus::proxy {
 
@@ -209,6 +211,12 @@ std::string format_load_result(const LoadResult& r) {
 }
 
 std::vector<std::string> read_prompts(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) {
+    throw_error(ErrorCode::kNotFound,
+                fmt::format("the prompt file {} does not exist; give one prompt per line",
+                            printable(path, 4096)));
+  }
   const std::string text = read_file(path);
   std::vector<std::string> prompts;
   std::size_t start = 0;

@@ -20,6 +20,7 @@
 #include "zeus/http/server.h"
 #include "zeus/proxy/load_driver.h"
 #include "zeus/proxy/openai.h"
+#include "zeus/util/error.h"
 
 namespace zeus::proxy {
 namespace {
@@ -256,9 +257,11 @@ TEST(Proxy, EnergyIsConservedOverConcurrentMixedTraffic) {
 // Equal up to observation noise (docs/proxy.md, "Observation delay"): a
 // token counts in the slice in which the proxy reads it, and on a busy
 // machine one request's reader thread may run milliseconds behind the
-// other's, moving part of a slice's energy between them. A broken split
-// (all of a shared slice to one request, prefill slices to the first) is
-// off by far more.
+// other's. The worst case is the end: the first to finish closes its last
+// slice (at most one 50 ms slice of these 300 ms requests) before the
+// other's last tokens are read. The exact split is the attributor's test;
+// here a broken pipeline (a shared slice to one request, tokens not
+// reported, the first request's start given to the second) is off by more.
 TEST(Proxy, TwoIdenticalConcurrentStreamsGetEqualEnergy) {
   auto gpu = idle_gpu();
   FakeOpenAiServer fake({.step = Seconds(0.002), .start_together = 2, .gpu = gpu});
@@ -274,7 +277,7 @@ TEST(Proxy, TwoIdenticalConcurrentStreamsGetEqualEnergy) {
   for (auto& t : clients) t.join();
   const auto r = p.wait_records(2);
   EXPECT_NEAR(r[0].energy.value(), r[1].energy.value(),
-              0.15 * std::max(r[0].energy.value(), r[1].energy.value()));
+              0.25 * std::max(r[0].energy.value(), r[1].energy.value()));
 }
 
 TEST(Proxy, LoneRequestGetsAllTheActiveEnergy) {
@@ -428,6 +431,36 @@ TEST(LoadDriver, ReportsTheLeaderboardNumbersThroughTheProxy) {
     EXPECT_GT(r.output_tokens_per_second(), 0.0);
     EXPECT_EQ(r.ttfts_s.size(), stream ? 6u : 0u);
     EXPECT_THAT(format_load_result(r), ::testing::HasSubstr("energy per response"));
+  }
+}
+
+}  // namespace
+}  // namespace zeus::proxy
+
+namespace zeus::proxy {
+namespace {
+
+TEST(LoadDriver, ReadsPromptFilesOfTextAndJsonLines) {
+  const std::string path =
+      ::testing::TempDir() + "proxy_prompts_" + std::to_string(getpid()) + ".txt";
+  std::ofstream(path) << "plain words\n\n\"a json string\"\r\n{\"prompt\": \"from an object\"}\n"
+                      << "{not json, kept as text}\n";
+  EXPECT_EQ(read_prompts(path),
+            (std::vector<std::string>{"plain words", "a json string", "from an object",
+                                      "{not json, kept as text}"}));
+  std::ofstream(path) << "\n  \n";
+  try {
+    read_prompts(path);
+    ADD_FAILURE() << "an empty prompt file was accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kInvalidArgument);
+  }
+  std::filesystem::remove(path);
+  try {
+    read_prompts(path);
+    ADD_FAILURE() << "a missing prompt file was accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kNotFound);
   }
 }
 
