@@ -192,8 +192,15 @@ void Proxy::stop() {
 }
 
 bool Proxy::spawn(std::function<void()> work) {
-  if (in_flight_.fetch_add(1) >= options_.max_in_flight || stop_.stop_requested()) {
+  // Every decrement happens under workers_mutex_ with a notify, so stop()
+  // never misses the last one (also a refused spawn's, racing stop()).
+  const auto leave = [this] {
+    std::lock_guard lock(workers_mutex_);
     in_flight_.fetch_sub(1);
+    workers_done_.notify_all();
+  };
+  if (in_flight_.fetch_add(1) >= options_.max_in_flight || stop_.stop_requested()) {
+    leave();
     return false;
   }
   try {
@@ -208,7 +215,7 @@ bool Proxy::spawn(std::function<void()> work) {
       workers_done_.notify_all();
     }).detach();
   } catch (const std::system_error&) {
-    in_flight_.fetch_sub(1);
+    leave();
     return false;
   }
   return true;
