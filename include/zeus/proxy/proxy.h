@@ -21,47 +21,24 @@
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
-#include <map>
 #include <memory>
 #include <mutex>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <stop_token>
 #include <string>
 #include <vector>
 
-#include "zeus/device/gpu.h"
 #include "zeus/http/client.h"
 #include "zeus/http/router.h"
 #include "zeus/proxy/attribution.h"
+#include "zeus/proxy/energy_meter.h"
+#include "zeus/proxy/record.h"
 #include "zeus/util/clock.h"
 #include "zeus/util/files.h"
 #include "zeus/util/periodic_thread.h"
 #include "zeus/util/units.h"
 
 namespace zeus::proxy {
-
-// The cumulative energy of the measured devices.
-class EnergyMeter {
- public:
-  virtual ~EnergyMeter() = default;
-  virtual Joules read() = 0;  // non-decreasing
-  virtual Watts power() = 0;  // now, all devices together
-  virtual std::size_t devices() const = 0;
-};
-
-// The sum of GPUs' energy counters. kNotSupported for a GPU without one
-// (pre-Volta): slices need energy, not sampled power.
-class GpuEnergyMeter final : public EnergyMeter {
- public:
-  explicit GpuEnergyMeter(std::vector<std::shared_ptr<Gpu>> gpus);
-  Joules read() override;
-  Watts power() override;
-  std::size_t devices() const override { return gpus_.size(); }
-
- private:
-  std::vector<std::shared_ptr<Gpu>> gpus_;
-};
 
 struct ProxyOptions {
   std::string upstream;  // "http://host:port" of the inference server
@@ -76,48 +53,8 @@ struct ProxyOptions {
   bool ask_usage = true;
   std::string record_log;  // JSONL file, appended; "" for none
   // Called with each record (tests; the CLI's verbose mode).
-  std::function<void(const struct RequestRecord&)> on_record;
+  std::function<void(const RequestRecord&)> on_record;
 };
-
-// One forwarded completion, as logged.
-struct RequestRecord {
-  std::string request_id;  // "zp-<n>", also the X-Zeus-Request-Id header
-  std::string endpoint;    // "/v1/chat/completions"
-  std::string model;
-  bool stream = false;
-  int status = 0;  // upstream status; 502 when it could not be reached
-  std::optional<std::int64_t> prompt_tokens;
-  std::optional<std::int64_t> output_tokens;
-  std::optional<Seconds> ttft;  // streams: until the first event with a token
-  Seconds duration{0.0};
-  Joules energy{0.0};
-  bool cancelled = false;  // the client left before the end
-  double start_unix = 0;   // wall-clock start, seconds since the epoch
-
-  std::optional<double> joules_per_output_token() const;
-  nlohmann::ordered_json to_json() const;
-};
-
-struct ModelTotals {
-  std::uint64_t requests = 0;
-  std::uint64_t prompt_tokens = 0;
-  std::uint64_t output_tokens = 0;
-  Joules energy{0.0};
-};
-
-struct ProxySummary {
-  std::uint64_t requests = 0;
-  std::uint64_t cancelled = 0;
-  std::uint64_t failed = 0;  // status other than 2xx
-  std::uint64_t output_tokens = 0;
-  Joules measured{0.0};  // everything the meter saw since start()
-  Joules requests_energy{0.0};
-  Joules idle{0.0};
-  Seconds elapsed{0.0};
-  std::map<std::string, ModelTotals> models;
-};
-// The `zeus monitor`-style lines printed at exit.
-std::string format_summary(const ProxySummary& s);
 
 class Proxy {
  public:
