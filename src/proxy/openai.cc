@@ -79,6 +79,7 @@ CompletionRequest parse_completion_request(std::string_view body, bool ask_usage
   if (r.stream && !r.usage_requested && ask_usage) {
     (*doc)["stream_options"]["include_usage"] = true;
     r.upstream_body = doc->dump();
+    r.usage_injected = true;
   } else {
     r.upstream_body = std::string(body);
   }

@@ -322,8 +322,11 @@ void Proxy::run_exchange(Exchange& x) {
   EventSplitter splitter;
   std::int64_t tokens = 0;    // seen in the stream
   std::int64_t reported = 0;  // of them, given to the attributor
-  const bool drop_usage =
-      x.completion.stream && !x.completion.usage_requested && options_.ask_usage;
+  // The usage chunk the proxy asked for (not the client) is not passed on.
+  bool drop_usage = x.completion.usage_injected;
+  // A server that rejects the stream_options the proxy added gets the
+  // client's own body once more.
+  bool retry_as_sent = false;
   const auto report_tokens = [&] {
     if (tokens > reported) add_tokens(x.id, static_cast<double>(tokens - reported));
     reported = tokens;
@@ -355,35 +358,45 @@ void Proxy::run_exchange(Exchange& x) {
   auto client = take_client();
   bool whole = false;  // the upstream answer was read to its end
   try {
-    whole = client->stream(
-        http::Method::kPost, x.request.target, x.completion.upstream_body,
-        end_to_end(x.request.headers),
-        [&](const http::ResponseHead& head) {
-          status = head.status;
-          const auto type = head.headers.get("Content-Type");
-          streaming = status == 200 && type && type->starts_with("text/event-stream");
-          if (!streaming) {
-            head_fields = end_to_end(head.headers);
+    for (int attempt = 0; attempt < 2; ++attempt) {
+      const std::string& body = attempt == 0 ? x.completion.upstream_body : x.request.body;
+      whole = client->stream(
+          http::Method::kPost, x.request.target, body, end_to_end(x.request.headers),
+          [&](const http::ResponseHead& head) {
+            status = head.status;
+            if (attempt == 0 && drop_usage && (status == 400 || status == 422)) {
+              retry_as_sent = true;
+              return false;
+            }
+            const auto type = head.headers.get("Content-Type");
+            streaming = status == 200 && type && type->starts_with("text/event-stream");
+            if (!streaming) {
+              head_fields = end_to_end(head.headers);
+              return true;
+            }
+            http::Headers h = end_to_end(head.headers, true);
+            h.set("X-Zeus-Request-Id", r.request_id);
+            events = x.responder.start_events(std::move(h));
+            events.on_close([stop]() mutable { stop.request_stop(); });
             return true;
-          }
-          http::Headers h = end_to_end(head.headers, true);
-          h.set("X-Zeus-Request-Id", r.request_id);
-          events = x.responder.start_events(std::move(h));
-          events.on_close([stop]() mutable { stop.request_stop(); });
-          return true;
-        },
-        [&](std::string_view bytes) {
-          if (!streaming) {
-            too_large = buffered.size() + bytes.size() > options_.max_response_bytes;
-            if (!too_large) buffered.append(bytes);
-            return !too_large;
-          }
-          out.clear();
-          splitter.feed(bytes, on_event);
-          if (!x.ended) report_tokens();
-          return out.empty() || events.send_frames(std::move(out));
-        },
-        stop.get_token());
+          },
+          [&](std::string_view bytes) {
+            if (!streaming) {
+              too_large = buffered.size() + bytes.size() > options_.max_response_bytes;
+              if (!too_large) buffered.append(bytes);
+              return !too_large;
+            }
+            out.clear();
+            splitter.feed(bytes, on_event);
+            if (!x.ended) report_tokens();
+            return out.empty() || events.send_frames(std::move(out));
+          },
+          stop.get_token());
+      if (!retry_as_sent || attempt == 1 || stop.stop_requested()) break;
+      log::debug("proxy: {} rejected stream_options ({}); sending the request as the client did",
+                 options_.upstream, status);
+      drop_usage = false;
+    }
   } catch (const Error& e) {
     upstream_error = e.what();
   }

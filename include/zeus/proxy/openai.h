@@ -26,6 +26,7 @@ struct CompletionRequest {
   // include_usage when `ask_usage` is set, one that asks for it (the proxy
   // then drops the usage chunk, so the client sees what it asked for).
   std::string upstream_body;
+  bool usage_injected = false;  // upstream_body asks for the usage chunk the client did not
 };
 
 // kInvalidArgument (a 400 for the client) when the body is not a JSON object

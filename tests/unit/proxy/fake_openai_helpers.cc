@@ -60,6 +60,11 @@ FakeOpenAiServer::FakeOpenAiServer(FakeServerOptions options) : options_(std::mo
       if (!body.is_object()) {
         return responder.send(http::Response::error(400, "not JSON"));
       }
+      if (options_.reject_stream_options && body.contains("stream_options")) {
+        std::lock_guard lock(mutex_);
+        bodies_.push_back(request.body);
+        return responder.send(http::Response::error(400, "unknown field stream_options"));
+      }
       auto g = std::make_shared<Generation>();
       g->chat = chat;
       g->stream = body.value("stream", false);

@@ -28,6 +28,8 @@ struct FakeServerOptions {
   // concurrent requests start in the same step.
   int start_together = 1;
   std::shared_ptr<SimGpu> gpu;  // its load follows the batch; may be null
+  // Answer 400 to a body with stream_options, like servers that predate it.
+  bool reject_stream_options = false;
 };
 
 class FakeOpenAiServer {

@@ -222,6 +222,26 @@ TEST(Proxy, StreamWithoutIncludeUsageStaysSoButTheRecordHasTokens) {
   EXPECT_EQ(records[0].output_tokens, 4);
 }
 
+TEST(Proxy, AServerRejectingStreamOptionsGetsTheClientsOwnBody) {
+  auto gpu = idle_gpu();
+  FakeOpenAiServer fake({.gpu = gpu, .reject_stream_options = true});
+  ProxyUnderTest p(fake.url(), gpu);
+  const std::string body = chat(true, 4);
+  const Streamed via = post(p.url(), "/v1/chat/completions", body);
+  EXPECT_EQ(via.status, 200);
+  EXPECT_EQ(via.frames.size(), 1u + 4u + 1u);  // role, tokens, [DONE]
+  const auto bodies = fake.bodies();
+  ASSERT_EQ(bodies.size(), 2u);
+  EXPECT_NE(bodies[0].find("stream_options"), std::string::npos);
+  EXPECT_EQ(bodies[1], body);
+  const auto r = p.wait_records(1);
+  EXPECT_EQ(r[0].output_tokens, 4);  // counted from the stream
+  EXPECT_FALSE(r[0].prompt_tokens);
+  EXPECT_GT(r[0].energy.value(), 0.0);
+  // A client that asked for stream_options itself gets the server's 400.
+  EXPECT_EQ(post(p.url(), "/v1/chat/completions", chat(true, 4, true)).status, 400);
+}
+
 TEST(Proxy, EnergyIsConservedOverConcurrentMixedTraffic) {
   auto gpu = idle_gpu();
   FakeOpenAiServer fake({.gpu = gpu});
