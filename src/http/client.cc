@@ -10,6 +10,7 @@
 #include <boost/beast/http.hpp>
 #include <charconv>
 #include <chrono>
+#include <limits>
 #include <optional>
 
 #include "zeus/util/error.h"
@@ -239,8 +240,8 @@ class Client::Impl {
     return fn(*unix_socket);
   }
 
-  Response exchange(Method method, std::string_view path, std::string_view body,
-                    const Headers& headers) {
+  bhttp::request<bhttp::string_body> make_request(Method method, std::string_view path,
+                                                  std::string_view body, const Headers& headers) {
     bhttp::request<bhttp::string_body> req{verb_for(method), target.prefix + std::string(path), 11};
     req.set(bhttp::field::host, target.is_unix ? std::string("localhost") : target.host);
     req.set(bhttp::field::user_agent, "zeus-cpp");
@@ -251,6 +252,12 @@ class Client::Impl {
     req.body() = std::string(body);
     req.keep_alive(true);
     req.prepare_payload();
+    return req;
+  }
+
+  Response exchange(Method method, std::string_view path, std::string_view body,
+                    const Headers& headers) {
+    bhttp::request<bhttp::string_body> req = make_request(method, path, body, headers);
     const bool reused = connected();
     if (!reused) connect();
     error_code ec = with_stream([&](auto& s) {
@@ -322,53 +329,112 @@ Response Client::post_json(std::string_view target, std::string_view json_body) 
   return request(Method::kPost, target, json_body, h);
 }
 
-void Client::stream_events(std::string_view target,
-                           const std::function<bool(const Event&)>& on_event) {
+bool Client::stream(Method method, std::string_view target, std::string_view body,
+                    const Headers& headers, const std::function<bool(const ResponseHead&)>& on_head,
+                    const std::function<bool(std::string_view)>& on_body, std::stop_token stop) {
   Impl& c = *impl_;
-  auto fail = [&](const TransportError& e) {
-    c.drop();
-    throw_error(e.code, fmt::format("event stream {} on {}: {}", target, c.where(), e.message));
-  };
+  bool completed = false;
+  bool keep = false;
+  const auto stopped = [&] { return stop.stop_requested(); };
   try {
-    c.drop();
-    c.connect();
-    bhttp::request<bhttp::empty_body> req{bhttp::verb::get, c.target.prefix + std::string(target),
-                                          11};
-    req.set(bhttp::field::host, c.target.is_unix ? std::string("localhost") : c.target.host);
-    req.set(bhttp::field::accept, "text/event-stream");
-    error_code ec = c.with_stream([&](auto& s) {
-      return c.run(c.options.request_timeout, [&](auto&& h) { bhttp::async_write(s, req, h); });
-    });
-    if (ec) throw TransportError{ErrorCode::kIo, ec.message(), false};
-    bhttp::response_parser<bhttp::buffer_body> parser;
-    parser.body_limit(boost::none);
-    ec = c.with_stream([&](auto& s) {
-      return c.run(c.options.request_timeout,
-                   [&](auto&& h) { bhttp::async_read_header(s, c.buffer, parser, h); });
-    });
-    if (ec) throw TransportError{ErrorCode::kIo, ec.message(), false};
-    if (parser.get().result_int() != 200) {
-      throw TransportError{ErrorCode::kIo,
-                           fmt::format("the server answered {}", parser.get().result_int()), false};
+    bhttp::request<bhttp::string_body> req = c.make_request(method, target, body, headers);
+    // A stop closes the socket on the client's own io_context, which aborts
+    // the read in progress (or the next one).
+    std::optional<std::stop_callback<std::function<void()>>> on_stop;
+    on_stop.emplace(stop, std::function<void()>([&c] {
+                      asio::post(c.ioc, [&c] {
+                        error_code ignored;
+                        if (c.tcp_socket) c.tcp_socket->close(ignored);
+                        if (c.unix_socket) c.unix_socket->close(ignored);
+                      });
+                    }));
+    std::optional<bhttp::response_parser<bhttp::buffer_body>> parser;
+    error_code ec;
+    for (int attempt = 0;; ++attempt) {
+      const bool reused = c.connected();
+      if (!reused) c.connect();
+      parser.emplace();
+      // Not boost::none: Boost 1.74 compares a Content-Length against none
+      // as if it were 0 (every sized body fails).
+      parser->body_limit(std::numeric_limits<std::uint64_t>::max());
+      parser->header_limit(64 << 10);
+      ec = c.with_stream([&](auto& s) {
+        return c.run(c.options.request_timeout, [&](auto&& h) { bhttp::async_write(s, req, h); });
+      });
+      if (!ec) {
+        ec = c.with_stream([&](auto& s) {
+          return c.run(c.options.request_timeout,
+                       [&](auto&& h) { bhttp::async_read_header(s, c.buffer, *parser, h); });
+        });
+      }
+      // The server had closed the idle keep-alive connection: once more, anew.
+      if (ec && !stopped() && reused && attempt == 0 && !parser->got_some()) {
+        c.drop();
+        continue;
+      }
+      break;
     }
-    EventParser events(on_event);
-    std::array<char, 8192> chunk;
-    while (!parser.is_done()) {
-      parser.get().body().data = chunk.data();
-      parser.get().body().size = chunk.size();
+    if (ec && !stopped()) throw TransportError{ErrorCode::kIo, ec.message(), false};
+    bool go_on = !ec && !stopped();
+    if (go_on) {
+      ResponseHead head;
+      head.status = static_cast<int>(parser->get().result_int());
+      for (const auto& f : parser->get()) head.headers.add(str(f.name_string()), str(f.value()));
+      go_on = on_head(head);
+      completed = go_on && parser->is_done();  // a body-less answer
+    }
+    std::array<char, 16384> chunk;
+    while (go_on && !parser->is_done()) {
+      parser->get().body().data = chunk.data();
+      parser->get().body().size = chunk.size();
       ec = c.with_stream([&](auto& s) {
         return c.run(c.options.request_timeout,
-                     [&](auto&& h) { bhttp::async_read_some(s, c.buffer, parser, h); });
+                     [&](auto&& h) { bhttp::async_read_some(s, c.buffer, *parser, h); });
       });
       if (ec == bhttp::error::need_buffer) ec = {};
-      const std::size_t n = chunk.size() - parser.get().body().size;
-      if (n > 0 && !events.feed(std::string_view(chunk.data(), n))) break;
-      if (ec == bhttp::error::end_of_stream || ec == asio::error::eof) break;
+      const std::size_t n = chunk.size() - parser->get().body().size;
+      if (stopped()) break;
+      if (n > 0 && !on_body(std::string_view(chunk.data(), n))) break;
+      if (ec == bhttp::error::end_of_stream || ec == asio::error::eof) {
+        completed = true;
+        break;
+      }
       if (ec) throw TransportError{ErrorCode::kIo, ec.message(), false};
+      completed = parser->is_done();
     }
-    c.drop();
+    // A body that ended on a keep-alive connection leaves it for the next request.
+    keep = completed && parser->is_done() && parser->get().keep_alive();
+    on_stop.reset();
   } catch (const TransportError& e) {
-    fail(e);
+    c.drop();
+    c.ioc.restart();
+    c.ioc.poll();
+    if (stopped()) return false;
+    throw_error(e.code,
+                fmt::format("{} {} on {}: {}", method_name(method), target, c.where(), e.message));
+  }
+  c.ioc.restart();
+  c.ioc.poll();  // runs a stop's close that was posted but not run, before the next request
+  if (!keep || stopped()) c.drop();
+  return completed;
+}
+
+void Client::stream_events(std::string_view target,
+                           const std::function<bool(const Event&)>& on_event) {
+  Headers headers;
+  headers.set("Accept", "text/event-stream");
+  EventParser events(on_event);
+  int status = 0;
+  stream(
+      Method::kGet, target, {}, headers,
+      [&](const ResponseHead& head) {
+        status = head.status;
+        return status == 200;
+      },
+      [&](std::string_view bytes) { return events.feed(bytes); });
+  if (status != 200) {
+    throw_error(ErrorCode::kIo, fmt::format("event stream {} on {}: the server answered {}", target,
+                                            impl_->where(), status));
   }
 }
 

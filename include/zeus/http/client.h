@@ -6,6 +6,7 @@
 
 #include <functional>
 #include <memory>
+#include <stop_token>
 #include <string>
 #include <string_view>
 
@@ -25,6 +26,12 @@ struct Event {
   std::string event;  // "" when the server sent no event: field
   std::string data;   // data: lines joined with '\n'
   std::string id;
+};
+
+// The status and header fields of a response whose body is streamed.
+struct ResponseHead {
+  int status = 0;
+  Headers headers;
 };
 
 class Client {
@@ -49,6 +56,18 @@ class Client {
   // returns false or the server ends the stream. request_timeout applies to
   // the gap between two reads. The connection is not reused afterwards.
   void stream_events(std::string_view target, const std::function<bool(const Event&)>& on_event);
+
+  // Sends one request and hands the response's body to `on_body` piece by
+  // piece as it arrives (chunked or close-delimited bodies alike), after
+  // `on_head` has seen the status and fields. Either callback returning
+  // false, or a stop request on `stop` (from any thread: it aborts a read in
+  // progress), ends the exchange early: returns false. True when the body
+  // ended. request_timeout applies to the gap between two reads. Transport
+  // failures throw as request() does. The connection stays for the next
+  // request when the body ended and the server keeps it alive.
+  bool stream(Method method, std::string_view target, std::string_view body, const Headers& headers,
+              const std::function<bool(const ResponseHead&)>& on_head,
+              const std::function<bool(std::string_view)>& on_body, std::stop_token stop = {});
 
   // Drops the connection (the next request opens a new one).
   void close();

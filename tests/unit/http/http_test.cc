@@ -580,6 +580,60 @@ TEST(HttpServer, EventFramesGoOutAsOneWrite) {
   EXPECT_EQ(got, (std::vector<std::string>{"1", "2"}));
 }
 
+TEST(HttpClient, StreamHandsOverTheBodyAsItComesAndAStopAbortsABlockedRead) {
+  std::promise<EventStream> opened;
+  std::promise<void> left;
+  Router r;
+  r.route_async(Method::kPost, "/gen", [&](Request req, Responder resp) {
+    auto st = resp.start_events({});
+    st.send(req.body);
+    st.on_close([&] { left.set_value(); });
+    opened.set_value(st);  // then silent: the client's read blocks
+  });
+  Running s(std::move(r));
+  Client c(s.url(), ClientOptions{.request_timeout = Seconds(30.0)});
+  std::stop_source stop;
+  std::string got;
+  int status = 0;
+  auto reader = std::async(std::launch::async, [&] {
+    return c.stream(
+        Method::kPost, "/gen", "hello", {},
+        [&](const ResponseHead& head) {
+          status = head.status;
+          return true;
+        },
+        [&](std::string_view bytes) {
+          got.append(bytes);
+          return true;
+        },
+        stop.get_token());
+  });
+  auto stream = opened.get_future().get();
+  for (int i = 0; i < 500 && got.find("hello") == std::string::npos; ++i) {
+    std::this_thread::sleep_for(2ms);
+  }
+  stop.request_stop();
+  EXPECT_EQ(reader.wait_for(5s), std::future_status::ready) << "the stop did not abort the read";
+  EXPECT_FALSE(reader.get());
+  EXPECT_EQ(status, 200);
+  EXPECT_EQ(got, "data: hello\n\n");
+  // The server sees the client leave (its stream closes).
+  EXPECT_EQ(left.get_future().wait_for(5s), std::future_status::ready);
+  // The client works on afterwards, and a body that ends is `true`.
+  Router r2;
+  r2.route(Method::kGet, "/x", [](const Request&) { return Response::text(200, "whole"); });
+  Running s2(std::move(r2));
+  Client c2(s2.url());
+  std::string body;
+  EXPECT_TRUE(c2.stream(
+      Method::kGet, "/x", {}, {}, [](const ResponseHead&) { return true; },
+      [&](std::string_view b) {
+        body.append(b);
+        return true;
+      }));
+  EXPECT_EQ(body, "whole");
+}
+
 TEST(HttpMessage, TargetsAndEncoding) {
   std::string path;
   std::vector<std::pair<std::string, std::string>> q;
