@@ -66,6 +66,14 @@ def _gloo_instead_of_nccl(backend=None, *args, **kwargs):
 
 
 dist.init_process_group = _gloo_instead_of_nccl
+_ddp_init = nn.parallel.DistributedDataParallel.__init__
+
+
+def _ddp_on_cpu(self, module, *args, device_ids=None, output_device=None, **kwargs):
+    _ddp_init(self, module, *args, **kwargs)  # device_ids name GPUs; a CPU module takes none
+
+
+nn.parallel.DistributedDataParallel.__init__ = _ddp_on_cpu
 
 # Observation only: the optimizers' decisions, which zeuscpp logs at INFO.
 import logging
