@@ -593,7 +593,10 @@ TEST(HttpClient, StreamHandsOverTheBodyAsItComesAndAStopAbortsABlockedRead) {
   Running s(std::move(r));
   Client c(s.url(), ClientOptions{.request_timeout = Seconds(30.0)});
   std::stop_source stop;
+  std::mutex got_mutex;  // guards got and hello_seen (appended on the reader's thread)
   std::string got;
+  bool hello_seen = false;
+  std::promise<void> said_hello;
   int status = 0;
   auto reader = std::async(std::launch::async, [&] {
     return c.stream(
@@ -603,15 +606,18 @@ TEST(HttpClient, StreamHandsOverTheBodyAsItComesAndAStopAbortsABlockedRead) {
           return true;
         },
         [&](std::string_view bytes) {
+          std::lock_guard lock(got_mutex);
           got.append(bytes);
+          if (!hello_seen && got.find("hello") != std::string::npos) {
+            hello_seen = true;
+            said_hello.set_value();
+          }
           return true;
         },
         stop.get_token());
   });
   auto stream = opened.get_future().get();
-  for (int i = 0; i < 500 && got.find("hello") == std::string::npos; ++i) {
-    std::this_thread::sleep_for(2ms);
-  }
+  EXPECT_EQ(said_hello.get_future().wait_for(5s), std::future_status::ready);
   stop.request_stop();
   EXPECT_EQ(reader.wait_for(5s), std::future_status::ready) << "the stop did not abort the read";
   EXPECT_FALSE(reader.get());
