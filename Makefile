@@ -56,7 +56,7 @@ test-asan: setup
 # tests that run the daemon as a child process are left out: TSan defers a
 # signal until the receiving thread makes an intercepted call, and a thread
 # waiting on a std::future (a raw futex) never does, so SIGTERM is not seen.
-TSAN_TESTS := test_monitor test_device_rapl test_device test_util test_zeusd
+TSAN_TESTS := test_monitor test_device_rapl test_device test_util test_zeusd test_http test_proxy
 TSAN_SKIP := *Fork*:*Child*:*Signal*:ZeusdCli.*:PrometheusEndToEnd.*:PythonWire.*:DaemonPrivileges.*
 test-tsan: setup
 	@cmake -S . -B $(TSAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DZEUS_TSAN=ON \
