@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "command_registry.h"
+#include "gpu_job_checks.h"
 #include "output_checks.h"
 #include "zeus/device/devices.h"
 #include "zeus/device/sim_gpu.h"
@@ -92,20 +93,9 @@ void run(const Flags& f) {
     discovery.sim_gpus = f.sim_gpus;
   }
   const DeviceInventory devices = discover_devices(discovery);
-  if (devices.gpus.empty()) {
-    throw_error(ErrorCode::kNotFound, fmt::format("no GPUs found with --gpu-backend {}; use "
-                                                  "--gpu-backend sim for simulated GPUs",
-                                                  f.gpu_backend));
-  }
+  cli::require_gpus(devices, f.gpu_backend);
   const bool simulated = devices.gpu_backend == "sim";
-  bool dry_run = f.dry_run;
-  if (!simulated && !f.allow_setting_changes && !dry_run) {
-    dry_run = true;
-    fmt::print(stderr,
-               "zeus: note: real GPUs ({}): dry run, no setting will change; pass "
-               "--allow-setting-changes to let the optimizer set power limits\n",
-               devices.gpu_backend);
-  }
+  const bool dry_run = cli::settings_dry_run(devices, f.dry_run, f.allow_setting_changes);
   std::vector<SimGpu*> sims;
   for (const auto& g : devices.gpus) {
     if (auto* s = dynamic_cast<SimGpu*>(g.get())) sims.push_back(s);

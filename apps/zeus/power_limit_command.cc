@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "command_registry.h"
+#include "gpu_job_checks.h"
 #include "zeus/device/devices.h"
 #include "zeus/device/sim_gpu.h"
 #include "zeus/monitor/energy_monitor.h"
@@ -94,23 +95,9 @@ void run(const Flags& f, const CLI::App& cmd) {
     if (!f.sim_model.empty()) discovery.sim_model_path = f.sim_model;
   }
   const zeus::DeviceInventory devices = zeus::discover_devices(discovery);
-  if (devices.gpus.empty()) {
-    std::string notes;
-    for (const auto& n : devices.notes) notes += "; " + zeus::printable(n, 4000);
-    zeus::throw_error(zeus::ErrorCode::kNotFound,
-                      fmt::format("no GPUs found with --gpu-backend {}{}; use --gpu-backend sim "
-                                  "for simulated GPUs",
-                                  f.gpu_backend, notes));
-  }
+  zeus::cli::require_gpus(devices, f.gpu_backend);
   const bool simulated = devices.gpu_backend == "sim";
-  bool dry_run = f.dry_run;
-  if (!simulated && !f.allow_setting_changes && !dry_run) {
-    dry_run = true;
-    fmt::print(stderr,
-               "zeus: note: real GPUs ({}): dry run, no setting will change; pass "
-               "--allow-setting-changes to let the optimizer set power limits\n",
-               devices.gpu_backend);
-  }
+  const bool dry_run = zeus::cli::settings_dry_run(devices, f.dry_run, f.allow_setting_changes);
   if (simulated && f.allow_setting_changes) {
     fmt::print(stderr, "zeus: note: --allow-setting-changes: simulated GPUs are always changed\n");
   }
