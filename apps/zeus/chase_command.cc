@@ -22,6 +22,7 @@
 #include "zeus/optimizer/power_limit/power_limit_optimizer.h"
 #include "zeus/util/error.h"
 #include "zeus/util/files.h"
+#include "zeus/util/iso8601.h"
 #include "zeus/util/log.h"
 #include "zeus/util/parse.h"
 #include "zeus/util/process.h"

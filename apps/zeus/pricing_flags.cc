@@ -7,6 +7,7 @@
 #include "zeus/monitor/carbon/hourly_json.h"
 #include "zeus/monitor/carbon/provider_spec.h"
 #include "zeus/monitor/carbon/rate_provider.h"
+#include "zeus/util/iso8601.h"
 
 namespace zeus::cli {
 
@@ -86,7 +87,7 @@ void print_rates(const HourlyMeasurement& m) {
   if (m.hours.size() > 1) {
     fmt::print("Hours (UTC):");
     for (std::size_t h = 0; h < m.hours.size(); ++h) {
-      fmt::print(" {} {:.0f} s {:.3f} J", format_utc(m.hours[h].hour).substr(11, 5),
+      fmt::print(" {} {:.0f} s {:.3f} J", format_iso8601(m.hours[h].hour).substr(11, 5),
                  m.hours[h].time.count(), m.hours[h].total_energy().value());
       for (const auto& r : m.rates) {
         if (r.hour_rates[h]) fmt::print(" @{:g} {}", *r.hour_rates[h], r.rate_unit);

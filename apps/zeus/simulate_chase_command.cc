@@ -16,6 +16,7 @@
 #include "zeus/sim/chase/study.h"
 #include "zeus/util/data_dir.h"
 #include "zeus/util/error.h"
+#include "zeus/util/iso8601.h"
 #include "zeus/util/parse.h"
 
 namespace {

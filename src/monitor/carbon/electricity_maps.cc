@@ -10,6 +10,7 @@
 #include "monitor/carbon/provider_status.h"
 #include "zeus/util/clock.h"
 #include "zeus/util/error.h"
+#include "zeus/util/iso8601.h"
 #include "zeus/util/log.h"
 
 namespace zeus {
@@ -164,7 +165,7 @@ double ElectricityMapsClient::rate(UtcHour hour) {
               fmt::format("ElectricityMaps has no carbon intensity for the hour starting {} "
                           "({}); its history covers only the last {} hours, and a monitor "
                           "keeps older hours only while it runs",
-                          format_utc(hour), description(), kHistoryHours));
+                          format_iso8601(hour), description(), kHistoryHours));
 }
 
 void ElectricityMapsClient::refresh(double unix_now) {

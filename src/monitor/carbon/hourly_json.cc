@@ -8,6 +8,7 @@
 #include "zeus/util/csv.h"
 #include "zeus/util/error.h"
 #include "zeus/util/files.h"
+#include "zeus/util/iso8601.h"
 
 namespace zeus {
 namespace {
@@ -49,7 +50,7 @@ json hours_to_json(const HourlyMeasurement& m) {
       rates.push_back(h < r.hour_rates.size() && r.hour_rates[h] ? json(*r.hour_rates[h])
                                                                  : json(nullptr));
     }
-    out.push_back({{"hour", format_utc(m.hours[h].hour)},
+    out.push_back({{"hour", format_iso8601(m.hours[h].hour)},
                    {"time_s", m.hours[h].time.count()},
                    {"energy_j", m.hours[h].total_energy().value()},
                    {"rates", rates}});

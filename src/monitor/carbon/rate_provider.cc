@@ -9,79 +9,26 @@
 
 #include "zeus/util/csv.h"
 #include "zeus/util/error.h"
+#include "zeus/util/iso8601.h"
 #include "zeus/util/parse.h"
+#include "zeus/util/text.h"
 
 namespace zeus {
-namespace {
-
-bool all_digits(std::string_view s) {
-  if (s.empty()) return false;
-  for (char c : s) {
-    if (!std::isdigit(static_cast<unsigned char>(c))) return false;
-  }
-  return true;
-}
-
-}  // namespace
 
 UtcHour utc_hour_of(double unix_seconds) {
   return static_cast<UtcHour>(std::floor(unix_seconds / kSecondsPerHour)) * kSecondsPerHour;
 }
 
-std::string format_utc(std::int64_t unix_seconds) {
-  const std::time_t t = static_cast<std::time_t>(unix_seconds);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buffer[32];
-  std::strftime(buffer, sizeof(buffer), "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buffer;
-}
-
 std::int64_t parse_utc_time(const std::string& text, const std::string& what) {
-  const auto bad = [&] {
-    throw_error(ErrorCode::kParse, fmt::format("{}: '{}' is not a UTC time; use ISO 8601 such as "
-                                               "2024-05-01T13:00:00Z, or Unix seconds",
-                                               what, text));
-  };
-  if (all_digits(text)) {
-    if (text.size() > 12) bad();
-    return std::stoll(text);
+  std::string offset;
+  const std::int64_t t = parse_iso8601(text, what, &offset);
+  if (!is_utc_offset(offset)) {
+    throw_error(ErrorCode::kParse,
+                fmt::format("{}: '{}' is not a UTC time (offset '{}'); the providers send UTC "
+                            "such as 2024-05-01T13:00:00Z",
+                            what, printable(text), printable(offset)));
   }
-  // YYYY-MM-DD[T ]HH:MM[:SS[.fff]][Z|+00:00]
-  int year = 0, month = 0, day = 0, hour = 0, minute = 0, second = 0;
-  int consumed = 0;
-  if (std::sscanf(text.c_str(), "%4d-%2d-%2d%*1[T ]%2d:%2d%n", &year, &month, &day, &hour, &minute,
-                  &consumed) != 5) {
-    bad();
-  }
-  std::string_view rest(text);
-  rest.remove_prefix(static_cast<std::size_t>(consumed));
-  if (!rest.empty() && rest.front() == ':') {
-    if (rest.size() < 3 || !std::isdigit(static_cast<unsigned char>(rest[1])) ||
-        !std::isdigit(static_cast<unsigned char>(rest[2]))) {
-      bad();
-    }
-    second = (rest[1] - '0') * 10 + (rest[2] - '0');
-    rest.remove_prefix(3);
-    if (!rest.empty() && rest.front() == '.') {
-      rest.remove_prefix(1);
-      while (!rest.empty() && std::isdigit(static_cast<unsigned char>(rest.front()))) {
-        rest.remove_prefix(1);
-      }
-    }
-  }
-  if (!(rest.empty() || rest == "Z" || rest == "+00:00" || rest == "+0000")) bad();
-  if (month < 1 || month > 12 || day < 1 || day > 31 || hour > 23 || minute > 59 || second > 60) {
-    bad();
-  }
-  std::tm tm{};
-  tm.tm_year = year - 1900;
-  tm.tm_mon = month - 1;
-  tm.tm_mday = day;
-  tm.tm_hour = hour;
-  tm.tm_min = minute;
-  tm.tm_sec = second;
-  return static_cast<std::int64_t>(timegm(&tm));
+  return t;
 }
 
 ConstantRate::ConstantRate(double value, std::string unit) : value_(value), unit_(std::move(unit)) {
@@ -115,7 +62,7 @@ CsvHourlyRates::CsvHourlyRates(const std::string& path, std::string unit)
     const double value = table.as_finite_double(r, value_col, 0.0, kMaxRate);
     if (!rates_.emplace(hour, value).second) {
       throw_error(ErrorCode::kParse,
-                  fmt::format("{}: hour {} appears twice", where, format_utc(hour)));
+                  fmt::format("{}: hour {} appears twice", where, format_iso8601(hour)));
     }
   }
   if (rates_.empty()) {
@@ -130,8 +77,8 @@ double CsvHourlyRates::rate(UtcHour hour) {
     throw_error(ErrorCode::kNotFound,
                 fmt::format("{} has no value for the hour starting {} (it covers {} to {}); add "
                             "a row for it",
-                            path_, format_utc(hour), format_utc(rates_.begin()->first),
-                            format_utc(rates_.rbegin()->first)));
+                            path_, format_iso8601(hour), format_iso8601(rates_.begin()->first),
+                            format_iso8601(rates_.rbegin()->first)));
   }
   return it->second;
 }

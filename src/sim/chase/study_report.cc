@@ -14,6 +14,7 @@
 #include "zeus/util/csv.h"
 #include "zeus/util/files.h"
 #include "zeus/util/gnuplot.h"
+#include "zeus/util/iso8601.h"
 
 namespace zeus::sim::chase {
 namespace {

@@ -9,6 +9,7 @@
 #include "zeus/optimizer/power_limit/carbon_aware/signal_csv.h"
 #include "zeus/util/csv.h"
 #include "zeus/util/files.h"
+#include "zeus/util/iso8601.h"
 
 namespace zeus::testing {
 namespace {

@@ -17,11 +17,10 @@ using UtcHour = std::int64_t;
 inline constexpr std::int64_t kSecondsPerHour = 3600;
 // The UTC hour that contains `unix_seconds`.
 UtcHour utc_hour_of(double unix_seconds);
-// "2024-05-01T13:00:00Z".
-std::string format_utc(std::int64_t unix_seconds);
 // Parses ISO 8601 UTC times as the providers send them ("2024-05-01T13:00:00Z",
 // "2024-05-01T13:00:00.000Z", "2024-05-01T13:00:00+00:00", "2024-05-01 13:00")
-// or plain Unix seconds. kParse naming `what` otherwise.
+// or plain Unix seconds (zeus/util/iso8601.h); another offset, or no time, is
+// kParse naming `what`.
 std::int64_t parse_utc_time(const std::string& text, const std::string& what);
 
 // Thread-safety: implementations are thread-safe (the monitors call them from

@@ -8,6 +8,7 @@
 
 #include "zeus/optimizer/power_limit/carbon_aware/signal_csv.h"
 #include "zeus/util/error.h"
+#include "zeus/util/iso8601.h"
 #include "zeus/util/log.h"
 
 namespace zeus {

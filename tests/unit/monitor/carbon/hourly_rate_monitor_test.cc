@@ -18,6 +18,7 @@
 #include "zeus/monitor/carbon/hourly_json.h"
 #include "zeus/util/error.h"
 #include "zeus/util/files.h"
+#include "zeus/util/iso8601.h"
 
 namespace zeus::testing {
 namespace {
@@ -34,7 +35,8 @@ class TableRates final : public HourlyRateProvider {
   double rate(UtcHour hour) override {
     ++calls;
     const auto it = table_.find(hour);
-    if (it == table_.end()) throw_error(ErrorCode::kNotFound, "no rate for " + format_utc(hour));
+    if (it == table_.end())
+      throw_error(ErrorCode::kNotFound, "no rate for " + format_iso8601(hour));
     return it->second;
   }
   std::string description() const override { return "table"; }

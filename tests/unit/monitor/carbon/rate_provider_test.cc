@@ -12,6 +12,7 @@
 #include <fstream>
 
 #include "zeus/util/error.h"
+#include "zeus/util/iso8601.h"
 
 namespace zeus::testing {
 namespace {
@@ -47,7 +48,7 @@ TEST(UtcTime, ParsesTheFormatsProvidersSend) {
   EXPECT_EQ(parse_utc_time("2024-05-01T12:00:00+00:00", "t"), kMay1Noon);
   EXPECT_EQ(parse_utc_time("2024-05-01 12:00", "t"), kMay1Noon);
   EXPECT_EQ(parse_utc_time("1714564800", "t"), kMay1Noon);
-  EXPECT_EQ(format_utc(kMay1Noon + 59), "2024-05-01T12:00:59Z");
+  EXPECT_EQ(format_iso8601(kMay1Noon + 59), "2024-05-01T12:00:59Z");
   EXPECT_EQ(utc_hour_of(kMay1Noon + 3599.9), kMay1Noon);
   EXPECT_EQ(utc_hour_of(kMay1Noon - 0.5), kMay1Noon - 3600);
   for (const char* bad : {"yesterday", "2024-13-01T00:00Z", "2024-05-01T12:00:00+02:00", ""}) {
@@ -91,7 +92,13 @@ TEST(CsvHourlyRates, BadFilesSayWhereAndWhy) {
   EXPECT_EQ(error_of([&] { CsvHourlyRates(negative, kPriceUnit); }).first, ErrorCode::kParse);
   const std::string bad_time = write_temp("time,value\nnoon,3\n");
   std::tie(code, message) = error_of([&] { CsvHourlyRates(bad_time, kPriceUnit); });
-  EXPECT_THAT(message, HasSubstr("'noon' is not a UTC time"));
+  EXPECT_THAT(message, HasSubstr("'noon' is not a time"));
+  // A time with another offset is refused here (hourly rates are UTC hours),
+  // though the shared parser reads it.
+  const std::string offset = write_temp("time,value\n2024-05-01T12:00:00+01:00,3\n");
+  std::tie(code, message) = error_of([&] { CsvHourlyRates(offset, kPriceUnit); });
+  EXPECT_EQ(code, ErrorCode::kParse);
+  EXPECT_THAT(message, HasSubstr("is not a UTC time (offset '+01:00')"));
   const std::string no_column = write_temp("hour,price\n1,2\n");
   EXPECT_EQ(error_of([&] { CsvHourlyRates(no_column, kPriceUnit); }).first, ErrorCode::kParse);
   const std::string empty = write_temp("time,value\n");

@@ -37,12 +37,4 @@ GridSignal read_signal_csv(const std::string& path, const SignalCsvOptions& opti
 GridSignal parse_signal_csv(std::string_view text, const std::string& source,
                             const SignalCsvOptions& options = {});
 
-// Parses an ISO 8601 time "YYYY-MM-DD[T ]HH:MM[:SS[.f]][Z|±HH:MM|±HHMM]" (or
-// Unix seconds) to Unix seconds; `offset` receives the offset as written ("" for
-// a naive time, read as UTC). kParse naming `what` otherwise.
-std::int64_t parse_iso8601(std::string_view text, std::string_view what,
-                           std::string* offset = nullptr);
-// "2022-01-01T00:00:00Z".
-std::string format_iso8601(std::int64_t unix_seconds);
-
 }  // namespace zeus

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "zeus/util/error.h"
+#include "zeus/util/iso8601.h"
 
 namespace zeus {
 namespace {
