@@ -60,10 +60,10 @@ std::vector<std::string> render_plots(const std::string& dir_in,
       if (r.gpu != gpu || r.eta != eta) continue;
       if (!eta_m.count(r.workload)) order.push_back(r.workload);
       auto& e = eta_m[r.workload][r.strategy];
-      e.first += r.metrics.eta_norm;
+      e.first += r.summary.eta_norm;
       ++e.second;
       auto& t = tta_m[r.workload][r.strategy];
-      t.first += r.metrics.tta_norm;
+      t.first += r.summary.tta_norm;
       ++t.second;
     }
     auto mean = [](const auto& m, Strategy k) {

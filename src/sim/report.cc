@@ -39,9 +39,9 @@ std::vector<Group> group_rows(const std::vector<SweepRow>& rows) {
       groups.push_back({r.gpu, r.workload, r.eta, r.default_batch_size, r.reference, {}});
     }
     Cell& c = groups[it->second].cells[r.strategy];
-    c.eta += r.metrics.eta_norm;
-    c.tta += r.metrics.tta_norm;
-    c.regret += r.metrics.cum_regret.value();
+    c.eta += r.summary.eta_norm;
+    c.tta += r.summary.tta_norm;
+    c.regret += r.summary.cum_regret.value();
     ++c.n;
   }
   for (auto& g : groups) {
@@ -73,9 +73,9 @@ std::string format_csv(const std::vector<SweepRow>& rows) {
         uses_early_stopping(r.strategy) ? "true" : "false", r.default_batch_size, r.num_recurrence,
         r.reference.opt_batch_size, watts(r.reference.opt_power_limit),
         r.reference.opt_cost.value(), r.reference.default_eta.value(),
-        r.reference.default_tta.count(), r.metrics.eta_norm, r.metrics.tta_norm,
-        r.metrics.cum_regret.value(), r.metrics.cum_regret_rel, r.metrics.final_batch_size,
-        watts(r.metrics.final_power_limit));
+        r.reference.default_tta.count(), r.summary.eta_norm, r.summary.tta_norm,
+        r.summary.cum_regret.value(), r.summary.cum_regret_rel, r.summary.final_batch_size,
+        watts(r.summary.final_power_limit));
   }
   return out;
 }
@@ -97,12 +97,12 @@ std::string format_json(const std::vector<SweepRow>& rows) {
                    {"opt_cost", r.reference.opt_cost.value()},
                    {"default_eta", r.reference.default_eta.value()},
                    {"default_tta", r.reference.default_tta.count()},
-                   {"eta_norm", r.metrics.eta_norm},
-                   {"tta_norm", r.metrics.tta_norm},
-                   {"cum_regret", r.metrics.cum_regret.value()},
-                   {"cum_regret_rel", r.metrics.cum_regret_rel},
-                   {"final_bs", r.metrics.final_batch_size},
-                   {"final_pl", to_watts(r.metrics.final_power_limit).value()}});
+                   {"eta_norm", r.summary.eta_norm},
+                   {"tta_norm", r.summary.tta_norm},
+                   {"cum_regret", r.summary.cum_regret.value()},
+                   {"cum_regret_rel", r.summary.cum_regret_rel},
+                   {"final_bs", r.summary.final_batch_size},
+                   {"final_pl", to_watts(r.summary.final_power_limit).value()}});
   }
   return nlohmann::json{{"rows", arr}}.dump(2) + "\n";
 }

@@ -284,8 +284,8 @@ Reference compute_reference(const WorkloadTrace& t, double eta, bool after_drift
   return r;
 }
 
-Metrics compute_metrics(const WorkloadTrace& t, const SimResult& res, double eta) {
-  Metrics m;
+RunSummary summarize_run(const WorkloadTrace& t, const SimResult& res, double eta) {
+  RunSummary m;
   const auto& recs = res.recurrences;
   if (recs.empty()) return m;
   const Reference before = compute_reference(t, eta, false);

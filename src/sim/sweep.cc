@@ -164,7 +164,7 @@ std::vector<SweepRow> run_sweep(const std::vector<WorkloadTrace>& traces, const 
         r.reference = compute_reference(*k.trace, k.options.eta, k.trace->drift_at.has_value());
         r.initial_opt_cost = compute_reference(*k.trace, k.options.eta, false).opt_cost;
         r.drift_at = k.trace->drift_at.value_or(-1);
-        r.metrics = compute_metrics(*k.trace, res, k.options.eta);
+        r.summary = summarize_run(*k.trace, res, k.options.eta);
         if (spec.keep_trajectories) r.result = std::make_shared<SimResult>(std::move(res));
       },
       progress);

@@ -153,7 +153,7 @@ struct Reference {
 // `after_drift` uses the drifted runs of a drifting workload.
 Reference compute_reference(const WorkloadTrace& trace, double eta, bool after_drift = false);
 
-struct Metrics {
+struct RunSummary {
   double eta_norm = 0;     // mean energy of the last 5 recurrences / expected Default ETA
   double tta_norm = 0;     // the same for time
   Joules cum_energy{0.0};  // sum over all recurrences (every run, failed ones included)
@@ -164,6 +164,6 @@ struct Metrics {
   int final_batch_size = 0;
   Milliwatts final_power_limit{0};
 };
-Metrics compute_metrics(const WorkloadTrace& trace, const SimResult& result, double eta);
+RunSummary summarize_run(const WorkloadTrace& trace, const SimResult& result, double eta);
 
 }  // namespace zeus::sim

@@ -1,5 +1,5 @@
 // Runs the evaluation matrix (GPU x workload x eta x seed x strategy) over
-// threads and computes each row's metrics. Results are in a fixed order and do
+// threads and summarizes each row (RunSummary). Results are in a fixed order and do
 // not depend on the number of threads (each row owns its seeded RNGs).
 #pragma once
 
@@ -39,7 +39,7 @@ struct SweepRow {
   Reference reference;           // after the drift for the drifting workload
   Joules initial_opt_cost{0.0};  // C* before the drift (= reference.opt_cost otherwise)
   int drift_at = -1;             // first drifted recurrence, or -1
-  Metrics metrics;
+  RunSummary summary;
   std::shared_ptr<const SimResult> result;  // only with keep_trajectories
 };
 

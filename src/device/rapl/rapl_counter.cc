@@ -10,7 +10,7 @@
 
 #include "zeus/util/error.h"
 
-namespace zeus::rapl_detail {
+namespace zeus::rapl_internal {
 namespace {
 
 [[noreturn]] void throw_errno(const std::string& path, int err, const char* what) {
@@ -111,4 +111,4 @@ std::uint64_t RaplCounter::read_uj() {
   return offset_uj_ + raw;
 }
 
-}  // namespace zeus::rapl_detail
+}  // namespace zeus::rapl_internal

@@ -5,7 +5,7 @@
 #include <mutex>
 #include <string>
 
-namespace zeus::rapl_detail {
+namespace zeus::rapl_internal {
 
 // The message given when energy_uj is root-only (and the zone's `problem`).
 inline constexpr const char* kNoPermissionHint =
@@ -58,4 +58,4 @@ std::uint64_t read_uint_file(const std::string& path);
 // Parses "<digits>[whitespace]"; false when the text is anything else.
 bool parse_uint(const char* begin, const char* end, std::uint64_t& out);
 
-}  // namespace zeus::rapl_detail
+}  // namespace zeus::rapl_internal

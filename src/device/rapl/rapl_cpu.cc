@@ -26,8 +26,8 @@ namespace zeus {
 namespace {
 
 namespace fs = std::filesystem;
-using rapl_detail::RaplCounter;
-using rapl_detail::RaplKeepAlive;
+using rapl_internal::RaplCounter;
+using rapl_internal::RaplKeepAlive;
 
 constexpr const char* kSysRoot = "/sys/class/powercap";
 constexpr const char* kContainerRoot = "/zeus_sys/class/powercap";
@@ -220,7 +220,7 @@ std::string resolve_root(const RaplOptions& options) {
 std::shared_ptr<RaplCounter> open_counter(const ZoneDir& zone, RaplZoneInfo& info) {
   const std::string energy = zone.path + "/energy_uj";
   try {
-    const std::uint64_t range = rapl_detail::read_uint_file(zone.path + "/max_energy_range_uj");
+    const std::uint64_t range = rapl_internal::read_uint_file(zone.path + "/max_energy_range_uj");
     if (range == 0 || range == std::numeric_limits<std::uint64_t>::max()) {
       throw_error(
           ErrorCode::kParse,
@@ -229,7 +229,8 @@ std::shared_ptr<RaplCounter> open_counter(const ZoneDir& zone, RaplZoneInfo& inf
     return std::make_shared<RaplCounter>(energy, range);
   } catch (const Error& e) {
     info.readable = false;
-    info.problem = e.code() == ErrorCode::kNoPermission ? rapl_detail::kNoPermissionHint : e.what();
+    info.problem =
+        e.code() == ErrorCode::kNoPermission ? rapl_internal::kNoPermissionHint : e.what();
     log::debug("RAPL zone {} ({}) left out: {}", info.name, zone.path, e.what());
     return nullptr;
   }
@@ -324,7 +325,7 @@ RaplCpuSet open_rapl_cpus(const RaplOptions& options) {
   if (!counters.empty() && options.keepalive_period.count() >= 0.0) {
     const Seconds period = options.keepalive_period.count() > 0.0
                                ? options.keepalive_period
-                               : rapl_detail::default_keepalive_period(smallest_range);
+                               : rapl_internal::default_keepalive_period(smallest_range);
     keepalive = std::make_shared<RaplKeepAlive>(
         std::move(counters), period,
         options.clock != nullptr ? *options.clock : SteadyClock::instance());

@@ -6,7 +6,7 @@
 
 #include "zeus/util/log.h"
 
-namespace zeus::rapl_detail {
+namespace zeus::rapl_internal {
 namespace {
 
 std::atomic<int> g_threads_running{0};
@@ -56,4 +56,4 @@ void RaplKeepAlive::sweep() {
   g_sweeps.fetch_add(1);
 }
 
-}  // namespace zeus::rapl_detail
+}  // namespace zeus::rapl_internal

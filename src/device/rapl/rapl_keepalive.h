@@ -11,7 +11,7 @@
 #include "zeus/util/periodic_thread.h"
 #include "zeus/util/units.h"
 
-namespace zeus::rapl_detail {
+namespace zeus::rapl_internal {
 
 // One thread for a whole set of counters: every `period` of `clock` it reads
 // each counter once (which records any wrap), and ignores read errors (the
@@ -49,4 +49,4 @@ Seconds default_keepalive_period(std::uint64_t smallest_range_uj);
 int keepalive_threads_running();
 std::uint64_t keepalive_sweeps();
 
-}  // namespace zeus::rapl_detail
+}  // namespace zeus::rapl_internal

@@ -151,7 +151,7 @@ class Matrix {
             jobs.add(t, k, options_for(kEta, kBeta, seeds[s]),
                      [&t, slot = &slots[s], ref = cell->out.reference, curves, keep_path,
                       this](SimResult&& r) {
-                       const Metrics m = compute_metrics(t, r, kEta);
+                       const RunSummary m = summarize_run(t, r, kEta);
                        slot->eta_norm = m.eta_norm;
                        slot->tta_norm = m.tta_norm;
                        slot->regret_rel = m.cum_regret_rel;
@@ -304,7 +304,7 @@ class EtaSweeps {
         for (std::size_t s = 0; s < o.seeds.size(); ++s) {
           jobs.add(t, Strategy::kZeus, options_for(eta, kBeta, o.seeds[s]),
                    [&t, eta, ref = p.oracle, slot = &slots[s]](SimResult&& r) {
-                     const Metrics m = compute_metrics(t, r, eta);
+                     const RunSummary m = summarize_run(t, r, eta);
                      slot->eta_j = m.eta_norm * ref.default_eta.value();
                      slot->tta_s = m.tta_norm * ref.default_tta.count();
                      slot->final_bs = m.final_batch_size;
@@ -372,7 +372,7 @@ class BetaSweep {
         for (std::size_t s = 0; s < o.seeds.size(); ++s) {
           jobs.add(t, Strategy::kZeus, options_for(kEta, beta, o.seeds[s]),
                    [&t, slot = &slots[s]](SimResult&& r) {
-                     *slot = compute_metrics(t, r, kEta).cum_energy.value();
+                     *slot = summarize_run(t, r, kEta).cum_energy.value();
                    });
         }
       }
@@ -428,7 +428,7 @@ class Ablations {
               slot->stuck_at = *r.stuck_at;
               return;
             }
-            const Metrics m = compute_metrics(t, r, kEta);
+            const RunSummary m = summarize_run(t, r, kEta);
             slot->totals = {m.cum_energy.value(), m.cum_time.count(), m.cum_cost.value()};
           });
         }

@@ -161,7 +161,7 @@ TEST(Sweep, ZeusLastFiveEtaNeverWorseThanDefaultOnV100) {
   const auto rows = run_sweep(sweep_traces(&traces(), spec), spec, 2);
   std::map<std::string, double> zeus;
   for (const auto& r : rows) {
-    if (r.strategy == Strategy::kZeus) zeus[r.workload] += r.metrics.eta_norm / 10.0;
+    if (r.strategy == Strategy::kZeus) zeus[r.workload] += r.summary.eta_norm / 10.0;
   }
   ASSERT_EQ(zeus.size(), 6u);
   for (const auto& [w, e] : zeus) EXPECT_LE(e, 1.0) << w;
@@ -173,8 +173,8 @@ TEST(Sweep, GridSearchRegretsMoreThanZeusOnAverage) {
     const auto rows = run_sweep(sweep_traces(&traces(), spec), spec, 2);
     double z = 0, g = 0;
     for (const auto& r : rows) {
-      if (r.strategy == Strategy::kZeus) z += r.metrics.cum_regret.value();
-      if (r.strategy == Strategy::kGrid) g += r.metrics.cum_regret.value();
+      if (r.strategy == Strategy::kZeus) z += r.summary.cum_regret.value();
+      if (r.strategy == Strategy::kGrid) g += r.summary.cum_regret.value();
     }
     EXPECT_GT(g, z) << gpu;
   }

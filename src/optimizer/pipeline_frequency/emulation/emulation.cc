@@ -30,8 +30,8 @@ namespace zeus::pipeline_frequency {
 
 namespace {
 
-using detail::LineChannel;
 using nlohmann::json;
+using pipeline_frequency_internal::LineChannel;
 
 // What one run of the pipeline serves and how its iterations end.
 struct ScenarioSpec {
@@ -150,13 +150,13 @@ RunResult run_scenario(const EmulationOptions& o, int stages, const ScenarioSpec
   std::vector<int> driver_end(static_cast<std::size_t>(stages));
   for (int s = 0; s < stages; ++s) {
     int pair[2];
-    detail::socket_pair(pair);
+    pipeline_frequency_internal::socket_pair(pair);
     driver_end[static_cast<std::size_t>(s)] = fds.add(pair[0]);
     worker[static_cast<std::size_t>(s)].control = fds.add(pair[1]);
   }
   for (int s = 0; s + 1 < stages; ++s) {
     int pair[2];
-    detail::socket_pair(pair);
+    pipeline_frequency_internal::socket_pair(pair);
     worker[static_cast<std::size_t>(s)].next = fds.add(pair[0]);
     worker[static_cast<std::size_t>(s) + 1].previous = fds.add(pair[1]);
   }

@@ -10,7 +10,7 @@
 
 #include "zeus/util/error.h"
 
-namespace zeus::pipeline_frequency::detail {
+namespace zeus::pipeline_frequency_internal {
 
 namespace {
 constexpr std::size_t kMaxLine = 16 << 20;
@@ -75,4 +75,4 @@ void socket_pair(int fds[2]) {
   }
 }
 
-}  // namespace zeus::pipeline_frequency::detail
+}  // namespace zeus::pipeline_frequency_internal

@@ -10,7 +10,7 @@
 
 #include "zeus/util/units.h"
 
-namespace zeus::pipeline_frequency::detail {
+namespace zeus::pipeline_frequency_internal {
 
 class LineChannel {
  public:
@@ -33,4 +33,4 @@ class LineChannel {
 // Connected stream sockets (socketpair, close-on-exec); kIo on failure.
 void socket_pair(int fds[2]);
 
-}  // namespace zeus::pipeline_frequency::detail
+}  // namespace zeus::pipeline_frequency_internal

@@ -15,9 +15,9 @@ namespace zeus::pipeline_frequency {
 
 namespace {
 
-using detail::LineChannel;
 using nlohmann::json;
 using perseus::Instruction;
+using pipeline_frequency_internal::LineChannel;
 
 // Waits for the neighbour's message about microbatch `mb` and returns the
 // emulated time it carries.

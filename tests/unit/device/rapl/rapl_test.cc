@@ -228,7 +228,7 @@ TEST(RaplKeepAlive, CatchesWrapsBetweenTwoUserReads) {
   ASSERT_EQ(set.cpus.size(), 1u);
   ASSERT_TRUE(clock.await_blocked(1)) << "the keep-alive does not wait on the injected clock";
   const Joules start = set.cpus[0]->total_energy().package;
-  const std::uint64_t sweeps = rapl_detail::keepalive_sweeps();
+  const std::uint64_t sweeps = rapl_internal::keepalive_sweeps();
   // 500000 -> 900000 -> 100000 (wrap) -> 500000 is 1 J per cycle.
   for (int cycle = 0; cycle < 3; ++cycle) {
     for (std::uint64_t v : {900'000u, 100'000u, 500'000u}) {
@@ -237,7 +237,7 @@ TEST(RaplKeepAlive, CatchesWrapsBetweenTwoUserReads) {
       ASSERT_TRUE(clock.await_blocked(1)) << "the keep-alive thread made no progress";
     }
   }
-  EXPECT_EQ(rapl_detail::keepalive_sweeps() - sweeps, 9u) << "one sweep per period";
+  EXPECT_EQ(rapl_internal::keepalive_sweeps() - sweeps, 9u) << "one sweep per period";
   const Joules end = set.cpus[0]->total_energy().package;
   EXPECT_NEAR((end - start).value(), 3.0, 1e-9);  // raw value is back where it started
 }
@@ -248,7 +248,7 @@ TEST(RaplKeepAlive, OneThreadPerSetThatStopsWhenTheLastCpuIsDestroyed) {
   FakePowercap fake;
   fake.add_zone("intel-rapl:0", "package-0");
   fake.add_zone("intel-rapl:1", "package-1");
-  const int before = rapl_detail::keepalive_threads_running();
+  const int before = rapl_internal::keepalive_threads_running();
   ManualClock clock;
   RaplOptions options;
   options.root = fake.root();
@@ -258,30 +258,30 @@ TEST(RaplKeepAlive, OneThreadPerSetThatStopsWhenTheLastCpuIsDestroyed) {
   {
     RaplCpuSet set = open_rapl_cpus(options);
     ASSERT_EQ(set.cpus.size(), 2u);
-    EXPECT_EQ(rapl_detail::keepalive_threads_running(), before + 1);
+    EXPECT_EQ(rapl_internal::keepalive_threads_running(), before + 1);
     ASSERT_TRUE(clock.await_blocked(1));
     kept = std::move(set.cpus[1]);
   }
-  EXPECT_EQ(rapl_detail::keepalive_threads_running(), before + 1);  // kept uses it
+  EXPECT_EQ(rapl_internal::keepalive_threads_running(), before + 1);  // kept uses it
   EXPECT_EQ(clock.blocked(), 1u);
   kept.reset();
-  EXPECT_EQ(rapl_detail::keepalive_threads_running(), before);
+  EXPECT_EQ(rapl_internal::keepalive_threads_running(), before);
   EXPECT_EQ(clock.blocked(), 0u);
 }
 
 TEST(RaplKeepAlive, NegativePeriodStartsNoThread) {
   FakePowercap fake;
   fake.add_zone("intel-rapl:0", "package-0");
-  const int before = rapl_detail::keepalive_threads_running();
+  const int before = rapl_internal::keepalive_threads_running();
   const RaplCpuSet set = open_rapl_cpus(no_keepalive(fake.root()));
   EXPECT_EQ(set.cpus.size(), 1u);
-  EXPECT_EQ(rapl_detail::keepalive_threads_running(), before);
+  EXPECT_EQ(rapl_internal::keepalive_threads_running(), before);
 }
 
 TEST(RaplKeepAlive, DefaultPeriodIsAQuarterOfTheWrapTimeAt1000W) {
-  EXPECT_DOUBLE_EQ(rapl_detail::default_keepalive_period(kIntelPackageRangeUj).count(), 30.0);
-  EXPECT_NEAR(rapl_detail::default_keepalive_period(kAmdPackageRangeUj).count(), 16.383, 1e-3);
-  EXPECT_DOUBLE_EQ(rapl_detail::default_keepalive_period(kSmallRange).count(), 0.1);
+  EXPECT_DOUBLE_EQ(rapl_internal::default_keepalive_period(kIntelPackageRangeUj).count(), 30.0);
+  EXPECT_NEAR(rapl_internal::default_keepalive_period(kAmdPackageRangeUj).count(), 16.383, 1e-3);
+  EXPECT_DOUBLE_EQ(rapl_internal::default_keepalive_period(kSmallRange).count(), 0.1);
 }
 
 TEST(RaplPermissions, UnreadablePackageIsReportedAndTheOtherStillWorks) {

@@ -391,7 +391,7 @@ TEST(PaperSimulator, CumulativeTotalsSumEveryRecurrence) {
     e += rec.energy.value();
     s += rec.time.count();
   }
-  const Metrics m = compute_metrics(t, r, 0.5);
+  const RunSummary m = summarize_run(t, r, 0.5);
   EXPECT_NEAR(m.cum_energy.value(), e, 1e-9 * e);
   EXPECT_NEAR(m.cum_time.count(), s, 1e-9 * s);
 }
