@@ -52,4 +52,25 @@ if "$zeus" bso --help >/dev/null 2>&1; then
   echo "zeus bso exists in the minimal build" >&2
   exit 1
 fi
+for offline in simulate perseus; do
+  if "$zeus" "$offline" --help >/dev/null 2>&1; then
+    echo "zeus $offline exists in the minimal build (ZEUS_WITH_SIM/ZEUS_WITH_PERSEUS are off)" >&2
+    exit 1
+  fi
+done
+echo "  zeus bso, simulate, perseus: not built"
+
+step "the module's missing parts fail to import with a clear message"
+for module in zeuscpp.metric zeuscpp.optimizer.batch_size.client zeuscpp._legacy.simulate \
+  zeuscpp.optimizer.pipeline_frequency; do
+  set +e
+  out=$(PYTHONPATH="$build/python" /usr/bin/python3 -c "import $module" 2>&1)
+  rc=$?
+  set -e
+  if [ -d "$build/python/zeuscpp" ] && ! { [ $rc -ne 0 ] && echo "$out" | grep -q "is not in this build of zeuscpp: it needs"; }; then
+    echo "import $module (exit $rc): $out" >&2
+    exit 1
+  fi
+done
+PYTHONPATH="$build/python" /usr/bin/python3 -c "import zeuscpp.metric" 2>&1 | tail -1 || true
 echo "== minimal: passed"

@@ -10,7 +10,9 @@ window in the library instead of a spawned process. See docs/zeusd.md.
 
 from __future__ import annotations
 
-from zeuscpp._core import metric as _metric
+from zeuscpp._parts import core_part
+
+_metric = core_part("zeuscpp.metric", "metric", "the HTTP layer (Pushgateway pushes)")
 
 EnergyHistogram = _metric.EnergyHistogram
 EnergyCumulativeCounter = _metric.EnergyCumulativeCounter

@@ -16,9 +16,11 @@ from copy import deepcopy
 from dataclasses import dataclass
 from typing import Any
 
-from zeuscpp._core import legacy as _legacy
 from zeuscpp._legacy.job import Job
 from zeuscpp._legacy.policy.interface import BatchSizeOptimizer, PowerLimitOptimizer
+from zeuscpp._parts import core_part
+
+_legacy = core_part("zeuscpp._legacy", "legacy", "the trace simulator (ZEUS_WITH_SIM)")
 
 
 @dataclass

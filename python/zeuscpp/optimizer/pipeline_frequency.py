@@ -18,8 +18,13 @@ from typing import Any, Callable
 
 from zeuscpp import _signals
 from zeuscpp._core import optimizer as _optimizer
+from zeuscpp._parts import core_attribute
 from zeuscpp.callback import Callback
 from zeuscpp.utils.framework import sync_execution
+
+_PipelineFrequencyOptimizer = core_attribute(
+    "zeuscpp.optimizer.pipeline_frequency", _optimizer, "PipelineFrequencyOptimizer",
+    "the HTTP layer (the Perseus server client)")
 
 __all__ = ["PipelineFrequencyOptimizer"]
 
@@ -97,7 +102,7 @@ class PipelineFrequencyOptimizer(Callback):
                 torch.cuda.set_device(device_id)
         except ImportError:  # pragma: no cover - torch is optional outside the hooks' sync
             pass
-        self._core = _optimizer.PipelineFrequencyOptimizer(
+        self._core = _PipelineFrequencyOptimizer(
             device_id, rank, dp_rank, pp_rank, tp_rank, dp_degree, pp_degree, tp_degree,
             world_size, server_url, job_metadata, job_id, broadcast, report_every,
         )

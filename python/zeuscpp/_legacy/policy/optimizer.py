@@ -8,9 +8,11 @@ policy) starts from the constructor's arguments, without registered jobs.
 
 from __future__ import annotations
 
-from zeuscpp._core import legacy as _legacy
 from zeuscpp._legacy.job import Job
 from zeuscpp._legacy.policy.interface import BatchSizeOptimizer, PowerLimitOptimizer
+from zeuscpp._parts import core_part
+
+_legacy = core_part("zeuscpp._legacy", "legacy", "the trace simulator (ZEUS_WITH_SIM)")
 
 
 class _Builtin:

@@ -7,7 +7,7 @@ import json
 import weakref
 from typing import Optional
 
-from zeuscpp._core import batch_size as _batch_size
+from zeuscpp._parts import core_part
 from zeuscpp.callback import Callback
 from zeuscpp.exception import (
     ZeusBaseError,
@@ -23,6 +23,8 @@ from zeuscpp.optimizer.batch_size.exceptions import (
     ZeusBSORuntimError,
     ZeusBSOTrainFailError,
 )
+
+_batch_size = core_part("zeuscpp.optimizer.batch_size", "batch_size", "the HTTP layer (the batch-size service client)")
 
 __all__ = ["BatchSizeOptimizer"]
 

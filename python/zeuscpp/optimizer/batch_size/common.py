@@ -6,9 +6,11 @@ import json
 from dataclasses import dataclass
 from typing import Any, Optional, Sequence
 
-from zeuscpp._core import batch_size as _batch_size
+from zeuscpp._parts import core_part
 from zeuscpp.exception import ZeusBaseError
 from zeuscpp.optimizer.batch_size.exceptions import ZeusBSOConfigError
+
+_batch_size = core_part("zeuscpp.optimizer.batch_size", "batch_size", "the HTTP layer (the batch-size service client)")
 
 __all__ = ["JobSpec", "ReportResponse"]
 
