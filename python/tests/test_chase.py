@@ -13,6 +13,8 @@ import inspect
 import json
 import math
 import os
+import subprocess
+import sys
 import warnings
 
 import pytest
@@ -257,3 +259,35 @@ def test_hf_wrapper_is_a_trainer_callback_that_forwards(tmp_path, profile):
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "ok"
+
+
+def test_two_ranks_apply_rank_zeros_decision_at_the_same_step(tmp_path):
+    """torch.distributed (gloo, two processes): one decision for all ranks, at the same step."""
+    pytest.importorskip("torch.distributed")
+    env = dict(os.environ, ZEUS_GPU_BACKEND="sim", ZEUS_SIM_GPUS="1", GLOO_SOCKET_IFNAME="lo")
+    worker = os.path.join(os.path.dirname(__file__), "chase_distributed_worker.py")
+    outs = [tmp_path / f"rank{r}.json" for r in range(2)]
+    procs = [
+        subprocess.Popen([sys.executable, worker, str(r), "2", str(tmp_path / "rendezvous"), str(outs[r])],
+                         env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        for r in range(2)
+    ]
+    logs = [p.communicate(timeout=240)[0] for p in procs]
+    for p, log in zip(procs, logs):
+        assert p.returncode == 0, log
+    r0, r1 = (json.loads(o.read_text()) for o in outs)
+    assert r0["reducer"] == r1["reducer"] == "TorchDistributedReducer"
+    assert r0["world_size"] == r1["world_size"] == 2  # one GPU on each rank
+    assert r1["reads"] == 0 and r0["reads"] > 0  # rank 0 alone reads the signal
+    assert r0["failed"] == r1["failed"] == 0
+    # Periods T0, T0+1h (rank 1's clock still said 00:59:58), T0+2h, T0+3h.
+    assert [d[0] for d in r0["decisions"]] == [T0, T0 + HOUR, T0 + 2 * HOUR, T0 + 3 * HOUR]
+    assert r1["decisions"] == r0["decisions"]
+    assert [d[1] for d in r0["decisions"]] == [HIGH, LOW, HIGH, LOW]
+    assert r1["limits"] == r0["limits"]  # the same limit after every step
+    # Each step's limit is the decision of its period; the first boundary changes
+    # it, so a rank that saw that boundary a step late would differ there.
+    assert r0["limits"] == [r0["decisions"][k][4] * 1000 for k in (0, 1, 1, 2, 3)]
+    assert r0["limits"][0] != r0["limits"][1]
+    # The same collective calls in the same order on both ranks.
+    assert [c[0] for c in r0["calls"]] == [c[0] for c in r1["calls"]]
