@@ -157,9 +157,9 @@ std::unique_ptr<zeus::SignalSource> source_from(ChaseBinding& b, const py::objec
 std::unique_ptr<ChaseBinding> make_chase(
     py::object monitor, py::object signal, std::optional<std::string> unit,
     std::optional<std::string> kind, double eta, std::int64_t period_s, std::int64_t history_s,
-    std::optional<double> signal_max, std::string forecaster, int world_size, int check_steps,
-    py::object clock, int wait_steps, int warmup_steps, int profile_steps, double pl_step,
-    py::object profile_path, bool dry_run, bool observer_mode, py::object reducer) {
+    std::optional<double> signal_max, std::string forecaster, int refit_periods, int world_size,
+    int check_steps, py::object clock, int wait_steps, int warmup_steps, int profile_steps,
+    double pl_step, py::object profile_path, bool dry_run, bool observer_mode, py::object reducer) {
   auto b = std::make_unique<ChaseBinding>();
   b->signal = signal;
   b->source = source_from(*b, signal, unit, kind);
@@ -169,6 +169,7 @@ std::unique_ptr<ChaseBinding> make_chase(
   options.history_s = history_s;
   options.signal_max = signal_max;
   options.forecaster = std::move(forecaster);
+  options.refit_periods = refit_periods;
   options.world_size = world_size;
   options.check_steps = check_steps;
   if (!clock.is_none()) {
@@ -199,10 +200,11 @@ void bind_chase(py::module_& core) {
                 "Core of zeuscpp.optimizer.power_limit.ChasePowerLimitOptimizer.")
       .def(py::init(&make_chase), py::arg("monitor"), py::arg("signal"), py::arg("unit"),
            py::arg("kind"), py::arg("eta"), py::arg("period_s"), py::arg("history_s"),
-           py::arg("signal_max"), py::arg("forecaster"), py::arg("world_size"),
-           py::arg("check_steps"), py::arg("clock"), py::arg("wait_steps"), py::arg("warmup_steps"),
-           py::arg("profile_steps"), py::arg("pl_step"), py::arg("profile_path"),
-           py::arg("dry_run"), py::arg("observer_mode"), py::arg("reducer"))
+           py::arg("signal_max"), py::arg("forecaster"), py::arg("refit_periods"),
+           py::arg("world_size"), py::arg("check_steps"), py::arg("clock"), py::arg("wait_steps"),
+           py::arg("warmup_steps"), py::arg("profile_steps"), py::arg("pl_step"),
+           py::arg("profile_path"), py::arg("dry_run"), py::arg("observer_mode"),
+           py::arg("reducer"))
       .def(
           "on_step_begin",
           [](B& b) { b.step([](zeus::ChaseController& c) { c.on_step_begin(); }); },

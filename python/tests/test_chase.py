@@ -291,3 +291,19 @@ def test_two_ranks_apply_rank_zeros_decision_at_the_same_step(tmp_path):
     assert r0["limits"][0] != r0["limits"][1]
     # The same collective calls in the same order on both ranks.
     assert [c[0] for c in r0["calls"]] == [c[0] for c in r1["calls"]]
+
+
+def test_refit_periods_refits_the_forecaster(one_gpu, profile):
+    def flat_then_alternating(start: int, period: int) -> float:
+        return 500.0 if start < T0 else alternating(start, period)
+
+    clock = Clock(T0 + 10)
+    chase = make(profile, clock, flat_then_alternating, refit_periods=2)
+    chase.on_step_begin()
+    assert chase.forecaster_mape == 0.0  # fitted on a flat day
+    step_at(chase, clock, T0 + HOUR)
+    assert chase.forecaster_mape == 0.0  # not due yet
+    step_at(chase, clock, T0 + 2 * HOUR)
+    assert chase.forecaster_mape > 0.0  # refitted on a window with hours 0 and 1
+    with pytest.raises(ValueError, match="refit_periods"):
+        make(profile, clock, refit_periods=-1)

@@ -449,6 +449,8 @@ class ChasePowerLimitOptimizer(_optimizer.ChasePowerLimitOptimizer, Callback):
         kind: A callable's signal: ``"carbon"`` or ``"price"``.
         history_s: Forecaster fit and normaliser window (s).
         signal_max: The normaliser $S_{max}$; None: the maximum over the history.
+        refit_periods: Refit the forecaster on the trailing history every this
+            many periods (0: fit once, at the first decision; the normaliser stays).
         world_size: GPUs of the job for MaxPower; None: the monitored GPUs summed over ranks.
         check_steps: Look at the clock every this many steps (across ranks each
             look is one all-reduce; a boundary is seen up to ``check_steps - 1`` steps late).
@@ -476,6 +478,7 @@ class ChasePowerLimitOptimizer(_optimizer.ChasePowerLimitOptimizer, Callback):
         kind: Literal["carbon", "price"] | None = None,
         history_s: int = 86400,
         signal_max: float | None = None,
+        refit_periods: int = 0,
         world_size: int | None = None,
         check_steps: int = 1,
         clock: Callable[[], float] | None = None,
@@ -502,6 +505,7 @@ class ChasePowerLimitOptimizer(_optimizer.ChasePowerLimitOptimizer, Callback):
             history_s,
             signal_max,
             forecaster,
+            refit_periods,
             0 if world_size is None else world_size,
             check_steps,
             clock,
@@ -573,6 +577,7 @@ class HFChasePowerLimitOptimizer(_HFBase):  # type: ignore[misc, valid-type]
         kind: Literal["carbon", "price"] | None = None,
         history_s: int = 86400,
         signal_max: float | None = None,
+        refit_periods: int = 0,
         world_size: int | None = None,
         check_steps: int = 1,
         clock: Callable[[], float] | None = None,
@@ -602,6 +607,7 @@ class HFChasePowerLimitOptimizer(_HFBase):  # type: ignore[misc, valid-type]
             kind=kind,
             history_s=history_s,
             signal_max=signal_max,
+            refit_periods=refit_periods,
             world_size=world_size,
             check_steps=check_steps,
             clock=clock,

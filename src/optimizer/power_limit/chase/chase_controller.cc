@@ -39,6 +39,11 @@ ChaseController::ChaseController(GlobalPowerLimitOptimizer& optimizer, SignalSou
                 "chase: the oracle forecaster exists in the simulator only");
   }
   (void)make_forecaster(options_.forecaster);  // an unknown name or a missing libsvm: now
+  if (options_.refit_periods < 0) {
+    throw_error(ErrorCode::kInvalidArgument,
+                fmt::format("chase: refit_periods must be >= 0 (0: fit once), got {}",
+                            options_.refit_periods));
+  }
   if (options_.world_size < 0) {
     throw_error(ErrorCode::kInvalidArgument,
                 fmt::format("chase: world size must be >= 0, got {}", options_.world_size));
@@ -94,19 +99,31 @@ void ChaseController::prepare(std::int64_t period_start) {
     }
   }
   std::reverse(history.begin(), history.end());
-  const double smax = options_.signal_max ? *options_.signal_max
-                                          : *std::max_element(history.begin(), history.end());
-  policy_.emplace(options_.eta, smax, options_.world_size);
-  forecaster_ = make_forecaster(options_.forecaster);
-  forecaster_->fit(history, period_start - static_cast<std::int64_t>(history.size()) * p, p);
-  log::info("chase: {} ({}), {} periods of history, normaliser {:g}, {} one-step MAPE {}",
-            source_.description(), signal_kind_name(source_.kind()), history.size(), smax,
+  const bool refit = policy_.has_value();
+  if (!refit) {
+    const double smax = options_.signal_max ? *options_.signal_max
+                                            : *std::max_element(history.begin(), history.end());
+    policy_.emplace(options_.eta, smax, options_.world_size);
+  }
+  auto forecaster = make_forecaster(options_.forecaster);
+  forecaster->fit(history, period_start - static_cast<std::int64_t>(history.size()) * p, p);
+  forecaster_ = std::move(forecaster);
+  fitted_at_ = period_start;
+  log::info("chase: {} {} ({}), {} periods of history, normaliser {:g}, {} one-step MAPE {}",
+            refit ? "refitted on" : "fitted on", source_.description(),
+            signal_kind_name(source_.kind()), history.size(), policy_->signal_max(),
             forecaster_->name(),
             forecaster_->mape() ? fmt::format("{:.2f} %", *forecaster_->mape()) : "n/a");
 }
 
+bool ChaseController::refit_due(std::int64_t period_start) const {
+  if (!policy_ || !fitted_at_) return true;
+  if (options_.refit_periods == 0) return false;
+  return period_start - *fitted_at_ >= options_.refit_periods * options_.period_s;
+}
+
 ChaseDecision ChaseController::choose(std::int64_t period_start) {
-  if (!policy_) prepare(period_start);
+  if (refit_due(period_start)) prepare(period_start);
   const double seen = source_.value(period_start - options_.period_s, options_.period_s);
   const double forecast = forecaster_->predict(period_start, seen);
   const auto choice = policy_->choose(optimizer_.measurements(), forecast);

@@ -26,6 +26,10 @@ struct ChaseControllerOptions {
   std::int64_t history_s = 86'400;         // forecaster fit and normaliser window
   std::optional<double> signal_max;        // the normaliser; default: max over the history
   std::string forecaster = "persistence";  // persistence, linear or svr
+  // Refit the forecaster on the trailing history every this many decision
+  // periods (0: fit once, at the first decision). The normaliser stays the
+  // one of the first fit (the history before the job), so the knob does not drift.
+  int refit_periods = 0;
   // GPUs of the job (MaxPower = max limit x this); 0: the optimizer's GPUs,
   // summed over the ranks when a reducer is given.
   int world_size = 0;
@@ -75,6 +79,7 @@ class ChaseController final : public Callback {
   std::optional<ChaseDecision> agree(std::int64_t period_start, std::optional<ChaseDecision> local);
   ChaseDecision choose(std::int64_t period_start);
   void prepare(std::int64_t period_start);
+  bool refit_due(std::int64_t period_start) const;
   bool distributed() const { return reducer_ != nullptr; }
 
   GlobalPowerLimitOptimizer& optimizer_;
@@ -82,8 +87,9 @@ class ChaseController final : public Callback {
   ChaseControllerOptions options_;
   std::optional<ChasePolicy> policy_;
   std::unique_ptr<SignalForecaster> forecaster_;
-  Reducer* reducer_ = nullptr;  // null in one process
-  long long steps_done_ = 0;    // steps since profiling ended
+  Reducer* reducer_ = nullptr;             // null in one process
+  long long steps_done_ = 0;               // steps since profiling ended
+  std::optional<std::int64_t> fitted_at_;  // the period the forecaster was last fitted at
   std::optional<std::int64_t> last_period_;
   std::vector<ChaseDecision> decisions_;
   bool warned_ = false;

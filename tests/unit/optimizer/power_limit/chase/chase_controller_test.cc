@@ -62,10 +62,11 @@ struct Rig {
   GlobalPowerLimitOptimizer opt{*sim.monitor, small_options()};
   FlakySource source{scripted()};
   ChaseController chase;
-  explicit Rig(double eta = 0.9)
+  explicit Rig(double eta = 0.9, int refit_periods = 0)
       : chase(opt, source, [&] {
           ChaseControllerOptions o;
           o.eta = eta;
+          o.refit_periods = refit_periods;
           o.period_s = kHour;
           o.signal_max = kHigh;
           o.unix_now = [this] { return static_cast<double>(kT0) + sim.clock.now().count(); };
@@ -275,6 +276,42 @@ TEST(ChaseController, RanksApplyRankZerosDecisionAtTheSameStep) {
   EXPECT_EQ(rank[1].chase->failed_periods(), 1);
   EXPECT_EQ(rank[0].sim.sims[0]->power_limit(), rank[1].sim.sims[0]->power_limit());
   EXPECT_EQ(rank[1].sim.sims[0]->power_limit(), d0.back().power_limit);
+}
+
+TEST(ChaseController, RefitsTheForecasterEveryNPeriods) {
+  // The history before kT0 is flat (persistence's one-step MAPE 0); the hours
+  // after it alternate, so a refit that sees them reports a MAPE above 0.
+  for (const int refit : {0, 2}) {
+    SCOPED_TRACE(refit);
+    Rig rig(0.9, refit);
+    for (int i = 0; i < 1000 && !rig.opt.done(); ++i) rig.step();
+    rig.step();
+    ASSERT_NE(rig.chase.forecaster(), nullptr);
+    EXPECT_EQ(rig.chase.forecaster()->mape(), 0.0);
+    rig.step_at(kT0 + kHour);
+    EXPECT_EQ(rig.chase.forecaster()->mape(), 0.0) << "one period after the fit: not due";
+    rig.step_at(kT0 + 2 * kHour);
+    const auto at2 = rig.chase.forecaster()->mape();
+    rig.step_at(kT0 + 3 * kHour);
+    EXPECT_EQ(rig.chase.forecaster()->mape(), at2);
+    rig.step_at(kT0 + 4 * kHour);
+    const auto at4 = rig.chase.forecaster()->mape();
+    ASSERT_TRUE(at2 && at4);
+    if (refit == 0) {
+      EXPECT_EQ(*at4, 0.0);  // fitted once
+    } else {
+      EXPECT_GT(*at2, 0.0);
+      EXPECT_GT(*at4, *at2);  // two more alternating hours in the window
+    }
+    EXPECT_EQ(rig.chase.decisions().size(), 5u);
+    EXPECT_EQ(rig.chase.decisions().back().forecast, kHigh);  // hour 3 was high
+  }
+  SimRig sim;
+  GlobalPowerLimitOptimizer opt(*sim.monitor, small_options());
+  GridSignalSource source(scripted());
+  ChaseControllerOptions bad;
+  bad.refit_periods = -1;
+  EXPECT_THROW(ChaseController(opt, source, bad), Error);
 }
 
 TEST(ChaseController, RejectsBadOptionsAndEarlyApply) {
