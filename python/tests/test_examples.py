@@ -20,6 +20,7 @@ def run_example(name: str, *args: str) -> subprocess.CompletedProcess:
 def test_every_example_is_tested():
     assert sorted(f for f in os.listdir(EXAMPLES) if f.endswith(".py")) == [
         "measure_energy.py",
+        "train_with_chase.py",
         "train_with_power_limit.py",
     ]
 
@@ -42,3 +43,15 @@ def test_train_with_power_limit(tmp_path):
                         "--selector", "max-slowdown")
     assert again.returncode == 0, again.stderr
     assert "max-slowdown(1.1)" in again.stdout
+
+
+def test_train_with_chase():
+    result = run_example("train_with_chase.py", "--steps", "200")
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert sum(line.startswith("profiled ") for line in lines) == 5  # 300 W down to 100 W
+    decisions = [line for line in lines if " -> " in line]
+    # (200 steps - 36 profiling steps) x 10 simulated minutes: 27 hours, one decision each.
+    assert len(decisions) == 28, result.stdout
+    assert decisions[0].startswith("2022-03-15 00:00 UTC") and decisions[-1].startswith("2022-03-16 03:00 UTC")
+    assert lines[-1] == "28 decisions, 0 periods without a signal"
