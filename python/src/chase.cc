@@ -81,8 +81,9 @@ struct ChaseBinding {
   std::shared_ptr<zeus::HourlyRateProvider> provider;
   std::unique_ptr<zeus::SignalSource> source;
   std::unique_ptr<zeus::ChaseController> controller;
-  int failures_seen = 0;
+  int failures_seen = 0;  // what the last hook left, to tell a new outage
   std::size_t decisions_seen = 0;
+  bool in_outage = false;
 
   zeus::ChaseController& get() const {
     if (!controller) {
@@ -115,7 +116,6 @@ struct ChaseBinding {
                     c.last_error(), zeus::to_watts(plo->get().applied_power_limit()).value());
     if (PyErr_WarnEx(PyExc_RuntimeWarning, text.c_str(), 1) != 0) throw py::error_already_set();
   }
-  bool in_outage = false;
 };
 
 std::unique_ptr<zeus::SignalSource> source_from(ChaseBinding& b, const py::object& signal,
