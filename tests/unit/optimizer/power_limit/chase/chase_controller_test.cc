@@ -62,11 +62,12 @@ struct Rig {
   GlobalPowerLimitOptimizer opt{*sim.monitor, small_options()};
   FlakySource source{scripted()};
   ChaseController chase;
-  explicit Rig(double eta = 0.9, int refit_periods = 0)
+  explicit Rig(double eta = 0.9, int refit_periods = 0, int check_steps = 1)
       : chase(opt, source, [&] {
           ChaseControllerOptions o;
           o.eta = eta;
           o.refit_periods = refit_periods;
+          o.check_steps = check_steps;
           o.period_s = kHour;
           o.signal_max = kHigh;
           o.unix_now = [this] { return static_cast<double>(kT0) + sim.clock.now().count(); };
@@ -311,6 +312,24 @@ TEST(ChaseController, RefitsTheForecasterEveryNPeriods) {
   GridSignalSource source(scripted());
   ChaseControllerOptions bad;
   bad.refit_periods = -1;
+  EXPECT_THROW(ChaseController(opt, source, bad), Error);
+}
+
+TEST(ChaseController, LooksAtTheClockEveryCheckSteps) {
+  Rig rig(0.9, 0, 3);
+  for (int i = 0; i < 1000 && !rig.opt.done(); ++i) rig.step();
+  ASSERT_EQ(rig.chase.decisions().size(), 1u);  // the step that ended profiling looked
+  rig.step_at(kT0 + kHour);
+  rig.step_at(kT0 + kHour + 1);
+  EXPECT_EQ(rig.chase.decisions().size(), 1u) << "the next two steps do not look";
+  rig.step_at(kT0 + kHour + 2);
+  ASSERT_EQ(rig.chase.decisions().size(), 2u);
+  EXPECT_EQ(rig.chase.decisions().back().period_start_utc, kT0 + kHour);
+  SimRig sim;
+  GlobalPowerLimitOptimizer opt(*sim.monitor, small_options());
+  GridSignalSource source(scripted());
+  ChaseControllerOptions bad;
+  bad.check_steps = 0;
   EXPECT_THROW(ChaseController(opt, source, bad), Error);
 }
 
