@@ -35,6 +35,7 @@ struct Flags {
   double eta = 0.25;
   long long period = 0;
   std::string forecaster = "persistence";
+  int refit_periods = 0;
   std::optional<double> signal_max;
   std::string gpu_backend = "sim";
   bool allow_setting_changes = false;
@@ -119,6 +120,7 @@ void run(const Flags& f) {
   co.history_s = std::max<std::int64_t>(86'400, period);
   co.signal_max = f.signal_max;
   co.forecaster = f.forecaster;
+  co.refit_periods = f.refit_periods;
   if (simulated) {
     co.unix_now = [&] { return static_cast<double>(start) + manual_clock.now().count(); };
   }
@@ -166,6 +168,9 @@ void setup(CLI::App& root) {
       ->default_val(0);
   cmd->add_option("--forecaster", f->forecaster, "persistence, linear or svr")
       ->default_val("persistence");
+  cmd->add_option("--refit-periods", f->refit_periods,
+                  "Refit the forecaster on the trailing 24 h every N periods (0: fit once)")
+      ->default_val(0);
   cmd->add_option("--signal-max", f->signal_max,
                   "Fixed normaliser; default: the maximum over the 24 h before the first decision");
   cmd->add_option("--gpu-backend", f->gpu_backend, "sim (default), nvml, amd, auto")

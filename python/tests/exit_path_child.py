@@ -3,10 +3,15 @@ path (see test_exit_paths.py). The fake NVML journals every setter call to
 $ZEUS_FAKE_NVML_JOURNAL, which outlives this process.
 
     exit_path_child.py MODE
+
+EXIT_PATH_OPTIMIZER=chase runs the carbon-aware ChasePowerLimitOptimizer instead
+(its limit set by a decision, not by profiling).
 """
 
 from __future__ import annotations
 
+import json
+import os
 import signal
 import sys
 import time
@@ -19,16 +24,26 @@ fake.set_device_count(1)
 fake.set_power_limits(0, 200000, 700000, 700000, 500000)  # runs at 500 W before the optimizer
 
 from zeuscpp.monitor import ZeusMonitor  # noqa: E402
-from zeuscpp.optimizer.power_limit import Energy, GlobalPowerLimitOptimizer  # noqa: E402
+from zeuscpp.optimizer.power_limit import ChasePowerLimitOptimizer, Energy, GlobalPowerLimitOptimizer  # noqa: E402
 
 mode = sys.argv[1]
 if mode == "sigterm_python_handler":
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(7))
 
 monitor = ZeusMonitor(sync_execution_with=None)
-plo = GlobalPowerLimitOptimizer(monitor, Energy(), wait_steps=0, warmup_steps=0, profile_steps=1000, pl_step=100)
-plo.on_step_begin()
-assert fake.power_limit_mw(0) == 700000 and fake.persistence(0)
+if os.environ.get("EXIT_PATH_OPTIMIZER") == "chase":
+    # A saved profile (least energy at 200 W, every limit as fast): Chase sets 200 W at once.
+    profile = os.path.join(os.environ["EXIT_PATH_TMP"], "profile.json")
+    with open(profile, "w") as f:
+        json.dump({"measurements": [{"power_limit": w, "energy": w, "time": 1.0} for w in range(700, 100, -100)]}, f)
+    plo = ChasePowerLimitOptimizer(monitor, lambda start, period: 300.0, kind="carbon", pl_step=100,
+                                   profile_path=profile)
+    plo.on_step_begin()
+    assert fake.power_limit_mw(0) == 200000 and fake.persistence(0) and len(plo.decisions) == 1
+else:
+    plo = GlobalPowerLimitOptimizer(monitor, Energy(), wait_steps=0, warmup_steps=0, profile_steps=1000, pl_step=100)
+    plo.on_step_begin()
+    assert fake.power_limit_mw(0) == 700000 and fake.persistence(0)
 
 
 def train_forever() -> None:

@@ -27,6 +27,7 @@ def test_every_example_is_tested():
         "measure_energy.py",
         "push_metrics.py",
         "train_data_parallel.py",
+        "train_with_chase.py",
         "train_with_power_limit.py",
     ]
 
@@ -86,3 +87,13 @@ def test_push_metrics_to_a_real_pushgateway(gateway):
     for epoch in (0, 1):
         assert f'energy_monitor_gpu_energy_joules_total{{index="0",instance="",job="training_epoch",window="epoch_{epoch}"}}' in text
         assert f'power_monitor_gpu_power_watts{{index="0",instance="",job="training_power",window="epoch_{epoch}"}}' in text
+def test_train_with_chase():
+    result = run_example("train_with_chase.py", "--steps", "200")
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert sum(line.startswith("profiled ") for line in lines) == 5  # 300 W down to 100 W
+    decisions = [line for line in lines if " -> " in line]
+    # (200 steps - 36 profiling steps) x 10 simulated minutes: 27 hours, one decision each.
+    assert len(decisions) == 28, result.stdout
+    assert decisions[0].startswith("2022-03-15 00:00 UTC") and decisions[-1].startswith("2022-03-16 03:00 UTC")
+    assert lines[-1] == "28 decisions, 0 periods without a signal"

@@ -7,14 +7,19 @@ library's; a Python subclass of :class:`OptimumSelector` works as a custom
 selector. GPU settings the optimizer changes are restored when it is freed and
 on every exit path of the process (return, exception, ``sys.exit``, SIGINT,
 SIGTERM).
+
+:class:`ChasePowerLimitOptimizer` (zeuscpp extension, docs/chase.md) profiles
+the same way, then re-picks the limit at every period boundary from a grid
+signal (carbon intensity or electricity price) and its forecast.
 """
 
 from __future__ import annotations
 
 import abc
 import dataclasses
+import datetime
 import os
-from typing import Any, ClassVar, Sequence
+from typing import Any, Callable, ClassVar, Literal, Sequence
 
 from zeuscpp import _signals
 from zeuscpp._core import optimizer as _optimizer
@@ -36,6 +41,9 @@ __all__ = [
     "Done",
     "GlobalPowerLimitOptimizer",
     "HFGlobalPowerLimitOptimizer",
+    "ChaseDecision",
+    "ChasePowerLimitOptimizer",
+    "HFChasePowerLimitOptimizer",
 ]
 
 PowerLimitMeasurement = _optimizer.PowerLimitMeasurement
@@ -361,6 +369,253 @@ class HFGlobalPowerLimitOptimizer(_HFBase):  # type: ignore[misc, valid-type]
             profile_steps,
             pl_step,
             profile_path,
+            dry_run=dry_run,
+            observer_mode=observer_mode,
+            reducer=reducer,
+        )
+
+    def on_step_begin(self, args: Any, state: Any, control: Any, **kwargs: Any) -> None:
+        """Trainer hook: forwards to the optimizer's on_step_begin."""
+        self.optimizer.on_step_begin()
+
+    def on_epoch_end(self, args: Any, state: Any, control: Any, **kwargs: Any) -> None:
+        """Trainer hook: forwards to the optimizer's on_epoch_end."""
+        self.optimizer.on_epoch_end()
+
+
+@dataclasses.dataclass(frozen=True)
+class ChaseDecision:
+    """One period's decision of :class:`ChasePowerLimitOptimizer`.
+
+    Attributes:
+        period_start: Start of the period (UTC, timezone-aware).
+        signal_seen: The signal over the last completed period (g/kWh or price per kWh).
+        forecast: The forecast for this period.
+        eta_eff: The Zeus eta the forecast amounts to (NaN for a price so negative
+            that no eta matches; the paper's cost is then minimised directly).
+        power_limit: The limit chosen, in W.
+    """
+
+    period_start: datetime.datetime
+    signal_seen: float
+    forecast: float
+    eta_eff: float
+    power_limit: int | float
+
+    @property
+    def period_start_utc(self) -> int:
+        """The period's start in Unix seconds."""
+        return int(self.period_start.timestamp())
+
+
+def _signal_core(signal: Any) -> Any:
+    """A provider of zeuscpp.monitor.carbon / price stands for its library object."""
+    core = getattr(signal, "_core", None)
+    return core if core is not None and not callable(signal) else signal
+
+
+class ChasePowerLimitOptimizer(_optimizer.ChasePowerLimitOptimizer, Callback):
+    r"""Carbon- or price-aware power limits (Chase): Zeus's profiling, then a limit per period.
+
+    It profiles every candidate limit as :class:`GlobalPowerLimitOptimizer` does
+    (the same arguments; a saved ``profile_path`` skips profiling). Then, at once
+    and at every UTC multiple of ``period_s``, it reads the grid signal of the
+    last completed period, forecasts this period's and sets the limit that
+    minimises $[\eta P \hat S + (1-\eta) \cdot MaxPower \cdot S_{max}] / throughput$
+    over the stored profile (no re-profiling). Each decision is logged and kept
+    in :attr:`decisions`. A signal that fails keeps the last limit, warns once
+    per outage (a ``RuntimeWarning`` and a log line) and is retried at the next
+    boundary. GPU settings are restored on every exit path. See docs/chase.md.
+
+    Distributed training: with ``torch.distributed`` initialized (or a
+    ``reducer``), every rank must call it the same number of times; at each
+    check the ranks agree on the period (one all-reduce), rank 0 alone reads
+    the signal and decides, and every rank applies rank 0's limit at the same step.
+
+    Args:
+        monitor: The ZeusMonitor (or a monitor-like object) of the GPUs whose limit is set.
+        signal: Where the signal comes from: a provider of
+            :mod:`zeuscpp.monitor.carbon` or :mod:`zeuscpp.monitor.price`
+            (hourly values, averaged over each period); a path to a signal CSV
+            (``zeus simulate chase``'s formats; ``unit`` when the header has none);
+            or a callable ``signal(start_utc, period_s) -> float`` giving the mean
+            over that period (``kind`` says what it is); an exception it raises
+            is a failed period.
+        eta: Carbon (or cost) against time, in [0, 1].
+        period_s: Decision period in seconds (boundaries at UTC multiples).
+        forecaster: ``"persistence"``, ``"linear"`` or ``"svr"`` (fitted on the
+            trailing ``history_s`` at the first decision).
+        unit: The CSV's unit (``"g/kWh"``, ``"kg/kWh"``, ``"GBP/kWh"``, ...).
+        kind: A callable's signal: ``"carbon"`` or ``"price"``.
+        history_s: Forecaster fit and normaliser window (s).
+        signal_max: The normaliser $S_{max}$; None: the maximum over the history.
+        refit_periods: Refit the forecaster on the trailing history every this
+            many periods (0: fit once, at the first decision; the normaliser stays).
+        world_size: GPUs of the job for MaxPower; None: the monitored GPUs summed over ranks.
+        check_steps: Look at the clock every this many steps (across ranks each
+            look is one all-reduce; a boundary is seen up to ``check_steps - 1`` steps late).
+        clock: Unix seconds now (a callable); None: the system clock. For tests
+            and replays.
+        wait_steps, warmup_steps, profile_steps, pl_step, profile_path, dry_run,
+            observer_mode, reducer: As for :class:`GlobalPowerLimitOptimizer`.
+
+    Raises:
+        ZeusInvalidArgumentError: bad parameters, a bad signal file, an unknown
+            forecaster (``ValueError``).
+        ZeusNotSupportedError: ``"svr"`` in a build without libsvm.
+        ZeusNoPermissionError: the process may not change GPU settings.
+    """
+
+    def __init__(
+        self,
+        monitor: ZeusMonitor,
+        signal: Any,
+        eta: float = 0.25,
+        period_s: int = 3600,
+        forecaster: Literal["persistence", "linear", "svr"] = "persistence",
+        *,
+        unit: str | None = None,
+        kind: Literal["carbon", "price"] | None = None,
+        history_s: int = 86400,
+        signal_max: float | None = None,
+        refit_periods: int = 0,
+        world_size: int | None = None,
+        check_steps: int = 1,
+        clock: Callable[[], float] | None = None,
+        wait_steps: int = 1,
+        warmup_steps: int = 10,
+        profile_steps: int = 40,
+        pl_step: float = 25,
+        profile_path: str | os.PathLike[str] | None = None,
+        dry_run: bool = False,
+        observer_mode: bool = False,
+        reducer: Any | None = None,
+    ) -> None:
+        """Set up profiling and the controller (see the class docstring for the arguments)."""
+        if reducer is None:
+            reducer = default_reducer()
+        _optimizer.ChasePowerLimitOptimizer.__init__(
+            self,
+            monitor,
+            _signal_core(signal),
+            unit,
+            kind,
+            eta,
+            period_s,
+            history_s,
+            signal_max,
+            forecaster,
+            refit_periods,
+            0 if world_size is None else world_size,
+            check_steps,
+            clock,
+            wait_steps,
+            warmup_steps,
+            profile_steps,
+            pl_step,
+            profile_path,
+            dry_run,
+            observer_mode,
+            reducer,
+        )
+        _signals.hand_signals_back_to_python()
+        self.monitor = monitor
+        self.signal = signal
+        self.reducer = reducer
+        self.eta = eta
+        self.period_s = period_s
+        self.profile_path = profile_path
+
+    @property
+    def state(self) -> OptimizerState:
+        """The profiling state: a :class:`Ready`, :class:`Warmup`, :class:`Profiling` or :class:`Done`."""
+        phase, power_limit, steps = self._phase
+        return _state_from_core(_CoreState(phase, power_limit, steps))
+
+    @property
+    def decisions(self) -> list[ChaseDecision]:
+        """Every decision so far, oldest first (identical on every rank)."""
+        return [
+            ChaseDecision(
+                period_start=datetime.datetime.fromtimestamp(start, tz=datetime.timezone.utc),
+                signal_seen=seen,
+                forecast=forecast,
+                eta_eff=eta_eff,
+                power_limit=limit,
+            )
+            for start, seen, forecast, eta_eff, limit in self._decisions
+        ]
+
+
+@dataclasses.dataclass(frozen=True)
+class _CoreState:
+    phase: str
+    power_limit: int | float
+    steps: int
+
+
+class HFChasePowerLimitOptimizer(_HFBase):  # type: ignore[misc, valid-type]
+    """:class:`ChasePowerLimitOptimizer` as a Hugging Face ``TrainerCallback``.
+
+    Pass it in ``Trainer(callbacks=[...])``; ``on_step_begin`` and
+    ``on_epoch_end`` forward to the wrapped optimizer (``.optimizer``). Same
+    arguments as ChasePowerLimitOptimizer.
+
+    Raises:
+        ImportError: ``transformers`` is not installed (as HFGlobalPowerLimitOptimizer).
+    """
+
+    def __init__(
+        self,
+        monitor: ZeusMonitor,
+        signal: Any,
+        eta: float = 0.25,
+        period_s: int = 3600,
+        forecaster: Literal["persistence", "linear", "svr"] = "persistence",
+        *,
+        unit: str | None = None,
+        kind: Literal["carbon", "price"] | None = None,
+        history_s: int = 86400,
+        signal_max: float | None = None,
+        refit_periods: int = 0,
+        world_size: int | None = None,
+        check_steps: int = 1,
+        clock: Callable[[], float] | None = None,
+        wait_steps: int = 1,
+        warmup_steps: int = 10,
+        profile_steps: int = 40,
+        pl_step: float = 25,
+        profile_path: str | os.PathLike[str] | None = None,
+        dry_run: bool = False,
+        observer_mode: bool = False,
+        reducer: Any | None = None,
+    ) -> None:
+        """Create the wrapped optimizer (see ChasePowerLimitOptimizer)."""
+        if not _transformers_available:
+            raise ImportError(
+                "HFChasePowerLimitOptimizer needs the transformers package, which is not installed; "
+                "install transformers, or call ChasePowerLimitOptimizer's on_step_begin() and "
+                "on_epoch_end() from your own training loop"
+            )
+        self.optimizer = ChasePowerLimitOptimizer(
+            monitor,
+            signal,
+            eta,
+            period_s,
+            forecaster,
+            unit=unit,
+            kind=kind,
+            history_s=history_s,
+            signal_max=signal_max,
+            refit_periods=refit_periods,
+            world_size=world_size,
+            check_steps=check_steps,
+            clock=clock,
+            wait_steps=wait_steps,
+            warmup_steps=warmup_steps,
+            profile_steps=profile_steps,
+            pl_step=pl_step,
+            profile_path=profile_path,
             dry_run=dry_run,
             observer_mode=observer_mode,
             reducer=reducer,

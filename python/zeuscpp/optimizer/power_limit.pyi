@@ -1,7 +1,8 @@
 import abc
 import dataclasses
+import datetime
 import os
-from typing import Any, ClassVar, Literal
+from typing import Any, Callable, ClassVar, Literal
 
 from zeuscpp.callback import Callback
 from zeuscpp.monitor.energy import ZeusMonitor
@@ -20,6 +21,9 @@ __all__ = [
     "Done",
     "GlobalPowerLimitOptimizer",
     "HFGlobalPowerLimitOptimizer",
+    "ChaseDecision",
+    "ChasePowerLimitOptimizer",
+    "HFChasePowerLimitOptimizer",
 ]
 
 class PowerLimitMeasurement:
@@ -199,6 +203,134 @@ class HFGlobalPowerLimitOptimizer:
         pl_step: float = 25,
         profile_path: str | os.PathLike[str] | None = None,
         *,
+        dry_run: bool = False,
+        observer_mode: bool = False,
+        reducer: Any | None = None,
+    ) -> None: ...
+    def on_step_begin(self, args: Any, state: Any, control: Any, **kwargs: Any) -> None: ...
+    def on_epoch_end(self, args: Any, state: Any, control: Any, **kwargs: Any) -> None: ...
+
+@dataclasses.dataclass(frozen=True)
+class ChaseDecision:
+    """One period's decision: period start (UTC), signal seen, forecast, eta_eff, limit (W)."""
+
+    period_start: datetime.datetime
+    signal_seen: float
+    forecast: float
+    eta_eff: float
+    power_limit: int | float
+    @property
+    def period_start_utc(self) -> int:
+        """The period's start in Unix seconds."""
+
+class ChasePowerLimitOptimizer(Callback):
+    """Carbon- or price-aware power limits (Chase): Zeus's profiling, then a limit per period."""
+
+    monitor: Any
+    signal: Any
+    reducer: Any
+    eta: float
+    period_s: int
+    profile_path: str | os.PathLike[str] | None
+    def __init__(
+        self,
+        monitor: ZeusMonitor | Any,
+        signal: Any,
+        eta: float = 0.25,
+        period_s: int = 3600,
+        forecaster: Literal["persistence", "linear", "svr"] = "persistence",
+        *,
+        unit: str | None = None,
+        kind: Literal["carbon", "price"] | None = None,
+        history_s: int = 86400,
+        signal_max: float | None = None,
+        refit_periods: int = 0,
+        world_size: int | None = None,
+        check_steps: int = 1,
+        clock: Callable[[], float] | None = None,
+        wait_steps: int = 1,
+        warmup_steps: int = 10,
+        profile_steps: int = 40,
+        pl_step: float = 25,
+        profile_path: str | os.PathLike[str] | None = None,
+        dry_run: bool = False,
+        observer_mode: bool = False,
+        reducer: Any | None = None,
+    ) -> None: ...
+    def on_step_begin(self) -> None:
+        """Call before every training step."""
+    def on_epoch_end(self) -> None:
+        """Call after every epoch."""
+    @property
+    def state(self) -> OptimizerState:
+        """The profiling state: Ready, Warmup, Profiling or Done."""
+    @property
+    def decisions(self) -> list[ChaseDecision]:
+        """Every decision so far, oldest first."""
+    def decisions_csv(self) -> str:
+        """The decisions as CSV: period_start_utc,signal_seen,forecast,eta_eff,power_limit_w."""
+    @property
+    def failed_periods(self) -> int:
+        """Periods where the signal failed and the last limit was kept."""
+    @property
+    def last_error(self) -> str | None:
+        """Why the last failed period failed; None once a decision succeeds again."""
+    @property
+    def world_size(self) -> int:
+        """The job's GPU count (MaxPower = the largest limit times this)."""
+    @property
+    def forecaster_name(self) -> str | None:
+        """The fitted forecaster's name (None before the first decision, and on ranks > 0)."""
+    @property
+    def forecaster_mape(self) -> float | None:
+        """The forecaster's one-step MAPE (%) on its history, or None."""
+    @property
+    def signal_kind(self) -> Literal["carbon", "price"]:
+        """'carbon' or 'price'."""
+    @property
+    def signal_description(self) -> str:
+        """Where the signal comes from."""
+    @property
+    def measurements(self) -> list[PowerLimitMeasurement]:
+        """The profile: completed measurements, in profiling order."""
+    @property
+    def current_power_limit(self) -> int:
+        """The limit last set on the GPUs (mW)."""
+    @property
+    def done(self) -> bool:
+        """Whether profiling is over."""
+    @property
+    def dry_run(self) -> bool:
+        """Dry-run mode."""
+    @property
+    def observer_mode(self) -> bool:
+        """Observer mode."""
+
+class HFChasePowerLimitOptimizer:
+    """ChasePowerLimitOptimizer as a Hugging Face TrainerCallback (ImportError without transformers)."""
+
+    optimizer: ChasePowerLimitOptimizer
+    def __init__(
+        self,
+        monitor: ZeusMonitor | Any,
+        signal: Any,
+        eta: float = 0.25,
+        period_s: int = 3600,
+        forecaster: Literal["persistence", "linear", "svr"] = "persistence",
+        *,
+        unit: str | None = None,
+        kind: Literal["carbon", "price"] | None = None,
+        history_s: int = 86400,
+        signal_max: float | None = None,
+        refit_periods: int = 0,
+        world_size: int | None = None,
+        check_steps: int = 1,
+        clock: Callable[[], float] | None = None,
+        wait_steps: int = 1,
+        warmup_steps: int = 10,
+        profile_steps: int = 40,
+        pl_step: float = 25,
+        profile_path: str | os.PathLike[str] | None = None,
         dry_run: bool = False,
         observer_mode: bool = False,
         reducer: Any | None = None,

@@ -74,6 +74,7 @@ TEST(ChaseCli, BadInputExitsTwo) {
       {{"--signal", kGb, "--", "true"}, "--gpu-backend nvml"},
       {{"--signal", kGb, "--forecaster", "oracle"}, "simulator only"},
       {{"--signal", kGb, "--period", "5400"}, "period"},
+      {{"--signal", kGb, "--refit-periods", "-1"}, "refit_periods"},
   };
   for (const auto& [flags, needle] : cases) {
     std::vector<std::string> args = {bin("zeus"), "chase", "run", "--steps", "5"};

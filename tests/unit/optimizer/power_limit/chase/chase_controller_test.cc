@@ -5,7 +5,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <condition_variable>
+#include <mutex>
 #include <set>
+#include <thread>
 
 #include "../test_support.h"
 #include "zeus/monitor/carbon/rate_provider.h"
@@ -59,10 +62,12 @@ struct Rig {
   GlobalPowerLimitOptimizer opt{*sim.monitor, small_options()};
   FlakySource source{scripted()};
   ChaseController chase;
-  explicit Rig(double eta = 0.9)
+  explicit Rig(double eta = 0.9, int refit_periods = 0, int check_steps = 1)
       : chase(opt, source, [&] {
           ChaseControllerOptions o;
           o.eta = eta;
+          o.refit_periods = refit_periods;
+          o.check_steps = check_steps;
           o.period_s = kHour;
           o.signal_max = kHigh;
           o.unix_now = [this] { return static_cast<double>(kT0) + sim.clock.now().count(); };
@@ -148,6 +153,184 @@ TEST(ChaseController, ProviderFailureKeepsTheLimitWarnsOnceAndRetries) {
   EXPECT_EQ(rig.chase.decisions().back().period_start_utc, kT0 + 7 * kHour);
   EXPECT_GT(rig.gpu_limit(), kept);
   EXPECT_EQ(sink->count(log::Level::kInfo, "answers again"), 1u);
+}
+
+// Two ranks on two threads: every call waits for the other rank's matching call.
+class PairReducer {
+ public:
+  class Rank final : public Reducer {
+   public:
+    Rank(PairReducer& pair, int rank) : pair_(pair), rank_(rank) {}
+    double all_reduce_sum(double local) override { return pair_.reduce(local, false); }
+    double all_reduce_max(double local) override { return pair_.reduce(local, true); }
+    int rank() const override { return rank_; }
+    int world_size() const override { return 2; }
+
+   private:
+    PairReducer& pair_;
+    int rank_;
+  };
+  double reduce(double v, bool is_max) {
+    std::unique_lock lock(mutex_);
+    const long long mine = generation_;
+    acc_ = arrived_ == 0 ? v : (is_max ? std::max(acc_, v) : acc_ + v);
+    if (++arrived_ == 2) {
+      result_ = acc_;
+      arrived_ = 0;
+      ++generation_;
+      cv_.notify_all();
+    } else {
+      cv_.wait(lock, [&] { return generation_ != mine; });
+    }
+    ++calls;
+    return result_;
+  }
+  int calls = 0;  // both ranks' calls
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable cv_;
+  long long generation_ = 0;
+  int arrived_ = 0;
+  double acc_ = 0, result_ = 0;
+};
+
+// A source that must never be read (rank 1's: rank 0 decides for everyone).
+class CountingSource final : public SignalSource {
+ public:
+  double value(std::int64_t, std::int64_t) override {
+    ++reads;
+    throw_error(ErrorCode::kIo, "rank 1 read its source");
+  }
+  SignalKind kind() const override { return SignalKind::kCarbon; }
+  std::string description() const override { return "rank 1's"; }
+  int reads = 0;
+};
+
+TEST(ChaseController, RanksApplyRankZerosDecisionAtTheSameStep) {
+  PairReducer pair;
+  PairReducer::Rank r0(pair, 0), r1(pair, 1);
+  FlakySource source0(scripted());
+  CountingSource source1;
+  struct RankRig {
+    SimRig sim;
+    std::unique_ptr<GlobalPowerLimitOptimizer> opt;
+    std::unique_ptr<ChaseController> chase;
+    double skew;  // this rank's clock error (s)
+  };
+  RankRig rank[2];
+  rank[1].skew = -2.0;  // rank 1's clock is 2 s behind
+  // Built on two threads: construction is collective too (world size).
+  auto build = [&](int i, Reducer& reducer, SignalSource& source) {
+    auto o = small_options();
+    o.reducer = &reducer;
+    rank[i].opt = std::make_unique<GlobalPowerLimitOptimizer>(*rank[i].sim.monitor, o);
+    ChaseControllerOptions c;
+    c.eta = 0.9;
+    c.period_s = kHour;
+    c.signal_max = kHigh;
+    c.reducer = &reducer;
+    c.unix_now = [&rig = rank[i]] { return kT0 + rig.skew + rig.sim.clock.now().count(); };
+    rank[i].chase = std::make_unique<ChaseController>(*rank[i].opt, source, c);
+  };
+  // Both ranks step at the same true times; a step at `unix` (true time).
+  auto run = [&](int i) {
+    auto& rig = rank[i];
+    for (int k = 0; k < 1000 && !rig.opt->done(); ++k) {
+      rig.chase->on_step_begin();
+      rig.sim.step(50.0);
+    }
+    for (const std::int64_t t : {kT0 + 60, kT0 + kHour + 1, kT0 + kHour + 30, kT0 + 2 * kHour + 1,
+                                 kT0 + 3 * kHour + 1, kT0 + 4 * kHour + 1}) {
+      if (t == kT0 + 3 * kHour + 1 && i == 0) source0.down = {kT0 + 2 * kHour};
+      if (t == kT0 + 4 * kHour + 1 && i == 0) source0.down.clear();
+      rig.sim.clock.set(Seconds(static_cast<double>(t - kT0)));
+      rig.chase->on_step_begin();
+    }
+  };
+  {
+    std::thread t1([&] {
+      build(1, r1, source1);
+      run(1);
+    });
+    build(0, r0, source0);
+    run(0);
+    t1.join();
+  }
+  EXPECT_EQ(rank[0].chase->world_size(), 2);  // one GPU on each rank
+  EXPECT_EQ(source1.reads, 0);
+  const auto& d0 = rank[0].chase->decisions();
+  const auto& d1 = rank[1].chase->decisions();
+  // kT0 (first step after profiling), hour 1 (rank 1 still saw 00:59:59 at
+  // its first step of it), hour 2, hour 3 failed on rank 0, hour 4.
+  ASSERT_EQ(d0.size(), 4u);
+  ASSERT_EQ(d1.size(), d0.size());
+  for (std::size_t k = 0; k < d0.size(); ++k) {
+    EXPECT_EQ(d1[k].period_start_utc, d0[k].period_start_utc);
+    EXPECT_EQ(d1[k].signal_seen, d0[k].signal_seen);
+    EXPECT_EQ(d1[k].forecast, d0[k].forecast);
+    EXPECT_EQ(d1[k].power_limit, d0[k].power_limit);
+  }
+  EXPECT_EQ(d0[1].period_start_utc, kT0 + kHour);
+  EXPECT_EQ(d0[3].period_start_utc, kT0 + 4 * kHour);
+  EXPECT_EQ(rank[0].chase->failed_periods(), 1);
+  EXPECT_EQ(rank[1].chase->failed_periods(), 1);
+  EXPECT_EQ(rank[0].sim.sims[0]->power_limit(), rank[1].sim.sims[0]->power_limit());
+  EXPECT_EQ(rank[1].sim.sims[0]->power_limit(), d0.back().power_limit);
+}
+
+TEST(ChaseController, RefitsTheForecasterEveryNPeriods) {
+  // The history before kT0 is flat (persistence's one-step MAPE 0); the hours
+  // after it alternate, so a refit that sees them reports a MAPE above 0.
+  for (const int refit : {0, 2}) {
+    SCOPED_TRACE(refit);
+    Rig rig(0.9, refit);
+    for (int i = 0; i < 1000 && !rig.opt.done(); ++i) rig.step();
+    rig.step();
+    ASSERT_NE(rig.chase.forecaster(), nullptr);
+    EXPECT_EQ(rig.chase.forecaster()->mape(), 0.0);
+    rig.step_at(kT0 + kHour);
+    EXPECT_EQ(rig.chase.forecaster()->mape(), 0.0) << "one period after the fit: not due";
+    rig.step_at(kT0 + 2 * kHour);
+    const auto at2 = rig.chase.forecaster()->mape();
+    rig.step_at(kT0 + 3 * kHour);
+    EXPECT_EQ(rig.chase.forecaster()->mape(), at2);
+    rig.step_at(kT0 + 4 * kHour);
+    const auto at4 = rig.chase.forecaster()->mape();
+    ASSERT_TRUE(at2 && at4);
+    if (refit == 0) {
+      EXPECT_EQ(*at4, 0.0);  // fitted once
+    } else {
+      EXPECT_GT(*at2, 0.0);
+      EXPECT_GT(*at4, *at2);  // two more alternating hours in the window
+    }
+    EXPECT_EQ(rig.chase.decisions().size(), 5u);
+    EXPECT_EQ(rig.chase.decisions().back().forecast, kHigh);  // hour 3 was high
+  }
+  SimRig sim;
+  GlobalPowerLimitOptimizer opt(*sim.monitor, small_options());
+  GridSignalSource source(scripted());
+  ChaseControllerOptions bad;
+  bad.refit_periods = -1;
+  EXPECT_THROW(ChaseController(opt, source, bad), Error);
+}
+
+TEST(ChaseController, LooksAtTheClockEveryCheckSteps) {
+  Rig rig(0.9, 0, 3);
+  for (int i = 0; i < 1000 && !rig.opt.done(); ++i) rig.step();
+  ASSERT_EQ(rig.chase.decisions().size(), 1u);  // the step that ended profiling looked
+  rig.step_at(kT0 + kHour);
+  rig.step_at(kT0 + kHour + 1);
+  EXPECT_EQ(rig.chase.decisions().size(), 1u) << "the next two steps do not look";
+  rig.step_at(kT0 + kHour + 2);
+  ASSERT_EQ(rig.chase.decisions().size(), 2u);
+  EXPECT_EQ(rig.chase.decisions().back().period_start_utc, kT0 + kHour);
+  SimRig sim;
+  GlobalPowerLimitOptimizer opt(*sim.monitor, small_options());
+  GridSignalSource source(scripted());
+  ChaseControllerOptions bad;
+  bad.check_steps = 0;
+  EXPECT_THROW(ChaseController(opt, source, bad), Error);
 }
 
 TEST(ChaseController, RejectsBadOptionsAndEarlyApply) {
