@@ -105,6 +105,8 @@ class CMakeBuild(build_ext):
             f"-DPython3_EXECUTABLE={sys.executable}",
             "-DZEUS_BUILD_PYTHON=ON", "-DZEUS_BUILD_TESTS=OFF", "-DZEUS_BUILD_BENCHMARKS=OFF",
             f"-DZEUS_MINIMAL={'OFF' if FULL else 'ON'}",
+            # A one-off build: parse CLI11, pybind11 and nlohmann_json once per target.
+            "-DZEUS_PRECOMPILED_HEADERS=ON",
         ]
         if shutil.which("ninja"):
             args += ["-G", "Ninja"]

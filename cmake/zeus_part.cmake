@@ -90,6 +90,7 @@ function(zeus_add_part name dir)
       string(TOUPPER "${dep}" dep_upper)
       target_compile_definitions(zeus_${name} PRIVATE ZEUS_WITHOUT_${dep_upper}=1)
     endforeach()
+    zeus_precompile_headers(zeus_${name})
   else()
     add_library(zeus_${name} INTERFACE)
     target_include_directories(
@@ -168,4 +169,14 @@ function(zeus_filter_sources var)
     endif()
   endforeach()
   set(${var} ${kept} PARENT_SCOPE)
+endfunction()
+
+# zeus_precompile_headers(TARGET [HEADER...]) precompiles fmt, nlohmann_json,
+# the standard containers and HEADERs for TARGET when ZEUS_PRECOMPILED_HEADERS
+# is on (pip's build), and does nothing otherwise.
+function(zeus_precompile_headers target)
+  if(ZEUS_PRECOMPILED_HEADERS)
+    target_precompile_headers(${target} PRIVATE <fmt/format.h> <nlohmann/json.hpp> <functional>
+                              <map> <memory> <string> <vector> ${ARGN})
+  endif()
 endfunction()
