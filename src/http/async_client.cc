@@ -217,10 +217,9 @@ class Call final : public AsyncCall, public std::enable_shared_from_this<Call> {
       return fail(ErrorCode::kIo, error);
     }
     tcp_.emplace(ex_);
-    asio::async_connect(*tcp_, endpoints,
-                        [done = std::move(done)](error_code ec, const tcp::endpoint&) mutable {
-                          done(ec);
-                        });
+    asio::async_connect(
+        *tcp_, endpoints,
+        [done = std::move(done)](error_code ec, const tcp::endpoint&) mutable { done(ec); });
   }
 
   void on_connected(error_code ec) {

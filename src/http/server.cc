@@ -414,8 +414,8 @@ class Session final : public SessionBase, public std::enable_shared_from_this<Se
     parser_.reset();
     phase_ = Phase::kHandling;
     self_ = this->shared_from_this();  // alive while a handler holds only a weak Responder
-    auto exchange = std::make_shared<SessionExchange<Protocol>>(this->weak_from_this(),
-                                                                server_.gate, socket_.get_executor());
+    auto exchange = std::make_shared<SessionExchange<Protocol>>(
+        this->weak_from_this(), server_.gate, socket_.get_executor());
     server_.router.dispatch(std::move(request), Responder(std::move(exchange)));
   }
 

@@ -271,32 +271,31 @@ ProxySummary Proxy::summary() const {
 
 void Proxy::add_routes(http::Router& router) {
   for (const char* path : {"/v1/chat/completions", "/v1/completions"}) {
-    router.route_async(http::Method::kPost, path,
-                       [this, path](http::Request request, http::Responder responder) {
-                         auto x = std::make_shared<Exchange>();
-                         x->request = std::move(request);
-                         x->responder = responder;
-                         x->record.endpoint = path;
-                         try {
-                           x->completion =
-                               parse_completion_request(x->request.body, options_.ask_usage);
-                         } catch (const Error& e) {
-                           return responder.send(http::Response::error(400, e.what()));
-                         }
-                         if (!enter()) {
-                           return responder.send(http::Response::error(
-                               503, "the proxy is at its limit of requests in flight; retry later"));
-                         }
-                         start_completion(std::move(x));
-                       });
+    router.route_async(
+        http::Method::kPost, path, [this, path](http::Request request, http::Responder responder) {
+          auto x = std::make_shared<Exchange>();
+          x->request = std::move(request);
+          x->responder = responder;
+          x->record.endpoint = path;
+          try {
+            x->completion = parse_completion_request(x->request.body, options_.ask_usage);
+          } catch (const Error& e) {
+            return responder.send(http::Response::error(400, e.what()));
+          }
+          if (!enter()) {
+            return responder.send(http::Response::error(
+                503, "the proxy is at its limit of requests in flight; retry later"));
+          }
+          start_completion(std::move(x));
+        });
   }
-  router.route_async(http::Method::kGet, "/v1/models",
-                     [this](http::Request request, http::Responder responder) {
-                       if (!enter()) {
-                         return responder.send(http::Response::error(503, "the proxy is at its limit"));
-                       }
-                       forward_plain(std::move(request), std::move(responder));
-                     });
+  router.route_async(
+      http::Method::kGet, "/v1/models", [this](http::Request request, http::Responder responder) {
+        if (!enter()) {
+          return responder.send(http::Response::error(503, "the proxy is at its limit"));
+        }
+        forward_plain(std::move(request), std::move(responder));
+      });
   router.route(http::Method::kGet, "/zeus/metrics", [this](const http::Request&) {
     return http::Response::text(200, metrics(), "text/plain; version=0.0.4; charset=utf-8");
   });
@@ -329,11 +328,12 @@ void Proxy::forward_plain(http::Request request, http::Responder responder) {
     if (outcome.end == End::kFailed) {
       p->responder.send(http::Response::error(502, "the inference server: " + outcome.message));
     } else if (p->too_large) {
-      p->responder.send(http::Response::error(
-          502, fmt::format("the inference server's answer is over {} bytes",
-                           options_.max_response_bytes)));
+      p->responder.send(
+          http::Response::error(502, fmt::format("the inference server's answer is over {} bytes",
+                                                 options_.max_response_bytes)));
     } else if (outcome.end == End::kStopped) {
-      p->responder.send(http::Response::error(503, "the proxy is shutting down; retry the request"));
+      p->responder.send(
+          http::Response::error(503, "the proxy is shutting down; retry the request"));
     } else {
       p->responder.send(std::move(p->answer));
     }
@@ -346,9 +346,9 @@ void Proxy::forward_plain(http::Request request, http::Responder responder) {
     p->responder.send(http::Response::error(503, "the proxy is shutting down; retry the request"));
     return leave();
   }
-  p->upstream->call = upstream_->stream(p->responder.executor(), request.method, request.target,
-                                        std::move(request.body), end_to_end(request.headers),
-                                        std::move(h));
+  p->upstream->call =
+      upstream_->stream(p->responder.executor(), request.method, request.target,
+                        std::move(request.body), end_to_end(request.headers), std::move(h));
 }
 
 void Proxy::start_completion(std::shared_ptr<Exchange> x) {
@@ -397,9 +397,8 @@ void Proxy::start_attempt(const std::shared_ptr<Exchange>& x) {
   {
     std::lock_guard lock(x->upstream->mutex);
     if (!x->upstream->cancelled) {
-      x->upstream->call =
-          upstream_->stream(x->executor, http::Method::kPost, x->request.target, body,
-                            end_to_end(x->request.headers), std::move(h));
+      x->upstream->call = upstream_->stream(x->executor, http::Method::kPost, x->request.target,
+                                            body, end_to_end(x->request.headers), std::move(h));
       return;
     }
   }
@@ -471,7 +470,8 @@ bool Proxy::on_upstream_body(Exchange& x, std::string_view bytes) {
   return true;
 }
 
-void Proxy::on_upstream_done(const std::shared_ptr<Exchange>& xp, const http::AsyncOutcome& outcome) {
+void Proxy::on_upstream_done(const std::shared_ptr<Exchange>& xp,
+                             const http::AsyncOutcome& outcome) {
   using End = http::AsyncOutcome::End;
   Exchange& x = *xp;
   const bool cancelled = x.upstream->was_cancelled();
@@ -499,8 +499,7 @@ void Proxy::on_upstream_done(const std::shared_ptr<Exchange>& xp, const http::As
     // Stopped before the answer was whole: only stop() does that to a
     // non-streaming exchange (a stream's client may also have left).
     const bool interrupted = !whole && !upstream_error && !x.too_large;
-    r.status =
-        upstream_error || x.too_large ? 502 : (interrupted && !x.streaming ? 503 : x.status);
+    r.status = upstream_error || x.too_large ? 502 : (interrupted && !x.streaming ? 503 : x.status);
     r.cancelled = cancelled && !answered;
     if (x.streaming) {
       if (x.splitter.pending_size() > 0) x.events.send_frames(std::string(x.splitter.pending()));
