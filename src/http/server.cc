@@ -219,7 +219,8 @@ class SessionEventSink final : public detail::EventSink {
       if (cb) cb();
     }
   }
-  // The session's count of bytes queued for the client (on its strand).
+  // Bytes on their way to the client: counted when written to the sink (so a
+  // writer on any thread sees its own), uncounted when the socket took them.
   void queued(std::size_t n) {
     std::lock_guard lock(mutex_);
     queued_ += n;
@@ -514,6 +515,7 @@ class Session final : public SessionBase, public std::enable_shared_from_this<Se
         "Connection: close\r\n";
     for (const auto& [k, v] : headers.fields()) head += k + ": " + v + "\r\n";
     head += "\r\n";
+    sink_->queued(head.size());
     log_status_ = 200;
     log_access(0);
     queue_event(std::move(head));
@@ -537,7 +539,6 @@ class Session final : public SessionBase, public std::enable_shared_from_this<Se
       return close();
     }
     backlog_ += frame.size();
-    if (sink_) sink_->queued(frame.size());
     outbox_.push_back(std::move(frame));
     if (!writing_) write_next_event();
   }
@@ -668,6 +669,7 @@ bool SessionEventSink<Protocol>::write(std::string frame) {
     if (!gate_->open) return false;
     s = session_.lock();
     if (!s) return false;
+    queued(frame.size());
     if (!s->on_strand()) {
       s->post_event(std::move(frame));
       return true;

@@ -101,11 +101,13 @@ Router forwarding_router(AsyncClient& client, Seen& seen, bool pause_first = fal
 }
 
 TEST(AsyncClient, ForwardsAStreamAndReusesTheConnection) {
+  std::mutex writer_mutex;  // the handler's thread sets writer, the test's joins it
   std::thread writer;
   std::mutex ids_mutex;  // guards plain_connections
   std::vector<std::uint64_t> plain_connections;
   Router up;
   up.route_async(Method::kGet, "/events", [&](Request, Responder resp) {
+    std::lock_guard lock(writer_mutex);
     writer = std::thread([resp] {
       auto s = resp.start_events();
       for (int i = 0; i < 5; ++i) {
@@ -146,6 +148,7 @@ TEST(AsyncClient, ForwardsAStreamAndReusesTheConnection) {
   }
   ASSERT_EQ(plain_connections.size(), 2u);
   EXPECT_EQ(plain_connections[0], plain_connections[1]) << "the second opened a new connection";
+  std::lock_guard lock(writer_mutex);
   writer.join();
 }
 
