@@ -280,12 +280,15 @@ TEST(Proxy, EnergyIsConservedOverConcurrentMixedTraffic) {
 
 // Equal up to observation noise (docs/proxy.md, "Observation delay"): a
 // token counts in the slice in which the proxy reads it, and on a busy
-// machine one request's reader thread may run milliseconds behind the
-// other's. The worst case is the end: the first to finish closes its last
-// slice (at most one 50 ms slice of these 300 ms requests) before the
-// other's last tokens are read. The exact split is the attributor's test;
-// here a broken pipeline (a shared slice to one request, tokens not
-// reported, the first request's start given to the second) is off by more.
+// machine (or under TSan) one request's read may run milliseconds behind
+// the other's (the proxy's I/O threads wait for a core). The worst case is
+// the end: the first to finish closes its last slice (at most one 50 ms
+// slice of these 300 ms requests) before the other's last tokens are read.
+// The exact split is the attributor's test; here a broken pipeline (a
+// shared slice to one request, tokens not reported, the first request's
+// start given to the second) is off by more. Not tighter: the fake's steps
+// run on wall-clock time, so the noise grows with the machine's load, and
+// the sanitizer builds run this test too.
 TEST(Proxy, TwoIdenticalConcurrentStreamsGetEqualEnergy) {
   auto gpu = idle_gpu();
   FakeOpenAiServer fake({.step = Seconds(0.002), .start_together = 2, .gpu = gpu});
