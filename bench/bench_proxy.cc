@@ -215,10 +215,12 @@ BENCHMARK(BM_ChunkDelay)
     ->Iterations(4)
     ->Unit(benchmark::kMillisecond);
 
-// N streams at once through the proxy, a chunk every 50 ms for 2 s each.
+// N streams at once, a chunk every 50 ms for 2 s each, straight to the
+// upstream (proxied:0: the client's and the upstream's memory) or through
+// the proxy (proxied:1); the difference is the proxy's.
 void BM_ConcurrentStreams(benchmark::State& state) {
   const int n = static_cast<int>(state.range(0));
-  const std::string url = served_proxy().url();
+  const std::string url = state.range(1) ? served_proxy().url() : upstream().url();
   const std::string body =
       R"({"model":"m","messages":[],"max_tokens":40,"gap_us":50000,"stream":true})";
   for (auto _ : state) {
@@ -261,8 +263,9 @@ void BM_ConcurrentStreams(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_ConcurrentStreams)
-    ->Arg(1000)
-    ->ArgNames({"streams"})
+    ->Args({1000, 0})
+    ->Args({1000, 1})
+    ->ArgNames({"streams", "proxied"})
     ->UseRealTime()
     ->Iterations(1)
     ->Unit(benchmark::kSecond);

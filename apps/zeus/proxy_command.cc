@@ -152,7 +152,9 @@ void setup(CLI::App& root) {
       ->add_option("--max-body-bytes", sf->max_body_bytes, "Largest request body accepted (413)")
       ->check(CLI::Range(std::size_t{1024}, std::size_t{1} << 30))
       ->capture_default_str();
-  serve_cmd->add_option("--threads", sf->threads, "HTTP I/O threads")
+  serve_cmd
+      ->add_option("--threads", sf->threads,
+                   "HTTP I/O threads (they also run the upstream exchanges)")
       ->check(CLI::Range(1, 64))
       ->capture_default_str();
   serve_cmd->add_option("--log", sf->log, "Append one JSON record per completion to this file");

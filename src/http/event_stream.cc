@@ -49,6 +49,11 @@ void EventStream::close() {
   if (sink_) sink_->close();
 }
 
+bool EventStream::when_drained(std::size_t below, std::function<void()> callback) {
+  if (!sink_) return true;
+  return sink_->when_drained(below, std::move(callback));
+}
+
 bool EventStream::is_open() const { return sink_ && sink_->is_open(); }
 
 void EventStream::on_close(std::function<void()> callback) {

@@ -23,6 +23,7 @@
 #include <thread>
 #include <unordered_map>
 
+#include "executor_impl.h"
 #include "zeus/http/connection.h"
 #include "zeus/util/error.h"
 #include "zeus/util/log.h"
@@ -150,8 +151,9 @@ class Session;
 template <class Protocol>
 class SessionExchange final : public detail::Exchange {
  public:
-  SessionExchange(std::weak_ptr<Session<Protocol>> s, std::shared_ptr<Gate> g)
-      : session_(std::move(s)), gate_(std::move(g)) {}
+  SessionExchange(std::weak_ptr<Session<Protocol>> s, std::shared_ptr<Gate> g,
+                  asio::any_io_executor ex)
+      : session_(std::move(s)), gate_(std::move(g)), executor_(std::move(ex)) {}
   ~SessionExchange() override {
     if (!answered_.exchange(true)) {
       deliver(Response::error(500, "the server dropped this request without an answer"));
@@ -162,11 +164,15 @@ class SessionExchange final : public detail::Exchange {
     deliver(std::move(response));
   }
   std::shared_ptr<detail::EventSink> start_events(Headers headers) override;
+  Executor executor() const override {
+    return Executor(std::make_shared<const Executor::Impl>(Executor::Impl{executor_}));
+  }
 
  private:
   void deliver(Response response);
   std::weak_ptr<Session<Protocol>> session_;
   std::shared_ptr<Gate> gate_;
+  const asio::any_io_executor executor_;  // the connection's strand
   std::atomic<bool> answered_{false};
 };
 
@@ -192,6 +198,12 @@ class SessionEventSink final : public detail::EventSink {
     }
     if (callback) callback();
   }
+  bool when_drained(std::size_t below, std::function<void()> callback) override {
+    std::lock_guard lock(mutex_);
+    if (!open_ || queued_ < below) return true;
+    drain_waiters_.push_back({below, std::move(callback)});
+    return false;
+  }
   // Called by the session (on its strand) when the stream ends.
   void mark_closed() {
     std::vector<std::function<void()>> cbs;
@@ -200,18 +212,48 @@ class SessionEventSink final : public detail::EventSink {
       if (!open_) return;
       open_ = false;
       cbs.swap(callbacks_);
+      for (auto& w : drain_waiters_) cbs.push_back(std::move(w.callback));
+      drain_waiters_.clear();
     }
     for (auto& cb : cbs) {
       if (cb) cb();
     }
   }
+  // Bytes on their way to the client: counted when written to the sink (so a
+  // writer on any thread sees its own), uncounted when the socket took them.
+  void queued(std::size_t n) {
+    std::lock_guard lock(mutex_);
+    queued_ += n;
+  }
+  void written(std::size_t n) {
+    std::vector<std::function<void()>> ready;
+    {
+      std::lock_guard lock(mutex_);
+      queued_ -= n;
+      if (drain_waiters_.empty()) return;
+      std::erase_if(drain_waiters_, [&](DrainWaiter& w) {
+        if (queued_ >= w.below) return false;
+        ready.push_back(std::move(w.callback));
+        return true;
+      });
+    }
+    for (auto& cb : ready) {
+      if (cb) cb();
+    }
+  }
 
  private:
+  struct DrainWaiter {
+    std::size_t below;
+    std::function<void()> callback;
+  };
   std::weak_ptr<Session<Protocol>> session_;
   std::shared_ptr<Gate> gate_;
-  mutable std::mutex mutex_;  // guards open_ and callbacks_
+  mutable std::mutex mutex_;  // guards open_, callbacks_, queued_ and drain_waiters_
   bool open_ = true;
   std::vector<std::function<void()>> callbacks_;
+  std::size_t queued_ = 0;
+  std::vector<DrainWaiter> drain_waiters_;
 };
 
 // One connection. Every member runs on the socket's strand.
@@ -225,7 +267,10 @@ class Session final : public SessionBase, public std::enable_shared_from_this<Se
         socket_(std::move(socket)),
         timer_(socket_.get_executor()),
         remote_(endpoint_text(socket_)),
-        connection_(std::make_shared<Connection>(next_connection_id(), peer_of(socket_))) {}
+        connection_(std::make_shared<Connection>(next_connection_id(), peer_of(socket_))) {
+    auto ex = socket_.get_executor();
+    if (const auto* strand = ex.template target<Strand>()) strand_.emplace(*strand);
+  }
   ~Session() override {
     connection_->mark_closed();
     server_.session_closed(this);
@@ -259,6 +304,13 @@ class Session final : public SessionBase, public std::enable_shared_from_this<Se
                  self->queue_event(std::move(f));
                });
   }
+  // Whether the caller runs on this connection's strand, where start_events()
+  // and queue_event() may be called directly (no hop through the queue).
+  bool on_strand() const { return strand_ && strand_->running_in_this_thread(); }
+  void start_events_here(std::shared_ptr<SessionEventSink<Protocol>> sink, Headers h) {
+    start_events(std::move(sink), std::move(h));
+  }
+  void queue_event_here(std::string frame) { queue_event(std::move(frame)); }
   void post_close_events() {
     asio::post(socket_.get_executor(), [self = this->shared_from_this()] {
       self->close_after_flush_ = true;
@@ -363,8 +415,8 @@ class Session final : public SessionBase, public std::enable_shared_from_this<Se
     parser_.reset();
     phase_ = Phase::kHandling;
     self_ = this->shared_from_this();  // alive while a handler holds only a weak Responder
-    auto exchange =
-        std::make_shared<SessionExchange<Protocol>>(this->weak_from_this(), server_.gate);
+    auto exchange = std::make_shared<SessionExchange<Protocol>>(
+        this->weak_from_this(), server_.gate, socket_.get_executor());
     server_.router.dispatch(std::move(request), Responder(std::move(exchange)));
   }
 
@@ -463,6 +515,7 @@ class Session final : public SessionBase, public std::enable_shared_from_this<Se
         "Connection: close\r\n";
     for (const auto& [k, v] : headers.fields()) head += k + ": " + v + "\r\n";
     head += "\r\n";
+    sink_->queued(head.size());
     log_status_ = 200;
     log_access(0);
     queue_event(std::move(head));
@@ -503,8 +556,10 @@ class Session final : public SessionBase, public std::enable_shared_from_this<Se
                           self->writing_ = false;
                           return self->close();
                         }
-                        self->backlog_ -= self->outbox_.front().size();
+                        const std::size_t n = self->outbox_.front().size();
+                        self->backlog_ -= n;
                         self->outbox_.pop_front();
+                        if (self->sink_) self->sink_->written(n);
                         self->write_next_event();
                       });
   }
@@ -538,8 +593,11 @@ class Session final : public SessionBase, public std::enable_shared_from_this<Se
     connection_->mark_closed();
   }
 
+  using Strand = asio::strand<asio::io_context::executor_type>;
+
   Server::Impl& server_;
   Socket socket_;
+  std::optional<Strand> strand_;  // the socket's (set once; read from any thread)
   asio::steady_timer timer_;
   std::uint64_t timer_generation_ = 0;
   bool timed_out_ = false;
@@ -583,12 +641,21 @@ std::shared_ptr<detail::EventSink> SessionExchange<Protocol>::start_events(Heade
     sink->mark_closed();
     return sink;
   }
-  std::lock_guard lock(gate_->mutex);
-  auto s = gate_->open ? session_.lock() : nullptr;
+  std::shared_ptr<Session<Protocol>> s;
+  {
+    std::lock_guard lock(gate_->mutex);
+    s = gate_->open ? session_.lock() : nullptr;
+    if (s && !s->on_strand()) {
+      s->post_start_events(sink, std::move(headers));
+      return sink;
+    }
+  }
+  // On the connection's strand (the I/O thread is running, so the gate is
+  // open): at once, so that events sent next are not queued before the head.
   if (!s) {
     sink->mark_closed();
   } else {
-    s->post_start_events(sink, std::move(headers));
+    s->start_events_here(sink, std::move(headers));
   }
   return sink;
 }
@@ -596,12 +663,21 @@ std::shared_ptr<detail::EventSink> SessionExchange<Protocol>::start_events(Heade
 template <class Protocol>
 bool SessionEventSink<Protocol>::write(std::string frame) {
   if (!is_open()) return false;
-  std::lock_guard lock(gate_->mutex);
-  if (!gate_->open) return false;
-  auto s = session_.lock();
-  if (!s) return false;
-  s->post_event(std::move(frame));
-  return true;
+  std::shared_ptr<Session<Protocol>> s;
+  {
+    std::lock_guard lock(gate_->mutex);
+    if (!gate_->open) return false;
+    s = session_.lock();
+    if (!s) return false;
+    queued(frame.size());
+    if (!s->on_strand()) {
+      s->post_event(std::move(frame));
+      return true;
+    }
+  }
+  // On the connection's strand: written now, from this thread (no hop).
+  s->queue_event_here(std::move(frame));
+  return is_open();
 }
 
 template <class Protocol>

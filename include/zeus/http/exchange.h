@@ -9,6 +9,7 @@
 #include <string>
 #include <string_view>
 
+#include "zeus/http/executor.h"
 #include "zeus/http/message.h"
 
 namespace zeus::http {
@@ -22,17 +23,22 @@ class EventSink {
   virtual void close() = 0;
   virtual bool is_open() const = 0;
   virtual void on_close(std::function<void()> callback) = 0;
+  virtual bool when_drained(std::size_t below, std::function<void()> callback) = 0;
 };
 class Exchange {
  public:
   virtual ~Exchange() = default;
   virtual void send(Response response) = 0;
   virtual std::shared_ptr<EventSink> start_events(Headers headers) = 0;
+  virtual Executor executor() const { return {}; }  // none by default (test doubles)
 };
 }  // namespace detail
 
 // A Server-Sent Events stream (text/event-stream). Copies share one stream.
-// Every method may be called from any thread.
+// Every method may be called from any thread. Called on the request's own
+// executor (Responder::executor(), e.g. from an AsyncClient callback),
+// start_events() and the sends take effect at once, with no thread hop; from
+// elsewhere they are queued to it. Keep one stream's writers on one side.
 class EventStream {
  public:
   EventStream() = default;
@@ -51,6 +57,11 @@ class EventStream {
   bool is_open() const;
   // Runs once when the stream closes, on a server thread (at once if closed).
   void on_close(std::function<void()> callback);
+  // Back-pressure for a writer that can wait: true if fewer than `below`
+  // bytes are queued for the client now (the callback is dropped);
+  // otherwise false, and `callback` runs once, on a server thread, when
+  // fewer are queued or the stream closes.
+  bool when_drained(std::size_t below, std::function<void()> callback);
 
  private:
   std::shared_ptr<detail::EventSink> sink_;
@@ -65,6 +76,9 @@ class Responder {
   explicit Responder(std::shared_ptr<detail::Exchange> exchange) : exchange_(std::move(exchange)) {}
 
   void send(Response response) const { exchange_->send(std::move(response)); }
+  // Where the request is served: the executor of its connection, for an
+  // AsyncClient whose callbacks should run there (empty for a test double).
+  Executor executor() const { return exchange_->executor(); }
   // Answers 200 with Content-Type text/event-stream and keeps the connection
   // for events; `headers` are added to the response head.
   EventStream start_events(Headers headers = {}) const {

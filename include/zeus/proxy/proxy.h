@@ -7,14 +7,18 @@
 // Attributor (zeus/proxy/attribution.h); each request leaves a record (JSONL
 // log, metrics at /zeus/metrics, the summary at exit).
 //
-// Threads: handlers run on the HTTP server's I/O threads only to parse the
-// body; each forwarded request then runs on its own thread (a blocking
-// upstream client), at most max_in_flight at once (more: 503). A client
-// that disconnects, or stop(), aborts its upstream exchange, which the
-// inference server sees as a cancelled request; the record is still written. A ticker
-// thread closes a slice every slice_period; a request's start and end close
-// one too, so a response's energy is final when its last byte is known. All
-// attribution state is under one mutex.
+// Threads: none of its own per request. Handlers run on the HTTP server's
+// I/O threads, and each forwarded request's upstream exchange runs there
+// too (http::AsyncClient on the client connection's executor), so a piece of
+// a stream read from the inference server is inspected and written to the
+// client on the thread that read it; reading upstream pauses while the
+// client is behind (back-pressure). At most max_in_flight requests at once
+// (more: 503). A client that disconnects, or stop(), aborts its upstream
+// exchange, which the inference server sees as a cancelled request; the
+// record is still written. A ticker thread closes a slice every
+// slice_period; a request's start and end close one too, so a response's
+// energy is final when its last byte is known. All attribution state is
+// under one mutex. Call stop() before the HTTP server shuts down.
 #pragma once
 
 #include <atomic>
@@ -28,7 +32,7 @@
 #include <string>
 #include <vector>
 
-#include "zeus/http/client.h"
+#include "zeus/http/async_client.h"
 #include "zeus/http/router.h"
 #include "zeus/proxy/attribution.h"
 #include "zeus/proxy/energy_meter.h"
@@ -77,11 +81,17 @@ class Proxy {
   std::size_t in_flight() const { return in_flight_.load(); }
 
  private:
+  struct Upstream;
   struct Exchange;
-  void forward_plain(const http::Request& request, const http::Responder& responder);
-  void run_completion(std::shared_ptr<Exchange> x);
-  void run_exchange(Exchange& x);
-  bool spawn(std::function<void()> work);  // false when at max_in_flight
+  void forward_plain(http::Request request, http::Responder responder);
+  void start_completion(std::shared_ptr<Exchange> x);
+  void start_attempt(const std::shared_ptr<Exchange>& x);
+  bool on_upstream_head(Exchange& x, const http::ResponseHead& head);
+  bool on_upstream_body(Exchange& x, std::string_view bytes);
+  void on_upstream_done(const std::shared_ptr<Exchange>& x, const http::AsyncOutcome& outcome);
+  void report_tokens(Exchange& x);
+  bool enter();  // false when at max_in_flight or stopping
+  void leave();
 
   // Attribution, under mutex_.
   void begin(RequestId id, bool observed);
@@ -90,12 +100,10 @@ class Proxy {
   void close_slice_locked();
   void record(RequestRecord r);
 
-  std::unique_ptr<http::Client> take_client();
-  void give_back(std::unique_ptr<http::Client> client);
-
   const ProxyOptions options_;
   std::unique_ptr<EnergyMeter> meter_;
   Clock& clock_;
+  std::unique_ptr<http::AsyncClient> upstream_;  // pools keep-alive connections
   std::stop_source stop_;
   PeriodicThread ticker_;
   std::atomic<std::uint64_t> next_id_{1};
@@ -113,9 +121,6 @@ class Proxy {
 
   std::mutex log_mutex_;
   std::unique_ptr<AppendFile> log_;
-
-  std::mutex pool_mutex_;
-  std::vector<std::unique_ptr<http::Client>> pool_;
 };
 
 }  // namespace zeus::proxy

@@ -4,10 +4,14 @@
 // (conservation, equal shares, cancellation, upstream failures).
 #include "zeus/proxy/proxy.h"
 
+#include <arpa/inet.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <condition_variable>
 #include <filesystem>
 #include <fstream>
@@ -276,12 +280,15 @@ TEST(Proxy, EnergyIsConservedOverConcurrentMixedTraffic) {
 
 // Equal up to observation noise (docs/proxy.md, "Observation delay"): a
 // token counts in the slice in which the proxy reads it, and on a busy
-// machine one request's reader thread may run milliseconds behind the
-// other's. The worst case is the end: the first to finish closes its last
-// slice (at most one 50 ms slice of these 300 ms requests) before the
-// other's last tokens are read. The exact split is the attributor's test;
-// here a broken pipeline (a shared slice to one request, tokens not
-// reported, the first request's start given to the second) is off by more.
+// machine (or under TSan) one request's read may run milliseconds behind
+// the other's (the proxy's I/O threads wait for a core). The worst case is
+// the end: the first to finish closes its last slice (at most one 50 ms
+// slice of these 300 ms requests) before the other's last tokens are read.
+// The exact split is the attributor's test; here a broken pipeline (a
+// shared slice to one request, tokens not reported, the first request's
+// start given to the second) is off by more. Not tighter: the fake's steps
+// run on wall-clock time, so the noise grows with the machine's load, and
+// the sanitizer builds run this test too.
 TEST(Proxy, TwoIdenticalConcurrentStreamsGetEqualEnergy) {
   auto gpu = idle_gpu();
   FakeOpenAiServer fake({.step = Seconds(0.002), .start_together = 2, .gpu = gpu});
@@ -375,6 +382,90 @@ TEST(Proxy, StopCancelsStreamsInFlightAndWritesTheirRecords) {
   client.join();  // the client's stream ended too
   // Completions after stop() are refused, not forwarded.
   EXPECT_EQ(http::Client(p.url()).post_json("/v1/chat/completions", chat(false, 2)).status, 503);
+}
+
+// A client that stops reading while the server streams fast: the proxy
+// stops reading upstream (back-pressure) instead of queueing until the HTTP
+// server drops the client (max_event_backlog, 1 MiB here), so every byte
+// arrives once the client reads again. The upstream paces itself on its own
+// queue the same way, as a real server's blocking TCP write would.
+TEST(Proxy, ASlowClientHoldsTheUpstreamBackInsteadOfBeingDropped) {
+  constexpr int kEvents = 512;  // 64 KiB each: 32 MiB, far over every buffer
+  const std::string payload(64 << 10, 'x');
+  std::atomic<int> upstream_sent{0};
+  std::mutex writer_mutex;  // the handler's thread sets writer, the test's joins it
+  std::thread writer;
+  http::Router up;
+  up.route_async(http::Method::kPost, "/v1/chat/completions",
+                 [&](http::Request, http::Responder resp) {
+                   std::lock_guard lock(writer_mutex);
+                   writer = std::thread([&, resp] {
+                     auto events = resp.start_events();
+                     for (int i = 0; i < kEvents; ++i) {
+                       std::promise<void> room;
+                       if (!events.when_drained(256 << 10, [&] { room.set_value(); })) {
+                         room.get_future().wait();
+                       }
+                       if (!events.send(R"({"choices":[{"index":0,"delta":{"content":")" + payload +
+                                        R"("}}]})")) {
+                         return;
+                       }
+                       upstream_sent = i + 1;
+                     }
+                     events.send("[DONE]");
+                     events.close();
+                   });
+                 });
+  http::ServerOptions uo;
+  uo.threads = 2;
+  http::Server upstream(std::move(up), uo);
+  const int up_port = upstream.listen_tcp("127.0.0.1", 0);
+  upstream.start();
+  auto gpu = idle_gpu();
+  ProxyUnderTest p("http://127.0.0.1:" + std::to_string(up_port), gpu);
+
+  // A raw client with a small receive window that reads nothing at first.
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  const int small = 16 << 10;
+  ::setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &small, sizeof small);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = htons(static_cast<uint16_t>(std::stoi(p.url().substr(p.url().rfind(':') + 1))));
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
+  const std::string body = chat(true, 1);
+  const std::string req =
+      "POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: "
+      "application/json\r\nContent-Length: " +
+      std::to_string(body.size()) + "\r\n\r\n" + body;
+  ASSERT_EQ(::send(fd, req.data(), req.size(), MSG_NOSIGNAL), static_cast<ssize_t>(req.size()));
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  // Held back: what sits in the proxy's queue and the kernel's buffers, not 16 MiB.
+  EXPECT_LT(upstream_sent.load(), kEvents / 2);
+  std::size_t events = 0;
+  std::string tail;
+  std::vector<char> buf(1 << 16);
+  for (;;) {
+    const ssize_t n = ::recv(fd, buf.data(), buf.size(), 0);
+    if (n <= 0) break;
+    tail.append(buf.data(), static_cast<std::size_t>(n));
+    for (auto at = tail.find(payload); at != std::string::npos; at = tail.find(payload)) {
+      ++events;
+      tail.erase(0, at + payload.size());
+    }
+    if (tail.size() > payload.size()) tail.erase(0, tail.size() - payload.size());
+  }
+  ::close(fd);
+  {
+    std::lock_guard lock(writer_mutex);
+    writer.join();
+  }
+  EXPECT_EQ(events, static_cast<std::size_t>(kEvents)) << "the client was dropped";
+  const auto r = p.wait_records(1);
+  EXPECT_FALSE(r[0].cancelled);
+  EXPECT_EQ(r[0].output_tokens, kEvents);
+  p.stop();
+  upstream.shutdown();
 }
 
 TEST(Proxy, ModelsPassThroughAndBadBodiesAre400) {
