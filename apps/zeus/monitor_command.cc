@@ -198,7 +198,37 @@ struct PowerFlags {
   std::string domain = "instant";
   bool json = false;
   bool csv = false;
+  bool telemetry = false;
 };
+
+// One GPU's telemetry as a JSON object; a value the GPU cannot give is left
+// out (docs/measuring.md lists them). null when the read itself failed.
+nlohmann::json telemetry_json(zeus::Gpu& gpu) {
+  zeus::GpuTelemetry t;
+  try {
+    t = gpu.telemetry();
+  } catch (const zeus::Error&) {
+    return nullptr;
+  }
+  nlohmann::json j = nlohmann::json::object();
+  if (t.gpu_utilization) j["gpu_utilization_pct"] = t.gpu_utilization->value();
+  if (t.memory_utilization) j["memory_utilization_pct"] = t.memory_utilization->value();
+  if (t.sm_clock) j["sm_clock_mhz"] = t.sm_clock->value();
+  if (t.memory_clock) j["memory_clock_mhz"] = t.memory_clock->value();
+  if (t.clock_event_reasons) {
+    j["clock_event_reasons"] = *t.clock_event_reasons;
+    auto names = nlohmann::json::array();
+    zeus::for_each_clock_event_reason(
+        *t.clock_event_reasons, [&](std::string_view n) { names.push_back(n); },
+        [&](std::uint64_t bit) { names.push_back(fmt::format("unknown_{:#x}", bit)); });
+    j["clock_event_reason_names"] = std::move(names);
+  }
+  if (t.memory_used) j["memory_used_bytes"] = t.memory_used->value();
+  if (t.memory_free) j["memory_free_bytes"] = t.memory_free->value();
+  if (t.memory_total) j["memory_total_bytes"] = t.memory_total->value();
+  if (t.temperature) j["temperature_c"] = t.temperature->value();
+  return j;
+}
 
 zeus::PowerDomain parse_domain(const std::string& d) {
   if (d == "average") return zeus::PowerDomain::kDeviceAverage;
@@ -251,6 +281,12 @@ void run_power(const PowerFlags& f, bool domain_given, bool duration_given) {
       csv += p ? fmt::format(",{:.3f}", p->value()) : ",";
       text += p ? fmt::format("  GPU{} {:8.2f} W", i, p->value())
                 : fmt::format("  GPU{}        - W", i);
+    }
+    if (f.telemetry) {
+      for (std::size_t k = 0; k < selection.gpus.size(); ++k) {
+        line["gpu_telemetry"][std::to_string(selection.gpu_indices[k])] =
+            telemetry_json(*selection.gpus[k]);
+      }
     }
     for (int i : selection.cpu_indices) {
       const auto tl = pm.cpu_timeline(i);
@@ -351,8 +387,16 @@ void setup(CLI::App& root) {
   auto* json_flag = power->add_flag("--json", pf->json, "JSON lines, then a totals object");
   auto* csv_flag = power->add_flag("--csv", pf->csv, "CSV rows (totals go to stderr)");
   json_flag->excludes(csv_flag);
+  power
+      ->add_flag("--telemetry", pf->telemetry,
+                 "With --json: add each GPU's utilization, SM and memory clocks, clock event "
+                 "(throttle) reasons, memory use and temperature to every line under "
+                 "\"gpu_telemetry\" (about six more driver calls per GPU per line)")
+      ->needs(json_flag);
   power->footer(
-      "The totals integrate the sampled power of every device: GPUs, CPU packages and DRAM.");
+      "The totals integrate the sampled power of every device: GPUs, CPU packages and DRAM.\n"
+      "--telemetry leaves out what a GPU cannot report (e.g. utilization under MIG); the "
+      "fields are in docs/measuring.md.");
   power->callback(
       [pf, domain, duration] { run_power(*pf, domain->count() > 0, duration->count() > 0); });
 }

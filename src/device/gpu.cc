@@ -11,6 +11,46 @@ std::string Gpu::pci_bus_id() {
               fmt::format("{}: this GPU backend has no PCI address", name()));
 }
 
+int Gpu::minor_number() {
+  throw_error(ErrorCode::kNotSupported,
+              fmt::format("{}: this GPU backend has no device minor number", name()));
+}
+
+GpuTelemetry Gpu::telemetry() {
+  GpuTelemetry t;
+  try {
+    t.temperature = temperature();
+  } catch (const Error& e) {
+    if (e.code() != ErrorCode::kNotSupported) throw;
+  }
+  return t;
+}
+
+std::string_view clock_event_reason_name(std::uint64_t bit) {
+  switch (bit) {
+    case clock_event::kGpuIdle:
+      return "gpu_idle";
+    case clock_event::kApplicationsClocksSetting:
+      return "applications_clocks_setting";
+    case clock_event::kSwPowerCap:
+      return "sw_power_cap";
+    case clock_event::kHwSlowdown:
+      return "hw_slowdown";
+    case clock_event::kSyncBoost:
+      return "sync_boost";
+    case clock_event::kSwThermalSlowdown:
+      return "sw_thermal_slowdown";
+    case clock_event::kHwThermalSlowdown:
+      return "hw_thermal_slowdown";
+    case clock_event::kHwPowerBrakeSlowdown:
+      return "hw_power_brake_slowdown";
+    case clock_event::kDisplayClockSetting:
+      return "display_clock_setting";
+    default:
+      return {};
+  }
+}
+
 const char* power_domain_name(PowerDomain domain) {
   switch (domain) {
     case PowerDomain::kDeviceInstant:

@@ -5,7 +5,8 @@
 // "max_graphics_clock_mhz", "min_graphics_clock_mhz",
 // "graphics_clock_step_mhz", "memory_clocks_mhz", "peak_throughput",
 // "compute_bound_fraction", "load", "counter_update_period_s",
-// "average_window_s", "idle_temperature_c", "busy_temperature_c"}; any
+// "average_window_s", "idle_temperature_c", "busy_temperature_c",
+// "memory_total_mib"}; any
 // subset, the rest keep their defaults.
 #pragma once
 

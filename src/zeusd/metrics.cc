@@ -1,8 +1,12 @@
 #include "zeus/zeusd/metrics.h"
 
 #include <fmt/format.h>
+#include <unistd.h>
 
+#include <array>
+#include <climits>
 #include <iterator>
+#include <optional>
 
 namespace zeus::zeusd {
 namespace {
@@ -22,7 +26,22 @@ void head(std::string& out, std::string_view name, std::string_view type, std::s
   out.append(type).push_back('\n');
 }
 
+// A scrape reads each GPU's telemetry once into a stack buffer (no
+// allocation); GPUs past it (more than any node has) are read per family.
+constexpr std::size_t kTelemetryBuffer = 64;
+
+struct TelemetrySlot {
+  GpuTelemetry t;
+  bool ok = false;
+};
+
 }  // namespace
+
+std::string host_name() {
+  char buf[HOST_NAME_MAX + 1] = {};
+  if (::gethostname(buf, sizeof(buf) - 1) != 0) return "";
+  return buf;
+}
 
 std::string escape_label_value(std::string_view text) {
   std::string out;
@@ -41,7 +60,7 @@ std::string escape_label_value(std::string_view text) {
 }
 
 MetricsRenderer::MetricsRenderer(std::vector<std::shared_ptr<Gpu>> gpus,
-                                 std::vector<std::shared_ptr<Cpu>> cpus) {
+                                 std::vector<std::shared_ptr<Cpu>> cpus, std::string hostname) {
   for (std::size_t i = 0; i < gpus.size(); ++i) {
     GpuEntry e;
     e.gpu = gpus[i];
@@ -60,6 +79,21 @@ MetricsRenderer::MetricsRenderer(std::vector<std::shared_ptr<Gpu>> gpus,
     }
     e.labels = fmt::format(R"(gpu="{}",uuid="{}",model_name="{}")", i, escape_label_value(uuid),
                            escape_label_value(name));
+    // dcgm-exporter's labels, in its order; one the backend cannot say is
+    // left out rather than made up.
+    e.dcgm_labels = fmt::format(R"(gpu="{}",UUID="{}")", i, escape_label_value(uuid));
+    try {
+      e.dcgm_labels += fmt::format(R"(,pci_bus_id="{}")", escape_label_value(e.gpu->pci_bus_id()));
+    } catch (const std::exception&) {
+    }
+    try {
+      e.dcgm_labels += fmt::format(R"(,device="nvidia{}")", e.gpu->minor_number());
+    } catch (const std::exception&) {
+    }
+    e.dcgm_labels += fmt::format(R"(,modelName="{}")", escape_label_value(name));
+    if (!hostname.empty()) {
+      e.dcgm_labels += fmt::format(R"(,Hostname="{}")", escape_label_value(hostname));
+    }
     gpus_.push_back(std::move(e));
   }
   for (std::size_t i = 0; i < cpus.size(); ++i) {
@@ -118,6 +152,7 @@ void MetricsRenderer::render(std::string& out) {
                  v = e.gpu->temperature().value();
                  return true;
                });
+    render_dcgm(out);
   }
   if (!cpus_.empty()) {
     // One read per package gives both counters.
@@ -155,6 +190,101 @@ void MetricsRenderer::render(std::string& out) {
   line(out, "zeus_metrics_read_errors_total", R"(device="cpu")",
        static_cast<double>(cpu_errors_.load(std::memory_order_relaxed)));
   if (extra) extra(out);
+}
+
+// The DCGM exporter's names, units and labels for what we also read, so its
+// dashboards work on zeusd. The telemetry is read once per GPU per scrape.
+void MetricsRenderer::render_dcgm(std::string& out) {
+  std::array<TelemetrySlot, kTelemetryBuffer> slots;
+  for (std::size_t i = 0; i < gpus_.size() && i < kTelemetryBuffer; ++i) {
+    try {
+      slots[i].t = gpus_[i].gpu->telemetry();
+      slots[i].ok = true;
+    } catch (const std::exception&) {
+      gpu_errors_.fetch_add(1, std::memory_order_relaxed);
+    }
+  }
+  const auto telemetry_family = [&](std::string_view name, std::string_view help, auto pick) {
+    head(out, name, "gauge", help);
+    for (std::size_t i = 0; i < gpus_.size(); ++i) {
+      std::optional<double> v;
+      if (i < kTelemetryBuffer) {
+        if (slots[i].ok) v = pick(slots[i].t);
+      } else {
+        try {
+          v = pick(gpus_[i].gpu->telemetry());
+        } catch (const std::exception&) {
+          gpu_errors_.fetch_add(1, std::memory_order_relaxed);
+        }
+      }
+      if (v) line(out, name, gpus_[i].dcgm_labels, *v);
+    }
+  };
+  const auto device_family = [&](std::string_view name, std::string_view type,
+                                 std::string_view help, auto read) {
+    head(out, name, type, help);
+    for (auto& e : gpus_) {
+      try {
+        double v = 0;
+        if (read(e, v)) line(out, name, e.dcgm_labels, v);
+      } catch (const std::exception&) {
+        gpu_errors_.fetch_add(1, std::memory_order_relaxed);
+      }
+    }
+  };
+  const auto opt = [](const auto& field, auto value) -> std::optional<double> {
+    if (!field) return std::nullopt;
+    return value(*field);
+  };
+  telemetry_family("DCGM_FI_DEV_SM_CLOCK", "SM clock frequency (in MHz).",
+                   [&](const GpuTelemetry& t) {
+                     return opt(t.sm_clock, [](Megahertz m) { return double(m.value()); });
+                   });
+  telemetry_family("DCGM_FI_DEV_MEM_CLOCK", "Memory clock frequency (in MHz).",
+                   [&](const GpuTelemetry& t) {
+                     return opt(t.memory_clock, [](Megahertz m) { return double(m.value()); });
+                   });
+  telemetry_family("DCGM_FI_DEV_GPU_TEMP", "GPU temperature (in C).", [&](const GpuTelemetry& t) {
+    return opt(t.temperature, [](Celsius c) { return c.value(); });
+  });
+  device_family("DCGM_FI_DEV_POWER_USAGE", "gauge",
+                "Power draw (in W), the driver's ~1 s average as DCGM reports it.",
+                [](GpuEntry& e, double& v) {
+                  v = e.gpu->power(PowerDomain::kDeviceAverage).value();
+                  return true;
+                });
+  device_family("DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION", "counter",
+                "Total energy consumption since the driver loaded (in mJ).",
+                [](GpuEntry& e, double& v) {
+                  if (!e.energy) return false;
+                  v = e.gpu->total_energy().value() * 1000.0;
+                  return true;
+                });
+  telemetry_family("DCGM_FI_DEV_GPU_UTIL", "GPU utilization (in %).", [&](const GpuTelemetry& t) {
+    return opt(t.gpu_utilization, [](Percent p) { return p.value(); });
+  });
+  telemetry_family("DCGM_FI_DEV_MEM_COPY_UTIL", "Memory utilization (in %).",
+                   [&](const GpuTelemetry& t) {
+                     return opt(t.memory_utilization, [](Percent p) { return p.value(); });
+                   });
+  telemetry_family("DCGM_FI_DEV_FB_FREE", "Framebuffer memory free (in MiB).",
+                   [&](const GpuTelemetry& t) {
+                     return opt(t.memory_free, [](Bytes b) { return to_mebibytes(b); });
+                   });
+  telemetry_family("DCGM_FI_DEV_FB_USED", "Framebuffer memory used (in MiB).",
+                   [&](const GpuTelemetry& t) {
+                     return opt(t.memory_used, [](Bytes b) { return to_mebibytes(b); });
+                   });
+  // DCGM renamed the field with NVML (R535); dashboards of either age use one
+  // of the two names, so both carry the same bitmask.
+  for (const std::string_view name : {std::string_view("DCGM_FI_DEV_CLOCKS_EVENT_REASONS"),
+                                      std::string_view("DCGM_FI_DEV_CLOCK_THROTTLE_REASONS")}) {
+    telemetry_family(name, "Current clock event (throttle) reasons, NVML's bitmask.",
+                     [&](const GpuTelemetry& t) {
+                       return opt(t.clock_event_reasons,
+                                  [](std::uint64_t m) { return static_cast<double>(m); });
+                     });
+  }
 }
 
 }  // namespace zeus::zeusd

@@ -37,6 +37,8 @@ class OverriddenGpu final : public Gpu {
   }
   Celsius temperature() override { return gpu_->temperature(); }
   std::string pci_bus_id() override { return gpu_->pci_bus_id(); }
+  GpuTelemetry telemetry() override { return gpu_->telemetry(); }
+  int minor_number() override { return gpu_->minor_number(); }
 
   void set_power_limit(Milliwatts limit) override;
   void set_persistence_mode(bool enabled) override;

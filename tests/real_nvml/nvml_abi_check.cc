@@ -21,6 +21,10 @@
 //   NVML_POWER_SCOPE_MEMORY (2)              12.3, R545
 //   nvmlTemperature_v1_t, nvmlDeviceGetTemperatureV  12.8, R570 (absent from
 //     the 535 library: tests/real_nvml checks that we fall back)
+//   nvmlDeviceGetCurrentClocksEventReasons   12.2, R535 (the new name of
+//     nvmlDeviceGetCurrentClocksThrottleReasons, checked below: same
+//     signature and bits; the 535 library exports both, and the backend
+//     falls back to the old name, tested on the old fake driver)
 //
 // The real 535 library's nvmlErrorString agrees: it names 26 and 27 and
 // answers "Unknown Error" for 28-30.
@@ -53,6 +57,10 @@ template <>
 struct Equivalent<abi::nvmlFieldValue_t, ::nvmlFieldValue_t> : std::true_type {};
 template <>
 struct Equivalent<abi::nvmlPciInfo_t, ::nvmlPciInfo_t> : std::true_type {};
+template <>
+struct Equivalent<abi::nvmlUtilization_t, ::nvmlUtilization_t> : std::true_type {};
+template <>
+struct Equivalent<abi::nvmlMemory_t, ::nvmlMemory_t> : std::true_type {};
 
 template <class Ours, class Theirs>
 struct Equivalent<Ours*, Theirs*> : Equivalent<Ours, Theirs> {};
@@ -110,6 +118,12 @@ ZEUS_CHECK_FN(DeviceGetTemperatureFn, nvmlDeviceGetTemperature);
 ZEUS_CHECK_FN(DeviceGetPciInfoFn, nvmlDeviceGetPciInfo_v3);
 ZEUS_CHECK_FN(DeviceGetMigModeFn, nvmlDeviceGetMigMode);
 static_assert(abi::kDeviceMigEnable == NVML_DEVICE_MIG_ENABLE);
+ZEUS_CHECK_FN(DeviceGetUtilizationRatesFn, nvmlDeviceGetUtilizationRates);
+ZEUS_CHECK_FN(DeviceGetClockInfoFn, nvmlDeviceGetClockInfo);
+ZEUS_CHECK_FN(DeviceGetClocksReasonsFn, nvmlDeviceGetCurrentClocksThrottleReasons);
+ZEUS_CHECK_FN(DeviceGetMemoryInfoFn, nvmlDeviceGetMemoryInfo);
+ZEUS_CHECK_FN(DeviceGetUnsignedFn, nvmlDeviceGetMinorNumber);
+// nvmlDeviceGetCurrentClocksEventReasons is newer (see the top); same type.
 // DeviceGetTemperatureVFn: nvmlDeviceGetTemperatureV is newer (see the top).
 #undef ZEUS_CHECK_FN
 
@@ -172,6 +186,20 @@ static_assert(abi::kPciBusIdSize == NVML_DEVICE_PCI_BUS_ID_BUFFER_SIZE);
 // NVML_STRUCT_VERSION, on a struct both headers know the size of.
 static_assert(abi::struct_version(sizeof(nvmlMemory_v2_t), 2) == nvmlMemory_v2);
 
+static_assert(abi::kClockSm == NVML_CLOCK_SM);
+static_assert(abi::kClockMem == NVML_CLOCK_MEM);
+static_assert(abi::kClocksEventGpuIdle == nvmlClocksThrottleReasonGpuIdle);
+static_assert(abi::kClocksEventApplicationsClocksSetting ==
+              nvmlClocksThrottleReasonApplicationsClocksSetting);
+static_assert(abi::kClocksEventSwPowerCap == nvmlClocksThrottleReasonSwPowerCap);
+static_assert(abi::kClocksEventHwSlowdown == nvmlClocksThrottleReasonHwSlowdown);
+static_assert(abi::kClocksEventSyncBoost == nvmlClocksThrottleReasonSyncBoost);
+static_assert(abi::kClocksEventSwThermalSlowdown == nvmlClocksThrottleReasonSwThermalSlowdown);
+static_assert(abi::kClocksEventHwThermalSlowdown == nvmlClocksThrottleReasonHwThermalSlowdown);
+static_assert(abi::kClocksEventHwPowerBrakeSlowdown ==
+              nvmlClocksThrottleReasonHwPowerBrakeSlowdown);
+static_assert(abi::kClocksEventDisplayClockSetting == nvmlClocksThrottleReasonDisplayClockSetting);
+
 // ---- struct layouts -------------------------------------------------------
 #define ZEUS_CHECK_FIELD(ours, theirs, field)                                           \
   static_assert(offsetof(abi::ours, field) == offsetof(::theirs, field) &&              \
@@ -208,6 +236,17 @@ ZEUS_CHECK_FIELD(nvmlPciInfo_t, nvmlPciInfo_t, device);
 ZEUS_CHECK_FIELD(nvmlPciInfo_t, nvmlPciInfo_t, pciDeviceId);
 ZEUS_CHECK_FIELD(nvmlPciInfo_t, nvmlPciInfo_t, pciSubSystemId);
 ZEUS_CHECK_FIELD(nvmlPciInfo_t, nvmlPciInfo_t, busId);
+
+static_assert(sizeof(abi::nvmlUtilization_t) == sizeof(::nvmlUtilization_t));
+static_assert(alignof(abi::nvmlUtilization_t) == alignof(::nvmlUtilization_t));
+ZEUS_CHECK_FIELD(nvmlUtilization_t, nvmlUtilization_t, gpu);
+ZEUS_CHECK_FIELD(nvmlUtilization_t, nvmlUtilization_t, memory);
+
+static_assert(sizeof(abi::nvmlMemory_t) == sizeof(::nvmlMemory_t));
+static_assert(alignof(abi::nvmlMemory_t) == alignof(::nvmlMemory_t));
+ZEUS_CHECK_FIELD(nvmlMemory_t, nvmlMemory_t, total);
+ZEUS_CHECK_FIELD(nvmlMemory_t, nvmlMemory_t, free);
+ZEUS_CHECK_FIELD(nvmlMemory_t, nvmlMemory_t, used);
 #undef ZEUS_CHECK_FIELD
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "zeus/device/gpu_telemetry.h"
 #include "zeus/util/units.h"
 
 namespace zeus {
@@ -84,6 +85,18 @@ class Gpu {
   // sysfs form ("0000:c1:00.0"). kNotSupported where the backend cannot say
   // (simulated GPUs, a driver without the call), which is the default.
   virtual std::string pci_bus_id();
+
+  // Operator telemetry (utilization, clocks, clock event reasons, memory,
+  // temperature) in one read. What the backend or GPU cannot give is left
+  // empty (kNotSupported never escapes from here); other failures (a lost
+  // GPU) throw. The default gives only temperature(); backends that can
+  // say more override it. Reads only: safe next to a running measurement.
+  virtual GpuTelemetry telemetry();
+
+  // The minor number of the GPU's device file (/dev/nvidia<minor>), which
+  // DCGM's exporter reports as device="nvidia<minor>"; it can differ from the
+  // index. kNotSupported where the backend has no such number (the default).
+  virtual int minor_number();
 };
 
 }  // namespace zeus

@@ -52,6 +52,9 @@ struct SimGpuModel {
   Seconds average_window{1.0};         // window of the kDeviceAverage domain
   Celsius idle_temperature{35.0};
   Celsius busy_temperature{75.0};
+  // Device memory, for telemetry(): in use is 2 % (driver and context) plus
+  // load x 88 % of it, so the reading moves with the load.
+  Bytes memory_total{std::int64_t{40960} * 1048576};  // 40 GiB, as the A100 this models
 
   // kInvalidArgument saying which value is out of its sensible range.
   void validate() const;
@@ -88,6 +91,13 @@ class SimGpu final : public Gpu {
   void set_memory_locked_clocks(Megahertz min, Megahertz max) override;
   void reset_memory_locked_clocks() override;
   Celsius temperature() override;
+  // Derived from the model's state: utilization = load; SM clock = the clock
+  // the power cap and lock allow (the minimum when idle); memory clock = the
+  // highest supported; memory utilization = load x (1 - compute-bound
+  // fraction); clock event reasons = gpu_idle at load 0, sw_power_cap when the
+  // power limit holds the clock down, applications_clocks_setting when a
+  // locked maximum does; memory as SimGpuModel::memory_total says.
+  GpuTelemetry telemetry() override;
 
   // Simulation controls.
   void set_load(double load);  // utilization in [0, 1]
@@ -112,6 +122,7 @@ class SimGpu final : public Gpu {
   };
   double clock_fraction_locked() const;  // requires mutex_
   double current_power_locked() const;   // requires mutex_
+  Celsius temperature_locked() const;    // requires mutex_
   double energy_at_locked(double t);     // requires mutex_
   void change_state_locked();            // requires mutex_; starts a new segment
   void check_alive_locked() const;

@@ -11,6 +11,15 @@
 //   zeus_cpu_dram_energy_joules_total{package,zone}     counter
 //   zeus_metrics_read_errors_total{device}              counter of failed reads
 //
+// and, for the same GPUs, the DCGM exporter's names, units and labels
+// ({gpu,UUID,pci_bus_id,device,modelName,Hostname}) where we read the same
+// thing, so its dashboards work unchanged (docs/zeusd.md has the table):
+//   DCGM_FI_DEV_SM_CLOCK, DCGM_FI_DEV_MEM_CLOCK (MHz), DCGM_FI_DEV_GPU_TEMP (C),
+//   DCGM_FI_DEV_POWER_USAGE (W), DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION (mJ),
+//   DCGM_FI_DEV_GPU_UTIL, DCGM_FI_DEV_MEM_COPY_UTIL (%),
+//   DCGM_FI_DEV_FB_FREE, DCGM_FI_DEV_FB_USED (MiB),
+//   DCGM_FI_DEV_CLOCKS_EVENT_REASONS = DCGM_FI_DEV_CLOCK_THROTTLE_REASONS (bitmask)
+//
 // A reading that fails is left out of that scrape (and counted), never
 // reported as 0. Rendering reuses label text built once, so a scrape
 // allocates nothing beyond the response text.
@@ -27,10 +36,15 @@
 
 namespace zeus::zeusd {
 
+// This machine's name (gethostname), or empty.
+std::string host_name();
+
 // render() may run on several threads at once (devices are thread-safe).
 class MetricsRenderer {
  public:
-  MetricsRenderer(std::vector<std::shared_ptr<Gpu>> gpus, std::vector<std::shared_ptr<Cpu>> cpus);
+  // `hostname` is the DCGM Hostname label (empty: left out).
+  MetricsRenderer(std::vector<std::shared_ptr<Gpu>> gpus, std::vector<std::shared_ptr<Cpu>> cpus,
+                  std::string hostname = host_name());
 
   // Appends the exposition to `out`; with enough capacity in `out`, no
   // allocation happens.
@@ -41,13 +55,16 @@ class MetricsRenderer {
  private:
   struct GpuEntry {
     std::shared_ptr<Gpu> gpu;
-    std::string labels;  // gpu="0",uuid="...",model_name="..."
+    std::string labels;       // gpu="0",uuid="...",model_name="..."
+    std::string dcgm_labels;  // gpu="0",UUID="...",pci_bus_id=...,Hostname="..."
     bool energy = false;
   };
   struct CpuEntry {
     std::shared_ptr<Cpu> cpu;
     std::string labels;  // package="0",zone="package-0"
   };
+  void render_dcgm(std::string& out);
+
   std::vector<GpuEntry> gpus_;
   std::vector<CpuEntry> cpus_;
   std::atomic<std::uint64_t> gpu_errors_{0};

@@ -322,6 +322,24 @@ std::string AmdSmiGpu::pci_bus_id() {
   return format_bdf_id(bdf);
 }
 
+GpuTelemetry AmdSmiGpu::telemetry() {
+  GpuTelemetry t = Gpu::telemetry();  // the hotspot temperature
+  if (api_.get_clock_info == nullptr) return t;
+  for (const std::uint32_t type : {abi::kClkTypeGfx, abi::kClkTypeMem}) {
+    abi::ClkInfo info{};
+    abi::amdsmi_status_t status = abi::kSuccess;
+    {
+      auto lock = lib_->lock();
+      status = api_.get_clock_info(handle_, type, &info);
+    }
+    if (status == abi::kNotSupported || status == abi::kNotYetImplemented) continue;
+    check(status, "amdsmi_get_clock_info",
+          type == abi::kClkTypeGfx ? "reading the graphics clock" : "reading the memory clock");
+    (type == abi::kClkTypeGfx ? t.sm_clock : t.memory_clock) = Megahertz(info.clk);
+  }
+  return t;
+}
+
 std::string format_bdf_id(std::uint64_t bdf) {
   // AMD SMI's BDF id: domain in bits 63-32, a partition id in 31-28 (not part
   // of the address), bus in 15-8, device in 7-3, function in 2-0.

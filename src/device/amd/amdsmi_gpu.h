@@ -63,6 +63,10 @@ class AmdSmiGpu final : public Gpu {
 
   Celsius temperature() override;
   std::string pci_bus_id() override;
+  // Current graphics and memory clocks (amdsmi_get_clock_info) and the
+  // hotspot temperature; utilization, clock event reasons and memory use are
+  // not read from AMD SMI yet, so they stay empty.
+  GpuTelemetry telemetry() override;
 
   // Raw power readings in watts (kPowerNotAvailable where "N/A"). For discovery.
   struct PowerReadings {

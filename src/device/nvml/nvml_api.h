@@ -138,6 +138,32 @@ static_assert(sizeof(nvmlPciInfo_t) == 68, "nvmlPciInfo_t layout");
 static_assert(sizeof(nvmlTemperature_v1_t) == 12, "nvmlTemperature_v1_t layout");
 static_assert(kTemperatureV1Version == 0x0100000CU, "nvmlTemperature_v1 version");
 
+// Operator telemetry (Gpu::telemetry()).
+struct nvmlUtilization_t {
+  unsigned int gpu;     // % of the last sample period a kernel ran
+  unsigned int memory;  // % of it device memory was read or written
+};
+struct nvmlMemory_t {  // v1; bytes
+  unsigned long long total;
+  unsigned long long free;
+  unsigned long long used;
+};
+inline constexpr int kClockSm = 1;   // nvmlClockType_t NVML_CLOCK_SM
+inline constexpr int kClockMem = 2;  // NVML_CLOCK_MEM
+// nvmlClocksEventReason* bits (named nvmlClocksThrottleReason* before R535).
+inline constexpr unsigned long long kClocksEventGpuIdle = 0x1ULL;
+inline constexpr unsigned long long kClocksEventApplicationsClocksSetting = 0x2ULL;
+inline constexpr unsigned long long kClocksEventSwPowerCap = 0x4ULL;
+inline constexpr unsigned long long kClocksEventHwSlowdown = 0x8ULL;
+inline constexpr unsigned long long kClocksEventSyncBoost = 0x10ULL;
+inline constexpr unsigned long long kClocksEventSwThermalSlowdown = 0x20ULL;
+inline constexpr unsigned long long kClocksEventHwThermalSlowdown = 0x40ULL;
+inline constexpr unsigned long long kClocksEventHwPowerBrakeSlowdown = 0x80ULL;
+inline constexpr unsigned long long kClocksEventDisplayClockSetting = 0x100ULL;
+
+static_assert(sizeof(nvmlUtilization_t) == 8, "nvmlUtilization_t layout");
+static_assert(sizeof(nvmlMemory_t) == 24, "nvmlMemory_t layout");
+
 // Function pointer types, named after the exported symbols.
 using InitFn = nvmlReturn_t (*)();
 using ShutdownFn = nvmlReturn_t (*)();
@@ -162,6 +188,12 @@ using DeviceSetClockRangeFn = nvmlReturn_t (*)(nvmlDevice_t, unsigned, unsigned)
 using DeviceResetFn = nvmlReturn_t (*)(nvmlDevice_t);
 using DeviceGetTemperatureFn = nvmlReturn_t (*)(nvmlDevice_t, int, unsigned*);
 using DeviceGetTemperatureVFn = nvmlReturn_t (*)(nvmlDevice_t, nvmlTemperature_v1_t*);
+using DeviceGetUtilizationRatesFn = nvmlReturn_t (*)(nvmlDevice_t, nvmlUtilization_t*);
+using DeviceGetClockInfoFn = nvmlReturn_t (*)(nvmlDevice_t, int, unsigned*);
+// nvmlDeviceGetCurrentClocksEventReasons (R535 on) and its deprecated former
+// name nvmlDeviceGetCurrentClocksThrottleReasons share this type.
+using DeviceGetClocksReasonsFn = nvmlReturn_t (*)(nvmlDevice_t, unsigned long long*);
+using DeviceGetMemoryInfoFn = nvmlReturn_t (*)(nvmlDevice_t, nvmlMemory_t*);
 using DeviceGetPciInfoFn = nvmlReturn_t (*)(nvmlDevice_t, nvmlPciInfo_t*);
 // (current mode, pending mode): NVML_DEVICE_MIG_ENABLE when MIG is on.
 using DeviceGetMigModeFn = nvmlReturn_t (*)(nvmlDevice_t, unsigned*, unsigned*);

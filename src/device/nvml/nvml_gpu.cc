@@ -416,19 +416,32 @@ void NvmlGpu::reset_memory_locked_clocks() {
   check(api_.device_reset_memory_locked_clocks(device_), "nvmlDeviceResetMemoryLockedClocks", what);
 }
 
-Celsius NvmlGpu::temperature() {
-  constexpr std::string_view what = "reading the temperature";
+int NvmlGpu::read_temperature(int& celsius, const char*& function) const {
   if (api_.device_get_temperature_v != nullptr) {
+    function = "nvmlDeviceGetTemperatureV";
     abi::nvmlTemperature_v1_t t{};
     t.version = abi::kTemperatureV1Version;
     t.sensorType = abi::kTemperatureGpu;
-    check(api_.device_get_temperature_v(device_, &t), "nvmlDeviceGetTemperatureV", what);
-    return Celsius(static_cast<double>(t.temperature));
+    const int rc = api_.device_get_temperature_v(device_, &t);
+    celsius = t.temperature;
+    return rc;
   }
-  require(api_.device_get_temperature, "nvmlDeviceGetTemperature", what);
-  unsigned celsius = 0;
-  check(api_.device_get_temperature(device_, abi::kTemperatureGpu, &celsius),
-        "nvmlDeviceGetTemperature", what);
+  function = "nvmlDeviceGetTemperature";
+  if (api_.device_get_temperature == nullptr) return abi::kErrorFunctionNotFound;
+  unsigned value = 0;
+  const int rc = api_.device_get_temperature(device_, abi::kTemperatureGpu, &value);
+  celsius = static_cast<int>(value);
+  return rc;
+}
+
+Celsius NvmlGpu::temperature() {
+  constexpr std::string_view what = "reading the temperature";
+  if (api_.device_get_temperature_v == nullptr) {
+    require(api_.device_get_temperature, "nvmlDeviceGetTemperature", what);
+  }
+  int celsius = 0;
+  const char* function = "nvmlDeviceGetTemperature";
+  check(read_temperature(celsius, function), function, what);
   return Celsius(static_cast<double>(celsius));
 }
 
@@ -439,6 +452,89 @@ std::string NvmlGpu::pci_bus_id() {
   check(api_.device_get_pci_info(device_, &info), "nvmlDeviceGetPciInfo_v3", what);
   info.busId[sizeof(info.busId) - 1] = '\0';  // never trust a driver's terminator
   return info.busId;
+}
+
+int NvmlGpu::minor_number() {
+  constexpr std::string_view what = "reading the device minor number";
+  require(api_.device_get_minor_number, "nvmlDeviceGetMinorNumber", what);
+  unsigned minor = 0;
+  check(api_.device_get_minor_number(device_, &minor), "nvmlDeviceGetMinorNumber", what);
+  return static_cast<int>(minor);
+}
+
+// The public bit names are NVML's bits; a renumbering would show here.
+static_assert(clock_event::kGpuIdle == abi::kClocksEventGpuIdle);
+static_assert(clock_event::kApplicationsClocksSetting ==
+              abi::kClocksEventApplicationsClocksSetting);
+static_assert(clock_event::kSwPowerCap == abi::kClocksEventSwPowerCap);
+static_assert(clock_event::kHwSlowdown == abi::kClocksEventHwSlowdown);
+static_assert(clock_event::kSyncBoost == abi::kClocksEventSyncBoost);
+static_assert(clock_event::kSwThermalSlowdown == abi::kClocksEventSwThermalSlowdown);
+static_assert(clock_event::kHwThermalSlowdown == abi::kClocksEventHwThermalSlowdown);
+static_assert(clock_event::kHwPowerBrakeSlowdown == abi::kClocksEventHwPowerBrakeSlowdown);
+static_assert(clock_event::kDisplayClockSetting == abi::kClocksEventDisplayClockSetting);
+
+bool NvmlGpu::telemetry_read(int nvml_return, const char* function, std::string_view what) const {
+  if (nvml_return == abi::kSuccess) return true;
+  // NOT_SUPPORTED: this GPU (or its mode: utilization under MIG) has no such
+  // value. FUNCTION_NOT_FOUND: read_temperature found no entry point.
+  if (nvml_return == abi::kErrorNotSupported || nvml_return == abi::kErrorFunctionNotFound) {
+    return false;
+  }
+  lib_->fail(nvml_return, function, context(what));
+}
+
+// Six or seven driver calls, none of which allocates on success or
+// NOT_SUPPORTED: zeusd renders this on every Prometheus scrape.
+GpuTelemetry NvmlGpu::telemetry() {
+  GpuTelemetry t;
+  if (api_.device_get_utilization_rates != nullptr) {
+    abi::nvmlUtilization_t u{};
+    if (telemetry_read(api_.device_get_utilization_rates(device_, &u),
+                       "nvmlDeviceGetUtilizationRates", "reading utilization")) {
+      t.gpu_utilization = Percent(u.gpu);
+      t.memory_utilization = Percent(u.memory);
+    }
+  }
+  if (api_.device_get_clock_info != nullptr) {
+    unsigned mhz = 0;
+    if (telemetry_read(api_.device_get_clock_info(device_, abi::kClockSm, &mhz),
+                       "nvmlDeviceGetClockInfo", "reading the SM clock")) {
+      t.sm_clock = Megahertz(mhz);
+    }
+    if (telemetry_read(api_.device_get_clock_info(device_, abi::kClockMem, &mhz),
+                       "nvmlDeviceGetClockInfo", "reading the memory clock")) {
+      t.memory_clock = Megahertz(mhz);
+    }
+  }
+  // R535 renamed the call; older drivers export only the old name (same bits).
+  const bool new_name = api_.device_get_current_clocks_event_reasons != nullptr;
+  const auto reasons_fn = new_name ? api_.device_get_current_clocks_event_reasons
+                                   : api_.device_get_current_clocks_throttle_reasons;
+  if (reasons_fn != nullptr) {
+    unsigned long long mask = 0;
+    if (telemetry_read(reasons_fn(device_, &mask),
+                       new_name ? "nvmlDeviceGetCurrentClocksEventReasons"
+                                : "nvmlDeviceGetCurrentClocksThrottleReasons",
+                       "reading the clock event reasons")) {
+      t.clock_event_reasons = static_cast<std::uint64_t>(mask);
+    }
+  }
+  if (api_.device_get_memory_info != nullptr) {
+    abi::nvmlMemory_t m{};
+    if (telemetry_read(api_.device_get_memory_info(device_, &m), "nvmlDeviceGetMemoryInfo",
+                       "reading memory usage")) {
+      t.memory_used = Bytes(static_cast<std::int64_t>(m.used));
+      t.memory_free = Bytes(static_cast<std::int64_t>(m.free));
+      t.memory_total = Bytes(static_cast<std::int64_t>(m.total));
+    }
+  }
+  int celsius = 0;
+  const char* function = "nvmlDeviceGetTemperature";
+  if (telemetry_read(read_temperature(celsius, function), function, "reading the temperature")) {
+    t.temperature = Celsius(static_cast<double>(celsius));
+  }
+  return t;
 }
 
 }  // namespace zeus::nvml_internal

@@ -45,6 +45,8 @@ class NvmlGpu final : public Gpu {
 
   Celsius temperature() override;
   std::string pci_bus_id() override;
+  GpuTelemetry telemetry() override;
+  int minor_number() override;
 
  private:
   struct FieldReading {
@@ -65,6 +67,12 @@ class NvmlGpu final : public Gpu {
   void require(Fn fn, std::string_view symbol, std::string_view what) const {
     if (fn == nullptr) require_symbol(fn, symbol, context(what));
   }
+  // For telemetry: true on success, false on NOT_SUPPORTED (the field stays
+  // empty), throws on anything else.
+  bool telemetry_read(int nvml_return, const char* function, std::string_view what) const;
+  // nvmlDeviceGetTemperatureV or, on drivers before R570, nvmlDeviceGetTemperature.
+  // Returns the NVML result; `function` names the call made.
+  int read_temperature(int& celsius, const char*& function) const;
   unsigned to_nvml_mhz(Megahertz mhz, const char* what) const;
 
   std::shared_ptr<const NvmlLibrary> lib_;

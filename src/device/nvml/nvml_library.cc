@@ -95,6 +95,14 @@ NvmlLibrary::Api NvmlLibrary::resolve(const DynamicLibrary& library, std::vector
   look_up(api.device_get_temperature_v, "nvmlDeviceGetTemperatureV", kOptional);
   look_up(api.device_get_pci_info, "nvmlDeviceGetPciInfo_v3", kOptional);
   look_up(api.device_get_mig_mode, "nvmlDeviceGetMigMode", kOptional);
+  look_up(api.device_get_utilization_rates, "nvmlDeviceGetUtilizationRates", kOptional);
+  look_up(api.device_get_clock_info, "nvmlDeviceGetClockInfo", kOptional);
+  look_up(api.device_get_current_clocks_event_reasons, "nvmlDeviceGetCurrentClocksEventReasons",
+          kOptional);
+  look_up(api.device_get_current_clocks_throttle_reasons,
+          "nvmlDeviceGetCurrentClocksThrottleReasons", kOptional);
+  look_up(api.device_get_memory_info, "nvmlDeviceGetMemoryInfo", kOptional);
+  look_up(api.device_get_minor_number, "nvmlDeviceGetMinorNumber", kOptional);
   return api;
 }
 

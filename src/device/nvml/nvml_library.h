@@ -53,6 +53,14 @@ class NvmlLibrary {
     nvml_abi::DeviceGetTemperatureVFn device_get_temperature_v = nullptr;
     nvml_abi::DeviceGetPciInfoFn device_get_pci_info = nullptr;
     nvml_abi::DeviceGetMigModeFn device_get_mig_mode = nullptr;
+    // Telemetry; event_reasons is the R535 name, throttle_reasons the older
+    // one (used only when the new one is missing).
+    nvml_abi::DeviceGetUtilizationRatesFn device_get_utilization_rates = nullptr;
+    nvml_abi::DeviceGetClockInfoFn device_get_clock_info = nullptr;
+    nvml_abi::DeviceGetClocksReasonsFn device_get_current_clocks_event_reasons = nullptr;
+    nvml_abi::DeviceGetClocksReasonsFn device_get_current_clocks_throttle_reasons = nullptr;
+    nvml_abi::DeviceGetMemoryInfoFn device_get_memory_info = nullptr;
+    nvml_abi::DeviceGetUnsignedFn device_get_minor_number = nullptr;
   };
 
   // One entry point resolve() looked up: its exported name, whether loading

@@ -251,10 +251,45 @@ void SimGpu::reset_memory_locked_clocks() {
 Celsius SimGpu::temperature() {
   std::lock_guard lock(mutex_);
   check_alive_locked();
+  return temperature_locked();
+}
+
+Celsius SimGpu::temperature_locked() const {
   const double share = (current_power_locked() - model_.idle_power.value()) /
                        (model_.busy_power.value() - model_.idle_power.value());
   return Celsius(model_.idle_temperature.value() +
                  share * (model_.busy_temperature.value() - model_.idle_temperature.value()));
+}
+
+GpuTelemetry SimGpu::telemetry() {
+  std::lock_guard lock(mutex_);
+  check_alive_locked();
+  const double max_mhz = static_cast<double>(model_.max_graphics_clock.value());
+  const double x = clock_fraction_locked();
+  const double x_lock = locked_max_mhz_ / max_mhz;
+  GpuTelemetry t;
+  t.gpu_utilization = Percent(load_ * 100.0);
+  t.memory_utilization = Percent(load_ * (1.0 - model_.compute_bound_fraction) * 100.0);
+  std::uint64_t reasons = 0;
+  if (load_ <= 0.0) {
+    reasons |= clock_event::kGpuIdle;
+    t.sm_clock = model_.min_graphics_clock;
+  } else {
+    t.sm_clock = Megahertz(std::llround(x * max_mhz));
+    // Which of the two caps binds: the power limit (below 1 and below the
+    // lock) or the locked maximum.
+    if (x < std::min(1.0, x_lock) - 1e-9) reasons |= clock_event::kSwPowerCap;
+    if (x_lock < 1.0 && x >= x_lock - 1e-9) reasons |= clock_event::kApplicationsClocksSetting;
+  }
+  t.clock_event_reasons = reasons;
+  t.memory_clock = *std::max_element(model_.memory_clocks.begin(), model_.memory_clocks.end());
+  const auto total = model_.memory_total.value();
+  const auto used = static_cast<std::int64_t>(static_cast<double>(total) * (0.02 + 0.88 * load_));
+  t.memory_total = model_.memory_total;
+  t.memory_used = Bytes(used);
+  t.memory_free = Bytes(total - used);
+  t.temperature = temperature_locked();
+  return t;
 }
 
 void SimGpu::set_load(double load) {

@@ -98,6 +98,11 @@ void SimGpuModel::validate() const {
       fail(fmt::format("{} must be in [-100, 200] (got {})", field, t.value()));
     }
   }
+  // 1 MiB to 16 TiB: the largest GPU memory is far below that.
+  if (memory_total.value() < 1048576 || memory_total.value() > (std::int64_t{1} << 44)) {
+    fail(fmt::format("memory_total_mib must be in [1, 16777216] (got {})",
+                     memory_total.value() / 1048576));
+  }
 }
 
 double SimGpuModel::clock_fraction_at(Milliwatts limit) const {

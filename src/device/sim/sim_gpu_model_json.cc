@@ -56,7 +56,8 @@ SimGpuModel parse_sim_gpu_model(std::string_view text, const std::string& source
                          "counter_update_period_s",
                          "average_window_s",
                          "idle_temperature_c",
-                         "busy_temperature_c"});
+                         "busy_temperature_c",
+                         "memory_total_mib"});
   SimGpuModel m;
   auto watts = [&](const char* key, Watts& out) {
     if (auto v = o.optional_number(key, -kBig, kBig)) out = Watts(*v);
@@ -100,6 +101,9 @@ SimGpuModel parse_sim_gpu_model(std::string_view text, const std::string& source
   seconds("average_window_s", m.average_window);
   celsius("idle_temperature_c", m.idle_temperature);
   celsius("busy_temperature_c", m.busy_temperature);
+  if (auto v = o.optional_integer("memory_total_mib", -kBigInt, kBigInt)) {
+    m.memory_total = Bytes(*v * 1048576);
+  }
   try {
     m.validate();
   } catch (const Error& e) {

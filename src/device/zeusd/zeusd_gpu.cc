@@ -90,6 +90,16 @@ class ZeusdGpu final : public Gpu {
     if (info().pci_address.empty()) unsupported("the PCI address");
     return info().pci_address;
   }
+  // Read-only, so from the local device when there is one; otherwise the
+  // default (temperature only, which is unsupported remotely: all empty).
+  GpuTelemetry telemetry() override {
+    if (local_) return local_->telemetry();
+    return Gpu::telemetry();
+  }
+  int minor_number() override {
+    if (local_) return local_->minor_number();
+    unsupported("the device minor number");
+  }
 
  private:
   const ZeusdStatus::GpuInfo& info() const {

@@ -104,6 +104,17 @@ typedef struct nvmlPciInfo_st {
   char busId[32];
 } nvmlPciInfo_t;
 
+typedef struct nvmlUtilization_st {
+  unsigned int gpu;
+  unsigned int memory;
+} nvmlUtilization_t;
+
+typedef struct nvmlMemory_st {
+  unsigned long long total;
+  unsigned long long free;
+  unsigned long long used;
+} nvmlMemory_t;
+
 static_assert(sizeof(nvmlFieldValue_t) == 40, "NVML ABI");
 static_assert(sizeof(nvmlPciInfo_t) == 68, "NVML ABI");
 static_assert(sizeof(nvmlTemperature_t) == 12, "NVML ABI");
@@ -133,6 +144,15 @@ struct nvmlDevice_st {
   unsigned pci_bus = 0;  // domain 0, device 0, function 0
   bool lost = false;
   unsigned power_usage_mw = 120000;  // nvmlDeviceGetPowerUsage (board power)
+  // Telemetry (fakeNvmlSetTelemetry).
+  unsigned util_gpu = 73;
+  unsigned util_memory = 41;
+  unsigned sm_clock_mhz = 1980;
+  unsigned mem_clock_mhz = 2619;
+  unsigned long long clocks_event_reasons = 0x4;     // sw power cap
+  unsigned long long memory_total = 85520809984ULL;  // 81559 MiB, an H100 80GB
+  unsigned long long memory_used = 1073741824ULL;    // 1 GiB
+  unsigned minor_number = 0;                         // /dev/nvidia<minor>
 };
 typedef struct nvmlDevice_st* nvmlDevice_t;
 
@@ -176,6 +196,7 @@ void reset_device(nvmlDevice_st& d, unsigned i) {
   std::snprintf(uuid, sizeof(uuid), "GPU-1a2b3c4d-5e6f-4a1b-8c2d-%012x", i);
   d.uuid = uuid;
   d.arch = NVML_DEVICE_ARCH_HOPPER;
+  d.minor_number = i;
   d.pci_bus = 0x18 + 0x20 * i;  // 00000000:18:00.0, 00000000:38:00.0, ...
   d.energy_mj = 1000000ULL * (i + 1);
   d.fields[{NVML_FI_DEV_POWER_INSTANT, NVML_POWER_SCOPE_GPU}] = {NVML_SUCCESS, 120000};
@@ -605,7 +626,65 @@ int nvmlDeviceGetTemperature(nvmlDevice_t device, int sensor, unsigned* temperat
   return NVML_SUCCESS;
 }
 
+int nvmlDeviceGetUtilizationRates(nvmlDevice_t device, nvmlUtilization_t* utilization) {
+  FAKE_NVML_BEGIN_DEVICE("nvmlDeviceGetUtilizationRates", device)
+  if (utilization == nullptr) return NVML_ERROR_INVALID_ARGUMENT;
+  // As on real GPUs: no utilization for a GPU split into MIG instances.
+  if (device->mig_mode == 1) return NVML_ERROR_NOT_SUPPORTED;
+  utilization->gpu = device->util_gpu;
+  utilization->memory = device->util_memory;
+  return NVML_SUCCESS;
+}
+
+int nvmlDeviceGetClockInfo(nvmlDevice_t device, int type, unsigned* clock) {
+  FAKE_NVML_BEGIN_DEVICE("nvmlDeviceGetClockInfo", device)
+  if (clock == nullptr) return NVML_ERROR_INVALID_ARGUMENT;
+  switch (type) {
+    case 0:  // graphics: the same domain as SM on these GPUs
+    case 1:  // SM
+      *clock = device->sm_clock_mhz;
+      return NVML_SUCCESS;
+    case 2:  // memory
+      *clock = device->mem_clock_mhz;
+      return NVML_SUCCESS;
+    default:
+      return NVML_ERROR_INVALID_ARGUMENT;
+  }
+}
+
+int nvmlDeviceGetCurrentClocksThrottleReasons(nvmlDevice_t device, unsigned long long* reasons) {
+  FAKE_NVML_BEGIN_DEVICE("nvmlDeviceGetCurrentClocksThrottleReasons", device)
+  if (reasons == nullptr) return NVML_ERROR_INVALID_ARGUMENT;
+  *reasons = device->clocks_event_reasons;
+  return NVML_SUCCESS;
+}
+
+int nvmlDeviceGetMemoryInfo(nvmlDevice_t device, nvmlMemory_t* memory) {
+  FAKE_NVML_BEGIN_DEVICE("nvmlDeviceGetMemoryInfo", device)
+  if (memory == nullptr) return NVML_ERROR_INVALID_ARGUMENT;
+  memory->total = device->memory_total;
+  memory->used = std::min(device->memory_used, device->memory_total);
+  memory->free = memory->total - memory->used;
+  return NVML_SUCCESS;
+}
+
+int nvmlDeviceGetMinorNumber(nvmlDevice_t device, unsigned* minor) {
+  FAKE_NVML_BEGIN_DEVICE("nvmlDeviceGetMinorNumber", device)
+  if (minor == nullptr) return NVML_ERROR_INVALID_ARGUMENT;
+  *minor = device->minor_number;
+  return NVML_SUCCESS;
+}
+
 #if !FAKE_NVML_OLD_DRIVER
+// The R535 name of nvmlDeviceGetCurrentClocksThrottleReasons; older drivers
+// (the old fake) export only the former.
+int nvmlDeviceGetCurrentClocksEventReasons(nvmlDevice_t device, unsigned long long* reasons) {
+  FAKE_NVML_BEGIN_DEVICE("nvmlDeviceGetCurrentClocksEventReasons", device)
+  if (reasons == nullptr) return NVML_ERROR_INVALID_ARGUMENT;
+  *reasons = device->clocks_event_reasons;
+  return NVML_SUCCESS;
+}
+
 int nvmlDeviceGetMigMode(nvmlDevice_t device, unsigned* current, unsigned* pending) {
   FAKE_NVML_BEGIN_DEVICE("nvmlDeviceGetMigMode", device)
   if (current == nullptr || pending == nullptr) return NVML_ERROR_INVALID_ARGUMENT;
@@ -754,6 +833,24 @@ int fakeNvmlGetLockedClocks(unsigned i, int memory, unsigned* min_mhz, unsigned*
 void fakeNvmlSetTemperature(unsigned i, int celsius) {
   FAKE_NVML_CONTROL(i, );
   d->temperature_c = celsius;
+}
+
+void fakeNvmlSetTelemetry(unsigned i, unsigned util_gpu, unsigned util_memory, unsigned sm_mhz,
+                          unsigned mem_mhz, unsigned long long reasons,
+                          unsigned long long memory_used, unsigned long long memory_total) {
+  FAKE_NVML_CONTROL(i, );
+  d->util_gpu = util_gpu;
+  d->util_memory = util_memory;
+  d->sm_clock_mhz = sm_mhz;
+  d->mem_clock_mhz = mem_mhz;
+  d->clocks_event_reasons = reasons;
+  d->memory_used = memory_used;
+  d->memory_total = memory_total;
+}
+
+void fakeNvmlSetMinorNumber(unsigned i, unsigned minor) {
+  FAKE_NVML_CONTROL(i, );
+  d->minor_number = minor;
 }
 
 void fakeNvmlSetMigMode(unsigned i, int mode) {

@@ -27,7 +27,11 @@
 // 120 W / average 110 W / memory 25 W, module scope NOT_SUPPORTED, power limit
 // range [200, 700] W with default and current 700 W, persistence off, memory
 // clocks {2619, 1593} MHz (328 graphics clocks at 2619), 45 °C, nvml not
-// initialized, driver "550.54.15", NVML "12.550.54.15".
+// initialized, driver "550.54.15", NVML "12.550.54.15"; telemetry: utilization
+// 73 % GPU / 41 % memory, SM 1980 MHz, memory 2619 MHz, clock event reasons
+// 0x4 (sw power cap), memory 1 GiB used of 85520809984 bytes (81559 MiB),
+// minor number = index. Utilization answers NOT_SUPPORTED while MIG is on.
+// Any call can be made NOT_SUPPORTED with fail_always(name, kNotSupported).
 //
 // $ZEUS_FAKE_NVML_JOURNAL: when set, successful power-limit, persistence and
 // locked-clock setter and reset calls (the value: the maximum MHz, 0 for a
@@ -180,6 +184,16 @@ class FakeNvml {
   }
   void set_temperature(unsigned i, int celsius) const {
     call<void (*)(unsigned, int)>("fakeNvmlSetTemperature")(i, celsius);
+  }
+  void set_telemetry(unsigned i, unsigned util_gpu, unsigned util_memory, unsigned sm_mhz,
+                     unsigned mem_mhz, unsigned long long clock_event_reasons,
+                     unsigned long long memory_used, unsigned long long memory_total) const {
+    call<void (*)(unsigned, unsigned, unsigned, unsigned, unsigned, unsigned long long,
+                  unsigned long long, unsigned long long)>("fakeNvmlSetTelemetry")(
+        i, util_gpu, util_memory, sm_mhz, mem_mhz, clock_event_reasons, memory_used, memory_total);
+  }
+  void set_minor_number(unsigned i, unsigned minor) const {
+    call<void (*)(unsigned, unsigned)>("fakeNvmlSetMinorNumber")(i, minor);
   }
   // -1: the GPU cannot do MIG (the default); 0: MIG off; 1: MIG on.
   void set_mig_mode(unsigned i, int mode) const {

@@ -11,6 +11,7 @@
 
 #include "cli_test_helpers.h"
 #include "fakes/jetson/fake_jetson.h"
+#include "fakes/nvml/fake_nvml_control.h"
 #include "fakes/powercap/fake_powercap.h"
 
 namespace zeus::testing {
@@ -165,6 +166,79 @@ TEST(MonitorPower, PrintsALinePerIntervalAndTotals) {
   const auto& totals = lines.back();
   EXPECT_NEAR(totals["gpu_energy_j"]["1"].get<double>(),
               300.0 * totals["total_time_s"].get<double>(), 1.0);
+}
+
+std::vector<json> json_lines(const std::string& out) {
+  std::vector<json> lines;
+  std::size_t start = 0;
+  while (start < out.size()) {
+    const auto nl = out.find('\n', start);
+    lines.push_back(json::parse(out.substr(start, nl - start)));
+    start = nl + 1;
+  }
+  return lines;
+}
+
+TEST(MonitorPower, TelemetryIsOptInAndKeepsEveryOtherField) {
+  const auto plain = run_program(
+      {bin("zeus"), "monitor", "power", "--interval", "0.05", "--duration", "0.1", "--json"}, kSim);
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  EXPECT_FALSE(json_lines(plain.out)[0].contains("gpu_telemetry"));
+
+  const auto r = run_program({bin("zeus"), "monitor", "power", "--interval", "0.05", "--duration",
+                              "0.1", "--json", "--telemetry"},
+                             kSim);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto lines = json_lines(r.out);
+  ASSERT_GE(lines.size(), 2u);
+  const json& first = lines[0];
+  EXPECT_DOUBLE_EQ(first["gpu_w"]["0"].get<double>(), 300.0);  // unchanged
+  EXPECT_TRUE(first.contains("time_s"));
+  // The simulated GPU at full load, uncapped (sim_gpu.h says how it derives them).
+  for (const char* i : {"0", "1"}) {
+    const json& t = first["gpu_telemetry"][i];
+    EXPECT_DOUBLE_EQ(t["gpu_utilization_pct"].get<double>(), 100.0) << t;
+    EXPECT_NEAR(t["memory_utilization_pct"].get<double>(), 10.0, 1e-9);
+    EXPECT_EQ(t["sm_clock_mhz"].get<int>(), 1410);
+    EXPECT_EQ(t["memory_clock_mhz"].get<int>(), 1215);
+    EXPECT_EQ(t["clock_event_reasons"].get<std::uint64_t>(), 0u);
+    EXPECT_EQ(t["clock_event_reason_names"], json::array());
+    EXPECT_EQ(t["memory_total_bytes"].get<std::int64_t>(), std::int64_t{40960} * 1048576);
+    EXPECT_EQ(
+        t["memory_used_bytes"].get<std::int64_t>() + t["memory_free_bytes"].get<std::int64_t>(),
+        t["memory_total_bytes"].get<std::int64_t>());
+    EXPECT_DOUBLE_EQ(t["temperature_c"].get<double>(), 75.0);
+  }
+  // The totals object is unchanged too.
+  EXPECT_TRUE(lines.back().contains("total_energy_j"));
+  EXPECT_FALSE(lines.back().contains("gpu_telemetry"));
+}
+
+TEST(MonitorPower, TelemetryFromNvmlNamesTheClockEventReasons) {
+  FakeNvml fake;
+  fake.reset();
+  const auto r = run_program({bin("zeus"), "monitor", "power", "--interval", "0.05", "--duration",
+                              "0.1", "--json", "--telemetry", "--gpus", "1"},
+                             {"ZEUS_GPU_BACKEND=nvml", "ZEUS_NVML_LIBRARY=" + fake.path(),
+                              "ZEUS_POWERCAP_ROOT=/nonexistent"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json t = json_lines(r.out)[0]["gpu_telemetry"]["1"];
+  EXPECT_DOUBLE_EQ(t["gpu_utilization_pct"].get<double>(), 73.0) << t;
+  EXPECT_DOUBLE_EQ(t["memory_utilization_pct"].get<double>(), 41.0);
+  EXPECT_EQ(t["sm_clock_mhz"].get<int>(), 1980);
+  EXPECT_EQ(t["memory_clock_mhz"].get<int>(), 2619);
+  EXPECT_EQ(t["clock_event_reasons"].get<std::uint64_t>(), 4u);
+  EXPECT_EQ(t["clock_event_reason_names"], json::array({"sw_power_cap"}));
+  EXPECT_EQ(t["memory_used_bytes"].get<std::int64_t>(), 1073741824);
+  EXPECT_EQ(t["memory_total_bytes"].get<std::int64_t>(), 85520809984);
+  EXPECT_DOUBLE_EQ(t["temperature_c"].get<double>(), 45.0);
+}
+
+TEST(MonitorPower, TelemetryNeedsJson) {
+  const auto r =
+      run_program({bin("zeus"), "monitor", "power", "--telemetry", "--duration", "0.1"}, kSim);
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("--json"), std::string::npos) << r.err;
 }
 
 TEST(MonitorPower, CsvHasAHeaderAndARowPerInterval) {

@@ -5,6 +5,7 @@
 #include <arpa/inet.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+
 #include <netinet/in.h>
 #include <signal.h>
 #include <sys/socket.h>
@@ -12,12 +13,14 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cmath>
 #include <fstream>
 #include <thread>
 
 #include "zeus/device/sim_gpu.h"
 #include "zeus/util/files.h"
 #include "zeus/util/process.h"
+#include "zeus/zeusd/metrics.h"
 #include "zeusd_test_helpers.h"
 
 namespace zeus::zeusd::testing {
@@ -127,6 +130,21 @@ TEST(PrometheusEndToEnd, ScrapedSeriesMatchTheSimulatedGpus) {
   const auto power = prom.query("zeus_gpu_power_watts");
   EXPECT_NEAR(value_of(power, "gpu", "0"), model.power_at(Milliwatts(300000)).value(), 1e-6);
   EXPECT_NEAR(value_of(power, "gpu", "1"), model.power_at(Milliwatts(200000)).value(), 1e-6);
+
+  // The DCGM exporter's names and labels, as its dashboards query them: the
+  // capped GPU runs slower and says the power cap is why.
+  const auto sm = prom.query("DCGM_FI_DEV_SM_CLOCK");
+  ASSERT_EQ(sm.size(), 2u);
+  EXPECT_EQ(value_of(sm, "gpu", "0"), 1410.0);
+  EXPECT_EQ(value_of(sm, "gpu", "1"),
+            std::round(model.clock_fraction_at(Milliwatts(200000)) * 1410.0));
+  EXPECT_EQ(sm[0]["metric"]["modelName"], model.name);
+  EXPECT_TRUE(sm[0]["metric"].contains("UUID"));
+  EXPECT_EQ(sm[0]["metric"]["Hostname"], zeus::zeusd::host_name());
+  const auto reasons = prom.query("DCGM_FI_DEV_CLOCKS_EVENT_REASONS");
+  EXPECT_EQ(value_of(reasons, "gpu", "0"), 0.0);
+  EXPECT_EQ(value_of(reasons, "gpu", "1"), 4.0);  // sw_power_cap
+  EXPECT_EQ(value_of(prom.query("DCGM_FI_DEV_GPU_UTIL"), "gpu", "0"), 100.0);
 
   // The energy counter grows at the model's power: the slope between the
   // first and last stored samples (raw, so no extrapolation is involved).

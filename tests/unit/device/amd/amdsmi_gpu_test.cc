@@ -176,6 +176,30 @@ TEST_P(AmdSmiTest, TemperatureIsTheHotspotInDegrees) {
   EXPECT_DOUBLE_EQ(set.gpus[1]->temperature().value(), 71.25);
 }
 
+// Telemetry: the current clocks and the hotspot temperature; what AMD SMI is
+// not asked for stays empty rather than zero.
+TEST_P(AmdSmiTest, TelemetryHasTheCurrentClocksAndTemperatureOnly) {
+  fake().set_temperature_millic(0, 64500);
+  AmdSmiGpuSet set = open();
+  Gpu& gpu = *set.gpus[0];
+  gpu.set_gpu_locked_clocks(Megahertz(500), Megahertz(1300));
+  const GpuTelemetry t = gpu.telemetry();
+  ASSERT_TRUE(t.sm_clock && t.memory_clock && t.temperature);
+  EXPECT_EQ(t.sm_clock->value(), 1300);  // the fake runs at its maximum
+  EXPECT_EQ(t.memory_clock->value(), fake().clock_limits(0).mem_max);
+  EXPECT_DOUBLE_EQ(t.temperature->value(), 64.5);
+  EXPECT_FALSE(t.gpu_utilization || t.memory_utilization || t.clock_event_reasons ||
+               t.memory_used || t.memory_free || t.memory_total);
+  fake().fail_always("amdsmi_get_clock_info", amdsmi_status::kNotSupported);
+  fake().fail_always("amdsmi_get_temp_metric", amdsmi_status::kNotSupported);
+  const GpuTelemetry none = gpu.telemetry();
+  EXPECT_FALSE(none.sm_clock || none.memory_clock || none.temperature);
+  fake().fail_always("amdsmi_get_clock_info", amdsmi_status::kNoPerm);
+  EXPECT_EQ(code_of([&] { gpu.telemetry(); }), ErrorCode::kNoPermission);
+  fake().fail_always("amdsmi_get_clock_info", 0);
+  fake().fail_always("amdsmi_get_temp_metric", 0);
+}
+
 TEST_P(AmdSmiTest, PciBusIdIsTheBdfInSysfsForm) {
   AmdSmiGpuSet set = open();
   // The fake's BDF ids carry a bit in the reserved range (16), not part of the address.

@@ -59,6 +59,9 @@ TEST(SimGpuModel, JsonFilesAreValidatedField_By_Field) {
   expect_bad(R"({"max_graphics_clock_mhz": 4294967297})", "max_graphics_clock_mhz");
   expect_bad(R"({"power_limit_step_w": 1e-9})", "power_limit_step_w");
   expect_bad(R"({"memory_clocks_mhz": []})", "memory_clocks_mhz");
+  expect_bad(R"({"memory_total_mib": 0})", "memory_total_mib");
+  EXPECT_EQ(parse_sim_gpu_model(R"({"memory_total_mib": 81920})", "m.json").memory_total.value(),
+            std::int64_t{81920} * 1048576);
 }
 
 TEST(SimGpu, HasNoPciAddress) {
@@ -69,6 +72,55 @@ TEST(SimGpu, HasNoPciAddress) {
     ADD_FAILURE() << "a simulated GPU sits in no PCI slot";
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), ErrorCode::kNotSupported);
+  }
+}
+
+// Telemetry follows the model's state, so tests of its consumers can see it move.
+TEST(SimGpu, TelemetryFollowsLoadPowerLimitAndLock) {
+  ManualClock clock;
+  SimGpuModel model;
+  model.memory_clocks = {Megahertz(877), Megahertz(1215)};
+  SimGpu gpu(model, clock);
+  const GpuTelemetry full = gpu.telemetry();
+  ASSERT_TRUE(full.gpu_utilization && full.memory_utilization && full.sm_clock &&
+              full.memory_clock && full.clock_event_reasons && full.memory_used &&
+              full.memory_free && full.memory_total && full.temperature);
+  EXPECT_DOUBLE_EQ(full.gpu_utilization->value(), 100.0);
+  EXPECT_NEAR(full.memory_utilization->value(), 10.0, 1e-9);  // 1 - compute-bound 0.9
+  EXPECT_EQ(full.sm_clock->value(), 1410);                    // uncapped: the maximum
+  EXPECT_EQ(full.memory_clock->value(), 1215);                // the highest supported
+  EXPECT_EQ(*full.clock_event_reasons, 0u);
+  EXPECT_EQ(full.memory_total->value(), model.memory_total.value());
+  EXPECT_EQ(full.memory_used->value() + full.memory_free->value(), model.memory_total.value());
+  EXPECT_DOUBLE_EQ(full.temperature->value(), gpu.temperature().value());
+
+  gpu.set_power_limit(170000_mW);  // below busy power: the cap holds the clock down
+  const GpuTelemetry capped = gpu.telemetry();
+  EXPECT_EQ(capped.sm_clock->value(), std::llround(model.clock_fraction_at(170000_mW) * 1410.0));
+  EXPECT_LT(capped.sm_clock->value(), 1410);
+  EXPECT_EQ(*capped.clock_event_reasons, clock_event::kSwPowerCap);
+  EXPECT_LT(capped.temperature->value(), full.temperature->value());
+
+  gpu.reset_power_limit();
+  gpu.set_gpu_locked_clocks(Megahertz(210), Megahertz(900));
+  const GpuTelemetry locked = gpu.telemetry();
+  EXPECT_EQ(locked.sm_clock->value(), 900);
+  EXPECT_EQ(*locked.clock_event_reasons, clock_event::kApplicationsClocksSetting);
+  gpu.reset_gpu_locked_clocks();
+
+  gpu.set_load(0.0);
+  const GpuTelemetry idle = gpu.telemetry();
+  EXPECT_DOUBLE_EQ(idle.gpu_utilization->value(), 0.0);
+  EXPECT_EQ(idle.sm_clock->value(), 210);
+  EXPECT_EQ(*idle.clock_event_reasons, clock_event::kGpuIdle);
+  EXPECT_LT(idle.memory_used->value(), full.memory_used->value());
+
+  gpu.fail_as_lost();
+  try {
+    gpu.telemetry();
+    ADD_FAILURE() << "a lost GPU has no telemetry";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kGpuLost);
   }
 }
 
