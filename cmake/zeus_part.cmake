@@ -90,13 +90,7 @@ function(zeus_add_part name dir)
       string(TOUPPER "${dep}" dep_upper)
       target_compile_definitions(zeus_${name} PRIVATE ZEUS_WITHOUT_${dep_upper}=1)
     endforeach()
-    # One precompiled header for every library part (they share flags): util
-    # builds it, the others reuse it.
-    if(name STREQUAL "util")
-      zeus_precompile_headers(zeus_util)
-    elseif(ZEUS_PRECOMPILED_HEADERS)
-      target_precompile_headers(zeus_${name} REUSE_FROM zeus_util)
-    endif()
+    zeus_precompile_headers(zeus_${name})
   else()
     add_library(zeus_${name} INTERFACE)
     target_include_directories(
