@@ -3,7 +3,9 @@ on the simulated GPU, so the snippets users copy stay true.
 
 Blocks of one page share a namespace (a later block may use an earlier one's
 names). Snippets that stand for the user's own code use `...`, `epochs`,
-`loader` and `train_step`; the harness gives those small stand-ins.
+`loader`, `train_step` and `local_rank`; the harness gives those small
+stand-ins. They run in a scratch folder (a snippet may write a file) that
+sees the checkout's `data/`, so they can name data files as users do.
 """
 
 from __future__ import annotations
@@ -28,17 +30,19 @@ def pages() -> list[str]:
 def test_the_pages_with_snippets_are_the_expected_ones():
     # A page losing its snippets (or a broken fence) must not silently empty this test.
     names = {os.path.relpath(p, SOURCE_DIR) for p in pages()}
-    assert {"README.md", "docs/python.md", "docs/extending.md"} <= names
+    assert {"README.md", "docs/python.md", "docs/extending.md", "docs/chase.md"} <= names
 
 
 @pytest.mark.parametrize("page", pages(), ids=lambda p: os.path.relpath(p, SOURCE_DIR))
-def test_snippets_run(page, monkeypatch, capsys):
-    monkeypatch.chdir(SOURCE_DIR)  # snippets name data files relative to the checkout
+def test_snippets_run(page, monkeypatch, capsys, tmp_path):
+    os.symlink(os.path.join(SOURCE_DIR, "data"), tmp_path / "data")
+    monkeypatch.chdir(tmp_path)
     namespace = {
         "__name__": "__snippet__",
         "epochs": 2,
         "loader": range(3),
         "train_step": lambda batch: None,
+        "local_rank": 0,
     }
     blocks = BLOCK.findall(open(page, encoding="utf-8").read())
     assert blocks
