@@ -100,6 +100,24 @@ Router forwarding_router(AsyncClient& client, Seen& seen, bool pause_first = fal
   return r;
 }
 
+// The front server and what it saw. The exchange's handle must be released
+// after the server's threads stop (they use `seen`) and before its I/O context
+// goes (an Asio strand may not outlive its context): hence the destructor.
+struct Front {
+  explicit Front(AsyncClient& client, bool pause_first = false)
+      : served(forwarding_router(client, seen, pause_first)) {}
+  ~Front() {
+    served.server.shutdown();
+    std::lock_guard lock(seen.mutex);
+    seen.call.reset();
+  }
+  Front(const Front&) = delete;
+  Front& operator=(const Front&) = delete;
+  std::string url() const { return served.url(); }
+  Seen seen;  // before `served`: the router refers to it
+  Served served;
+};
+
 TEST(AsyncClient, ForwardsAStreamAndReusesTheConnection) {
   std::mutex writer_mutex;  // the handler's thread sets writer, the test's joins it
   std::thread writer;
@@ -124,8 +142,8 @@ TEST(AsyncClient, ForwardsAStreamAndReusesTheConnection) {
   });
   Served upstream(std::move(up));
   AsyncClient client(upstream.url());
-  Seen seen;
-  Served front(forwarding_router(client, seen));
+  Front front(client);
+  Seen& seen = front.seen;
 
   std::vector<std::string> got;
   Client(front.url()).stream_events("/fwd/events", [&](const Event& e) {
@@ -138,8 +156,8 @@ TEST(AsyncClient, ForwardsAStreamAndReusesTheConnection) {
 
   // A sized answer leaves the connection for the next exchange.
   for (int i = 0; i < 2; ++i) {
-    Seen again;
-    Served front2(forwarding_router(client, again));
+    Front front2(client);
+    Seen& again = front2.seen;
     const Response r = Client(front2.url()).get("/fwd/plain");
     EXPECT_EQ(r.status, 200);
     EXPECT_EQ(r.body, "whole");
@@ -159,8 +177,8 @@ TEST(AsyncClient, AnUnreachableServerFailsWithAClearMessage) {
     dead_port = s.listen_tcp("127.0.0.1", 0);
   }
   AsyncClient client("http://127.0.0.1:" + std::to_string(dead_port));
-  Seen seen;
-  Served front(forwarding_router(client, seen));
+  Front front(client);
+  Seen& seen = front.seen;
   auto answer = std::async(std::launch::async, [&] { return Client(front.url()).get("/fwd/x"); });
   const AsyncOutcome o = seen.done.get_future().get();
   EXPECT_EQ(o.end, End::kFailed);
@@ -183,8 +201,8 @@ TEST(AsyncClient, CancelAbortsAPendingReadAndTheServerSeesTheRequestLeave) {
   });
   Served upstream(std::move(up));
   AsyncClient client(upstream.url(), ClientOptions{.request_timeout = Seconds(30.0)});
-  Seen seen;
-  Served front(forwarding_router(client, seen));
+  Front front(client);
+  Seen& seen = front.seen;
   std::thread reader(
       [&] { Client(front.url()).stream_events("/fwd/slow", [](const Event&) { return true; }); });
   ASSERT_EQ(seen.first_piece.get_future().wait_for(5s), std::future_status::ready);
@@ -211,8 +229,8 @@ TEST(AsyncClient, APausedExchangeReadsNothingUntilResumed) {
   });
   Served upstream(std::move(up));
   AsyncClient client(upstream.url());
-  Seen seen;
-  Served front(forwarding_router(client, seen, /*pause_first=*/true));
+  Front front(client, /*pause_first=*/true);
+  Seen& seen = front.seen;
   std::string got;
   std::thread reader([&] {
     Client(front.url()).stream_events("/fwd/events", [&](const Event& e) {
