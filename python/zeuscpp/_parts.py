@@ -19,15 +19,19 @@ _REINSTALL = (
 )
 
 
+def _not_built(module: str, needs: str) -> ImportError:
+    return ImportError(
+        f"{module} is not in this build of zeuscpp: it needs {needs}, which the "
+        f"measurement-only build (pip's default) leaves out; {_REINSTALL}",
+        name=module,
+    )
+
+
 def core_part(module: str, name: str, needs: str) -> Any:
     """``_core.<name>``, or ImportError naming ``module`` and what it ``needs``."""
     part = getattr(_core, name, None)
     if part is None:
-        raise ImportError(
-            f"{module} is not in this build of zeuscpp: it needs {needs}, which the "
-            f"measurement-only build (pip's default) leaves out; {_REINSTALL}",
-            name=module,
-        )
+        raise _not_built(module, needs)
     return part
 
 
@@ -35,5 +39,5 @@ def core_attribute(module: str, part: Any, attribute: str, needs: str) -> Any:
     """``part.<attribute>``, or the same ImportError as :func:`core_part`."""
     value = getattr(part, attribute, None)
     if value is None:
-        core_part(module, f"<{attribute}>", needs)
+        raise _not_built(module, needs)
     return value
