@@ -9,8 +9,10 @@ MIN_BUILD  ?= build-minimal
 FUZZ_SECONDS ?= 600
 JOBS       ?= 2
 CMAKE_ARGS ?=
-# The sanitizer and fuzz builds need line tables for their reports, not full
-# debug info: -g1 compiles and links them markedly faster.
+# Every build here needs line tables (sanitizer reports, backtraces), not full
+# debug info: -g1 compiles and links markedly faster, and the plain, minimal
+# and package builds share ccache entries only when their flags match. For a
+# debugger session: make build CMAKE_ARGS=-DCMAKE_CXX_FLAGS_RELWITHDEBINFO='-O2 -g'.
 LINE_TABLES := -DCMAKE_CXX_FLAGS_DEBUG=-g1 -DCMAKE_C_FLAGS_DEBUG=-g1 \
   "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG" "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG"
 LAUNCHER   := $(shell command -v ccache >/dev/null 2>&1 && echo -DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
@@ -29,7 +31,7 @@ setup:
 	@bash scripts/setup.sh
 
 $(BUILD)/build.ninja: | setup
-	@cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo $(LAUNCHER) $(CMAKE_ARGS) >/dev/null
+	@cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo $(LINE_TABLES) $(LAUNCHER) $(CMAKE_ARGS) >/dev/null
 
 build: setup $(BUILD)/build.ninja
 	@cmake --build $(BUILD) -j $(JOBS)
@@ -90,7 +92,7 @@ bench-bso: build
 build-minimal:
 	@bash scripts/setup.sh --only minimal
 	@cmake -S . -B $(MIN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DZEUS_MINIMAL=ON \
-	  $(LAUNCHER) $(CMAKE_ARGS) >/dev/null
+	  $(LINE_TABLES) $(LAUNCHER) $(CMAKE_ARGS) >/dev/null
 	@cmake --build $(MIN_BUILD) -j $(JOBS)
 	@bash scripts/check_minimal.sh $(MIN_BUILD)
 
@@ -100,7 +102,7 @@ package:
 	@bash scripts/setup.sh package
 	@cmake -S . -B $(PKG_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 	  -DCMAKE_INSTALL_PREFIX=/usr -DCMAKE_INSTALL_SYSCONFDIR=/etc \
-	  -DZEUS_BUILD_TESTS=OFF -DZEUS_BUILD_BENCHMARKS=OFF $(LAUNCHER) $(CMAKE_ARGS) >/dev/null
+	  -DZEUS_BUILD_TESTS=OFF -DZEUS_BUILD_BENCHMARKS=OFF $(LINE_TABLES) $(LAUNCHER) $(CMAKE_ARGS) >/dev/null
 	@cmake --build $(PKG_BUILD) -j $(JOBS)
 	@bash scripts/make_packages.sh $(PKG_BUILD)
 
