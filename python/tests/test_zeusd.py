@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import threading
 import time
 
 import pytest
@@ -124,18 +125,46 @@ def test_device_layer_goes_through_zeusd(zeusd, monkeypatch):
 
 
 def _first(client, accept, timeout=20.0):
-    """The first snapshot from iterating the client that `accept` takes."""
-    deadline = time.monotonic() + timeout
-    for readings in client:
-        if accept(readings):
-            return readings
-        assert time.monotonic() < deadline, readings
-    raise AssertionError("the iterator ended")
+    """The first snapshot from iterating the client that `accept` takes; fails after `timeout` s.
+
+    The iteration runs in its own thread so that an iterator that never
+    yields fails this test by name instead of hanging the suite."""
+    found = []
+
+    def look():
+        for readings in client:
+            if accept(readings):
+                found.append(readings)
+                return
+
+    thread = threading.Thread(target=look, daemon=True)
+    thread.start()
+    thread.join(timeout)
+    assert found, f"no accepted snapshot within {timeout} s; the latest readings: {client.get_power()}"
+    return found[0]
+
+
+def test_iterating_after_the_readings_arrived_yields_them(zeusd):
+    """The daemon sends an idle GPU's power once; readings stored before the
+    iteration begins must still give a snapshot (a wait for the next change
+    would block forever: the simulator's power does not change)."""
+    from zeuscpp.monitor.power_streaming import PowerStreamingClient
+    from zeuscpp.utils.zeusd import ZeusdConfig
+
+    client = PowerStreamingClient([ZeusdConfig.uds(zeusd)])
+    try:
+        deadline = time.monotonic() + 20
+        while set(client.get_power().get(zeusd, PowerReadings()).gpu_power_w) != {0, 1}:
+            assert time.monotonic() < deadline, client.get_power()
+            time.sleep(0.01)
+        readings = _first(client, lambda r: True, timeout=5)
+        assert set(readings[zeusd].gpu_power_w) == {0, 1}
+    finally:
+        client.stop()
 
 
 def test_power_streaming_client_streams_gpu_power(zeusd):
     import asyncio
-    import threading
 
     from zeuscpp.monitor.power_streaming import PowerStreamingClient
     from zeuscpp.utils.zeusd import ZeusdClient, ZeusdConfig

@@ -113,6 +113,10 @@ class PowerStreamingClient:
             raise ValueError(f"each zeusd endpoint may be given once; repeated: {repeated}")
         self._reconnect_delay = reconnect_delay_s
         self._condition = threading.Condition()
+        # Counts the readings stored: an iterator yields when it moved past the
+        # count it last saw, so readings that arrive while no iterator waits
+        # (before the first, or while the caller works) are never missed.
+        self._updates = 0
         self._readings: dict[str, PowerReadings] = {}
         self._offsets: dict[str, float] = {}
         self._clients: dict[str, ZeusdClient] = {}
@@ -165,27 +169,38 @@ class PowerStreamingClient:
                 for endpoint, r in self._readings.items()
             }
 
-    def _wait(self) -> bool:
+    def _next_update(self, seen: int) -> int:
+        """The count of readings stored, once it differs from `seen` (or after 1 s, or at stop())."""
         with self._condition:
-            return self._condition.wait(timeout=1.0)
+            self._condition.wait_for(lambda: self._updates != seen or self._stop.is_set(), timeout=1.0)
+            return self._updates
 
     def __iter__(self) -> Iterator[dict[str, PowerReadings]]:
-        """A snapshot (as get_power) after each update, until stop()."""
+        """A snapshot (as get_power) after each update, until stop().
+
+        Readings that arrive while the caller is busy are folded into the next
+        snapshot; readings stored before iterating began give a first
+        snapshot at once.
+        """
+        seen = 0
         while not self._stop.is_set():
-            updated = self._wait()
+            now = self._next_update(seen)
             if self._stop.is_set():
                 return
-            if updated:
+            if now != seen:
+                seen = now
                 yield self.get_power()
 
     async def __aiter__(self) -> AsyncIterator[dict[str, PowerReadings]]:
         """As ``__iter__``, waiting in an executor thread so the event loop keeps running."""
         loop = asyncio.get_running_loop()
+        seen = 0
         while not self._stop.is_set():
-            updated = await loop.run_in_executor(None, self._wait)
+            now = await loop.run_in_executor(None, self._next_update, seen)
             if self._stop.is_set():
                 return
-            if updated:
+            if now != seen:
+                seen = now
                 yield self.get_power()
 
     def _start(self, server: ZeusdConfig, path: str, key: str, ids: list[int] | None,
@@ -264,6 +279,7 @@ class PowerStreamingClient:
             readings = self._readings.setdefault(endpoint, PowerReadings(timestamp_s=stamp))
             readings.timestamp_s = max(readings.timestamp_s, stamp)
             update(readings)
+            self._updates += 1
             self._condition.notify_all()
 
     def _gpu_event(self, data: dict[str, Any], endpoint: str) -> None:
