@@ -17,11 +17,12 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
-#include <map>
 #include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
+
+#include "../common/call_script.h"
 
 #ifndef FAKE_AMDSMI_ABI
 #error "define FAKE_AMDSMI_ABI (24, 25 or 26)"
@@ -71,14 +72,11 @@ struct State {
   unsigned count = 2;
   Device devices[kMaxDevices];
   std::uint32_t year = 0, major = 0, minor = 0, release = 0;
-  std::map<std::string, unsigned> calls;
-  std::map<std::string, std::uint32_t> fail_next;
-  std::map<std::string, std::uint32_t> fail_always;
+  zeus::testing::CallScript<std::uint32_t> script;  // counts, scripted failures
   bool permission_denied = false;
   std::vector<std::string> journal;  // setter calls, in order
-  std::atomic<int> in_flight{0};
-  std::atomic<int> max_in_flight{0};
-  std::atomic<int> delay_us{0};
+  zeus::testing::InFlightGauge in_flight;
+  std::atomic<int> delay_us{0};  // every entry point's, spent outside the mutex
 };
 
 State& state() {
@@ -110,12 +108,10 @@ void reset_locked(State& s) {
 #else
   s.year = 0, s.major = 26, s.minor = 3, s.release = 0;
 #endif
-  s.calls.clear();
-  s.fail_next.clear();
-  s.fail_always.clear();
+  s.script.clear();
   s.permission_denied = false;
   s.journal.clear();
-  s.max_in_flight = 0;
+  s.in_flight.reset();
   s.delay_us = 0;
 }
 
@@ -128,29 +124,20 @@ struct Initializer {
 };
 const Initializer initializer;
 
-// Counts the call as in flight (measuring overlap) for the entry point's lifetime.
+// Counts the call as in flight (measuring overlap) for the entry point's
+// lifetime, and spends the call delay before the mutex is taken, so
+// concurrent callers really overlap.
 struct InFlight {
-  State& s;
-  explicit InFlight(State& st) : s(st) {
-    const int now = ++s.in_flight;
-    int seen = s.max_in_flight.load();
-    while (now > seen && !s.max_in_flight.compare_exchange_weak(seen, now)) {
-    }
+  zeus::testing::InFlightGauge::Scope scope;
+  explicit InFlight(State& s) : scope(s.in_flight) {
     if (const int us = s.delay_us.load(); us > 0) {
       std::this_thread::sleep_for(std::chrono::microseconds(us));
     }
   }
-  ~InFlight() { --s.in_flight; }
 };
 
 std::uint32_t begin(State& s, const char* function, bool needs_init = true) {
-  s.calls[function]++;
-  if (auto it = s.fail_next.find(function); it != s.fail_next.end()) {
-    const std::uint32_t rc = it->second;
-    s.fail_next.erase(it);
-    return rc;
-  }
-  if (auto it = s.fail_always.find(function); it != s.fail_always.end()) return it->second;
+  if (const std::uint32_t rc = s.script.enter(function); rc != AMDSMI_STATUS_SUCCESS) return rc;
   if (needs_init && s.init_refcount == 0) return AMDSMI_STATUS_NOT_INIT;
   return AMDSMI_STATUS_SUCCESS;
 }
@@ -628,24 +615,19 @@ void fakeAmdsmiSetPermissionDenied(int denied) {
 void fakeAmdsmiFailNext(const char* function, unsigned status) {
   State& s = state();
   std::lock_guard<std::mutex> lock(s.mutex);
-  s.fail_next[function] = status;
+  s.script.fail_next(function, status);
 }
 
 void fakeAmdsmiFailAlways(const char* function, unsigned status) {
   State& s = state();
   std::lock_guard<std::mutex> lock(s.mutex);
-  if (status == 0) {
-    s.fail_always.erase(function);
-  } else {
-    s.fail_always[function] = status;
-  }
+  s.script.fail_always(function, status);
 }
 
 unsigned fakeAmdsmiCallCount(const char* function) {
   State& s = state();
   std::lock_guard<std::mutex> lock(s.mutex);
-  auto it = s.calls.find(function);
-  return it == s.calls.end() ? 0 : it->second;
+  return s.script.count(function);
 }
 
 int fakeAmdsmiInitRefCount(void) {
@@ -658,7 +640,7 @@ int fakeAmdsmiInitRefCount(void) {
 void fakeAmdsmiSetCallDelay(int us) { state().delay_us = us; }
 
 // The most entry points that ran at once since the last reset.
-int fakeAmdsmiMaxInFlight(void) { return state().max_in_flight.load(); }
+int fakeAmdsmiMaxInFlight(void) { return state().in_flight.most(); }
 
 // Setter journal, newline-separated, copied into `out` (truncated to `size`).
 unsigned fakeAmdsmiJournal(char* out, unsigned size) {

@@ -2,10 +2,10 @@
 //
 // The fakes (tests/fakes/amdsmi/fake_amdsmi.cc, built once per ABI major 24,
 // 25, 26) are loaded by the AMD backend through its ordinary search and dlopen
-// path. FakeAmdSmi dlopens the same file, so both share one copy of the
-// fake's state, and calls its fakeAmdsmi* control functions through dlsym.
-// Keep a FakeAmdSmi alive while you script the fake: it also keeps the library
-// loaded, so state survives the backend's dlclose.
+// path. FakeAmdSmi opens the same file (fakes/common/fake_library.h) and
+// calls its fakeAmdsmi* control functions. Keep a FakeAmdSmi alive while you
+// script the fake: it also keeps the library loaded, so state survives the
+// backend's dlclose.
 //
 // Point the backend at a fake with AmdSmiOptions::amdsmi_lib_dir =
 // fake.dir() (the AMDSMI_LIB_DIR search) or library_path = fake.path().
@@ -22,10 +22,9 @@
 // immutable after construction.
 #pragma once
 
-#include <dlfcn.h>
-
-#include <stdexcept>
 #include <string>
+
+#include "../common/fake_library.h"
 
 namespace zeus::testing {
 
@@ -55,22 +54,12 @@ class FakeAmdSmi {
   explicit FakeAmdSmi(int abi = 26)
       : abi_(abi),
         dir_(fake_amdsmi_root() + "/abi" + std::to_string(abi)),
-        path_(dir_ + "/libamd_smi.so." + std::to_string(abi)) {
-    handle_ = dlopen(path_.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (handle_ == nullptr) {
-      const char* why = dlerror();
-      throw std::runtime_error("cannot load the fake AMD SMI " + path_ + ": " +
-                               (why != nullptr ? why : "?") + " (build fake_amdsmi_" +
-                               std::to_string(abi) + ")");
-    }
-  }
-  ~FakeAmdSmi() { dlclose(handle_); }
-  FakeAmdSmi(const FakeAmdSmi&) = delete;
-  FakeAmdSmi& operator=(const FakeAmdSmi&) = delete;
+        library_(dir_ + "/libamd_smi.so." + std::to_string(abi), "fake AMD SMI",
+                 "build fake_amdsmi_" + std::to_string(abi)) {}
 
   int abi() const { return abi_; }
   const std::string& dir() const { return dir_; }
-  const std::string& path() const { return path_; }
+  const std::string& path() const { return library_.path(); }
 
   // Back to the defaults above. Call it in SetUp, with no backend GPU alive.
   void reset() const { call<void (*)()>("fakeAmdsmiReset")(); }
@@ -156,15 +145,12 @@ class FakeAmdSmi {
  private:
   template <class Fn>
   Fn call(const char* symbol) const {
-    void* p = dlsym(handle_, symbol);
-    if (p == nullptr) throw std::runtime_error(std::string("fake AMD SMI lacks ") + symbol);
-    return reinterpret_cast<Fn>(p);
+    return library_.function<Fn>(symbol);
   }
 
   int abi_;
   std::string dir_;
-  std::string path_;
-  void* handle_ = nullptr;
+  FakeLibrary library_;
 };
 
 }  // namespace zeus::testing

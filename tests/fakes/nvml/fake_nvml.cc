@@ -19,13 +19,13 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <functional>
 #include <map>
 #include <mutex>
 #include <string>
-#include <thread>
 #include <utility>
 #include <vector>
+
+#include "../common/call_script.h"
 
 namespace {
 
@@ -168,13 +168,7 @@ struct State {
   int init_refcount = 0;
   unsigned count = 0;
   nvmlDevice_st devices[kMaxDevices];
-  // Transparent comparators: a lookup by the entry point's name allocates
-  // nothing, so a steady read path through the fake allocates nothing, like
-  // the real driver (the zeusd scrape benchmark counts allocations).
-  std::map<std::string, unsigned, std::less<>> calls;
-  std::map<std::string, int, std::less<>> fail_next;
-  std::map<std::string, int, std::less<>> fail_always;
-  std::map<std::string, unsigned, std::less<>> delay_us;  // per function, applied in begin()
+  zeus::testing::CallScript<int> script;  // counts, scripted failures, delays
   bool permission_denied = false;
   std::string driver_version;
   std::string nvml_version;
@@ -220,10 +214,7 @@ void reset_locked(State& s) {
   s.init_refcount = 0;
   s.count = 2;
   for (unsigned i = 0; i < kMaxDevices; ++i) reset_device(s.devices[i], i);
-  s.calls.clear();
-  s.fail_next.clear();
-  s.fail_always.clear();
-  s.delay_us.clear();
+  s.script.clear();
   s.permission_denied = false;
   s.driver_version = "550.54.15";
   s.nvml_version = "12.550.54.15";
@@ -232,20 +223,7 @@ void reset_locked(State& s) {
 // Common prologue of every NVML entry point: count the call, apply scripted
 // failures, refuse to work before nvmlInit_v2. Call with the mutex held.
 int begin(State& s, const char* function, bool needs_init = true) {
-  if (auto it = s.calls.find(function); it != s.calls.end()) {
-    ++it->second;
-  } else {
-    s.calls.emplace(function, 1U);
-  }
-  if (auto it = s.delay_us.find(function); it != s.delay_us.end()) {
-    std::this_thread::sleep_for(std::chrono::microseconds(it->second));  // a slow driver call
-  }
-  if (auto it = s.fail_next.find(function); it != s.fail_next.end()) {
-    const int rc = it->second;
-    s.fail_next.erase(it);
-    return rc;
-  }
-  if (auto it = s.fail_always.find(function); it != s.fail_always.end()) return it->second;
+  if (const int rc = s.script.enter(function); rc != NVML_SUCCESS) return rc;
   if (needs_init && s.init_refcount == 0) return NVML_ERROR_UNINITIALIZED;
   return NVML_SUCCESS;
 }
@@ -872,7 +850,7 @@ void fakeNvmlSetPermissionDenied(int denied) {
 void fakeNvmlFailNext(const char* function, int result) {
   State& s = state();
   std::lock_guard<std::mutex> lock(s.mutex);
-  s.fail_next[function] = result;
+  s.script.fail_next(function, result);
 }
 
 // Every call to `function` sleeps this long first (0: no delay), with the
@@ -880,28 +858,19 @@ void fakeNvmlFailNext(const char* function, int result) {
 void fakeNvmlSetCallDelay(const char* function, unsigned microseconds) {
   State& s = state();
   std::lock_guard<std::mutex> lock(s.mutex);
-  if (microseconds == 0) {
-    s.delay_us.erase(function);
-  } else {
-    s.delay_us[function] = microseconds;
-  }
+  s.script.set_delay(function, std::chrono::microseconds(microseconds));
 }
 
 void fakeNvmlFailAlways(const char* function, int result) {
   State& s = state();
   std::lock_guard<std::mutex> lock(s.mutex);
-  if (result == 0) {
-    s.fail_always.erase(function);
-  } else {
-    s.fail_always[function] = result;
-  }
+  s.script.fail_always(function, result);
 }
 
 unsigned fakeNvmlCallCount(const char* function) {
   State& s = state();
   std::lock_guard<std::mutex> lock(s.mutex);
-  auto it = s.calls.find(function);
-  return it == s.calls.end() ? 0 : it->second;
+  return s.script.count(function);
 }
 
 int fakeNvmlInitRefCount(void) {

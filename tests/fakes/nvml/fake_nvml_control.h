@@ -1,11 +1,10 @@
 // Scripting the fake libnvidia-ml.so.1 from tests and benchmarks.
 //
 // The fake (tests/fakes/nvml/fake_nvml.cc) is a shared library that the NVML
-// backend loads through its ordinary dlopen path. FakeNvml dlopens the same
-// file, so both share one copy of the fake's state, and calls its fakeNvml*
-// control functions through dlsym. Keep a FakeNvml alive for as long as you
-// script the fake: it also keeps the library loaded, so state survives the
-// backend's dlclose.
+// backend loads through its ordinary dlopen path. FakeNvml opens the same file
+// (fakes/common/fake_library.h) and calls its fakeNvml* control functions.
+// Keep a FakeNvml alive for as long as you script the fake: it also keeps the
+// library loaded, so state survives the backend's dlclose.
 //
 // Where the fake is:
 //   - test_device_nvml gets ZEUS_FAKE_NVML_PATH / ZEUS_FAKE_NVML_OLD_PATH as
@@ -42,10 +41,10 @@
 // immutable after construction.
 #pragma once
 
-#include <dlfcn.h>
-
-#include <stdexcept>
 #include <string>
+#include <utility>
+
+#include "../common/fake_library.h"
 
 namespace zeus::testing {
 
@@ -99,19 +98,10 @@ inline std::string fake_nvml_old_path() {
 
 class FakeNvml {
  public:
-  explicit FakeNvml(std::string path = fake_nvml_path()) : path_(std::move(path)) {
-    handle_ = dlopen(path_.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (handle_ == nullptr) {
-      const char* why = dlerror();
-      throw std::runtime_error("cannot load the fake NVML " + path_ + ": " +
-                               (why != nullptr ? why : "?") + " (build the fake_nvml target)");
-    }
-  }
-  ~FakeNvml() { dlclose(handle_); }
-  FakeNvml(const FakeNvml&) = delete;
-  FakeNvml& operator=(const FakeNvml&) = delete;
+  explicit FakeNvml(std::string path = fake_nvml_path())
+      : library_(std::move(path), "fake NVML", "build the fake_nvml target") {}
 
-  const std::string& path() const { return path_; }
+  const std::string& path() const { return library_.path(); }
 
   // Back to the defaults above; also forgets init references, call counts and
   // scripted failures. Call it in SetUp, with no backend GPU alive.
@@ -231,13 +221,10 @@ class FakeNvml {
  private:
   template <class Fn>
   Fn call(const char* symbol) const {
-    void* p = dlsym(handle_, symbol);
-    if (p == nullptr) throw std::runtime_error(std::string("fake NVML lacks ") + symbol);
-    return reinterpret_cast<Fn>(p);
+    return library_.function<Fn>(symbol);
   }
 
-  std::string path_;
-  void* handle_ = nullptr;
+  FakeLibrary library_;
 };
 
 }  // namespace zeus::testing
