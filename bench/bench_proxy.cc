@@ -16,6 +16,7 @@
 #include <atomic>
 #include <chrono>
 #include <fstream>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <thread>
@@ -269,6 +270,41 @@ BENCHMARK(BM_ConcurrentStreams)
     ->UseRealTime()
     ->Iterations(1)
     ->Unit(benchmark::kSecond);
+
+// The proxy's own work per streamed chunk, without the sockets: what its
+// handler does between the read of an upstream chunk and the write to the
+// client (split the event, scan it for tokens and usage, count the token
+// under the attribution lock, queue the bytes). BM_ChunkDelay's added
+// latency is this plus one read and one write system call and the wake-up
+// of the proxy's I/O thread.
+void BM_ChunkWork(benchmark::State& state) {
+  const std::string chunk =
+      R"(data: {"id":"chatcmpl-8f2c1d","object":"chat.completion.chunk","created":1764160000,)"
+      R"("model":"meta-llama/Llama-3.1-8B-Instruct","choices":[{"index":0,"delta":{"content":" token"},)"
+      R"("logprobs":null,"finish_reason":null}]})"
+      "\n\n";
+  proxy::EventSplitter splitter;
+  proxy::Attributor attributor;
+  std::mutex mutex;
+  attributor.begin(1, true);
+  std::string out;
+  long tokens = 0;
+  for (auto _ : state) {
+    out.clear();
+    splitter.feed(chunk, [&](std::string_view frame) {
+      const proxy::EventInfo info = proxy::inspect_event(frame);
+      tokens += info.tokens;
+      out.append(frame);
+    });
+    {
+      std::lock_guard lock(mutex);
+      attributor.add_tokens(1, 1.0);
+    }
+    benchmark::DoNotOptimize(out.data());
+  }
+  if (tokens != static_cast<long>(state.iterations())) state.SkipWithError("a chunk's token was not seen");
+}
+BENCHMARK(BM_ChunkWork);
 
 // One slice with N active streaming requests: each reports a token, then
 // the slice closes. Time per slice should grow linearly in N.
