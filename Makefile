@@ -58,11 +58,14 @@ test-asan: setup
 # tests that run the daemon as a child process are left out: TSan defers a
 # signal until the receiving thread makes an intercepted call, and a thread
 # waiting on a std::future (a raw futex) never does, so SIGTERM is not seen.
+# -O1, as ThreadSanitizer's documentation allows: a third less to compile, and
+# these suites are short.
+TSAN_OPT := "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG" "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG"
 TSAN_TESTS := test_monitor test_device_rapl test_device test_util test_zeusd test_http test_proxy
 TSAN_SKIP := *Fork*:*Child*:*Signal*:ZeusdCli.*:PrometheusEndToEnd.*:PythonWire.*:DaemonPrivileges.*
 test-tsan: setup
 	@cmake -S . -B $(TSAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DZEUS_TSAN=ON \
-	  -DZEUS_BUILD_BENCHMARKS=OFF $(LINE_TABLES) $(LAUNCHER) $(CMAKE_ARGS) >/dev/null
+	  -DZEUS_BUILD_BENCHMARKS=OFF $(LINE_TABLES) $(TSAN_OPT) $(LAUNCHER) $(CMAKE_ARGS) >/dev/null
 	@cmake --build $(TSAN_BUILD) -j $(JOBS) --target $(TSAN_TESTS) fake_nvml
 	@set -e; for t in $(TSAN_TESTS); do \
 	  echo "tsan: $$t"; \

@@ -107,11 +107,9 @@ class CMakeBuild(build_ext):
             f"-DZEUS_MINIMAL={'OFF' if FULL else 'ON'}",
             # A one-off build: parse CLI11, pybind11 and nlohmann_json once per target.
             "-DZEUS_PRECOMPILED_HEADERS=ON",
-            # -O2 (CMake's Release means -O3: slower to build, no faster here).
+            # -O2 (CMake's Release means -O3: slower to build, no faster here);
+            # the CLI and the bindings -O1 (ZEUS_GLUE_COMPILE_OPTIONS).
             "-DCMAKE_CXX_FLAGS_RELEASE=-O2 -DNDEBUG",
-            # The CLI and the bindings are glue over the library: -O1 builds
-            # them in about two thirds of the time (docs/benchmarks.md).
-            "-DZEUS_FRONT_END_COMPILE_OPTIONS=-O1",
             # A user's compiler may warn where ours does not: that must not fail
             # an install (the project's own builds keep warnings as errors).
             "-DZEUS_WERROR=OFF",
