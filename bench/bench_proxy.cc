@@ -302,7 +302,8 @@ void BM_ChunkWork(benchmark::State& state) {
     }
     benchmark::DoNotOptimize(out.data());
   }
-  if (tokens != static_cast<long>(state.iterations())) state.SkipWithError("a chunk's token was not seen");
+  if (tokens != static_cast<long>(state.iterations()))
+    state.SkipWithError("a chunk's token was not seen");
 }
 BENCHMARK(BM_ChunkWork);
 
