@@ -12,7 +12,7 @@ CMAKE_ARGS ?=
 # Every build here needs line tables (sanitizer reports, backtraces), not full
 # debug info: -g1 compiles and links markedly faster, and the plain, minimal
 # and package builds share ccache entries only when their flags match. For a
-# debugger session: make build CMAKE_ARGS=-DCMAKE_CXX_FLAGS_RELWITHDEBINFO='-O2 -g'.
+# debugger session: make build CMAKE_ARGS="-DCMAKE_CXX_FLAGS_RELWITHDEBINFO='-O2 -g -DNDEBUG'" BUILD=build-debug.
 LINE_TABLES := -DCMAKE_CXX_FLAGS_DEBUG=-g1 -DCMAKE_C_FLAGS_DEBUG=-g1 \
   "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG" "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG"
 LAUNCHER   := $(shell command -v ccache >/dev/null 2>&1 && echo -DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
