@@ -61,11 +61,14 @@ test-asan: setup
 # -O1, as ThreadSanitizer's documentation allows: a third less to compile, and
 # these suites are short.
 TSAN_OPT := "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG" "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG"
+empty :=
+space := $(empty) $(empty)
 TSAN_TESTS := test_monitor test_device_rapl test_device test_util test_zeusd test_http test_proxy
 TSAN_SKIP := *Fork*:*Child*:*Signal*:ZeusdCli.*:PrometheusEndToEnd.*:PythonWire.*:DaemonPrivileges.*
 test-tsan: setup
 	@cmake -S . -B $(TSAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DZEUS_TSAN=ON \
-	  -DZEUS_BUILD_BENCHMARKS=OFF $(LINE_TABLES) $(TSAN_OPT) $(LAUNCHER) $(CMAKE_ARGS) >/dev/null
+	  -DZEUS_BUILD_BENCHMARKS=OFF "-DZEUS_TSAN_SUITES=$(subst $(space),;,$(TSAN_TESTS))" \
+	  $(LINE_TABLES) $(TSAN_OPT) $(LAUNCHER) $(CMAKE_ARGS) >/dev/null
 	@cmake --build $(TSAN_BUILD) -j $(JOBS) --target $(TSAN_TESTS) fake_nvml
 	@set -e; for t in $(TSAN_TESTS); do \
 	  echo "tsan: $$t"; \
