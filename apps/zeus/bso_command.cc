@@ -18,6 +18,7 @@
 #include "zeus/util/files.h"
 #include "zeus/util/log.h"
 
+namespace zeus::cli::bso_command {
 namespace {
 
 struct ServeOptions {
@@ -167,3 +168,4 @@ void setup(CLI::App& root) {
 const bool registered = zeus::cli::register_command(60, &setup);
 
 }  // namespace
+}  // namespace zeus::cli::bso_command

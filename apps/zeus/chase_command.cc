@@ -28,6 +28,7 @@
 #include "zeus/util/process.h"
 #include "zeus/util/text.h"
 
+namespace zeus::cli::chase_command {
 namespace {
 
 struct Flags {
@@ -198,3 +199,4 @@ void setup(CLI::App& root) {
 const bool registered = zeus::cli::register_command(42, &setup);
 
 }  // namespace
+}  // namespace zeus::cli::chase_command

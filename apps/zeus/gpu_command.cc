@@ -16,6 +16,7 @@
 #include "zeus/util/error.h"
 #include "zeus/util/parse.h"
 
+namespace zeus::cli::gpu_command {
 namespace {
 
 struct GpuFlags {
@@ -173,3 +174,4 @@ void setup(CLI::App& root) {
 const bool registered = zeus::cli::register_command(26, &setup);
 
 }  // namespace
+}  // namespace zeus::cli::gpu_command

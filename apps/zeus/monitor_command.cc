@@ -20,6 +20,7 @@
 #include "zeus/util/signals.h"
 #include "zeus/util/text.h"
 
+namespace zeus::cli::monitor_command {
 namespace {
 
 using zeus::Seconds;
@@ -404,3 +405,4 @@ void setup(CLI::App& root) {
 const bool registered = zeus::cli::register_command(20, &setup);
 
 }  // namespace
+}  // namespace zeus::cli::monitor_command

@@ -15,6 +15,7 @@
 #include "zeus/monitor/temperature_monitor.h"
 #include "zeus/util/error.h"
 
+namespace zeus::cli::monitor_temperature_command {
 namespace {
 
 using zeus::Seconds;
@@ -90,3 +91,4 @@ void setup(CLI::App& root) {
 const bool registered = zeus::cli::register_command(21, &setup);
 
 }  // namespace
+}  // namespace zeus::cli::monitor_temperature_command

@@ -19,6 +19,7 @@
 #include "zeus/util/files.h"
 #include "zeus/util/text.h"
 
+namespace zeus::cli::perseus_command {
 namespace {
 
 namespace fs = std::filesystem;
@@ -245,3 +246,4 @@ void setup(CLI::App& root) {
 const bool registered = zeus::cli::register_command(50, &setup);
 
 }  // namespace
+}  // namespace zeus::cli::perseus_command

@@ -19,6 +19,7 @@
 #include "zeus/util/files.h"
 #include "zeus/util/text.h"
 
+namespace zeus::cli::perseus_emulate_command {
 namespace {
 
 namespace fs = std::filesystem;
@@ -165,3 +166,4 @@ void setup(CLI::App& root) {
 const bool registered = zeus::cli::register_command(52, &setup);
 
 }  // namespace
+}  // namespace zeus::cli::perseus_emulate_command

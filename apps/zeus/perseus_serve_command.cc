@@ -22,6 +22,7 @@
 #include "zeus/util/signals.h"
 #include "zeus/util/text.h"
 
+namespace zeus::cli::perseus_serve_command {
 namespace {
 
 namespace pf = zeus::pipeline_frequency;
@@ -185,3 +186,4 @@ void setup(CLI::App& root) {
 const bool registered = zeus::cli::register_command(51, &setup);
 
 }  // namespace
+}  // namespace zeus::cli::perseus_serve_command

@@ -21,6 +21,7 @@
 #include "zeus/util/process.h"
 #include "zeus/util/text.h"
 
+namespace zeus::cli::power_limit_command {
 namespace {
 
 using zeus::Milliwatts;
@@ -287,3 +288,4 @@ void setup(CLI::App& root) {
 const bool registered = zeus::cli::register_command(25, &setup);
 
 }  // namespace
+}  // namespace zeus::cli::power_limit_command

@@ -18,6 +18,7 @@
 #include "zeus/util/signals.h"
 #include "zeus/util/text.h"
 
+namespace zeus::cli::proxy_command {
 namespace {
 
 struct ServeFlags {
@@ -196,3 +197,4 @@ void setup(CLI::App& root) {
 const bool registered = zeus::cli::register_command(70, &setup);
 
 }  // namespace
+}  // namespace zeus::cli::proxy_command

@@ -12,6 +12,7 @@
 #include "zeus/util/process.h"
 #include "zeus/util/text.h"
 
+namespace zeus::cli::selftest_command {
 namespace {
 
 struct SelftestFlags {
@@ -103,3 +104,4 @@ void setup(CLI::App& root) {
 const bool registered = zeus::cli::register_command(12, &setup);
 
 }  // namespace
+}  // namespace zeus::cli::selftest_command

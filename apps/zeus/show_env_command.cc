@@ -8,6 +8,7 @@
 #include "zeus/device/environment_report_json.h"
 #include "zeus/util/text.h"
 
+namespace zeus::cli::show_env_command {
 namespace {
 
 using nlohmann::json;
@@ -139,3 +140,4 @@ void setup(CLI::App& root) {
 const bool registered = zeus::cli::register_command(10, &setup);
 
 }  // namespace
+}  // namespace zeus::cli::show_env_command

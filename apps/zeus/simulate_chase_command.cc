@@ -19,6 +19,7 @@
 #include "zeus/util/iso8601.h"
 #include "zeus/util/parse.h"
 
+namespace zeus::cli::simulate_chase_command {
 namespace {
 
 struct Flags {
@@ -186,3 +187,4 @@ void setup(CLI::App& root) {
 const bool registered = zeus::cli::register_command(41, &setup);
 
 }  // namespace
+}  // namespace zeus::cli::simulate_chase_command

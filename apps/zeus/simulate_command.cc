@@ -23,6 +23,7 @@
 #include "zeus/util/error.h"
 #include "zeus/util/parse.h"
 
+namespace zeus::cli::simulate_command {
 namespace {
 
 struct Flags {
@@ -331,3 +332,4 @@ void setup(CLI::App& root) {
 const bool registered = zeus::cli::register_command(40, &setup);
 
 }  // namespace
+}  // namespace zeus::cli::simulate_command

@@ -183,7 +183,7 @@ void LeaseManager::end(const std::shared_ptr<Lease>& lease, const char* why) {
   log::info("zeusd: lease {} ended because {}; restoring {} GPU(s)", lease->info.id, why,
             touched.size());
   for (int gpu : touched) {
-    auto restore = [this, lease, gpu] {
+    auto restore = [lease, gpu] {
       std::lock_guard lock(lease->mutex);
       // The guard puts back the limit and persistence mode and resets clocks
       // locked through it; failures are logged there.

@@ -37,10 +37,11 @@ constexpr int NVML_ERROR_NO_PERMISSION = 4;
 constexpr int NVML_ERROR_NOT_FOUND = 6;
 constexpr int NVML_ERROR_INSUFFICIENT_SIZE = 7;
 constexpr int NVML_ERROR_GPU_IS_LOST = 15;
-constexpr int NVML_ERROR_ARGUMENT_VERSION_MISMATCH = 25;
+// [[maybe_unused]]: the old-driver variant (FAKE_NVML_OLD_DRIVER) does not use it.
+[[maybe_unused]] constexpr int NVML_ERROR_ARGUMENT_VERSION_MISMATCH = 25;
 
 constexpr unsigned NVML_DEVICE_ARCH_VOLTA = 5;
-constexpr unsigned NVML_DEVICE_ARCH_AMPERE = 7;
+[[maybe_unused]] constexpr unsigned NVML_DEVICE_ARCH_AMPERE = 7;  // not in the old-driver variant
 constexpr unsigned NVML_DEVICE_ARCH_HOPPER = 9;
 constexpr unsigned NVML_DEVICE_ARCH_UNKNOWN = 0xffffffffU;
 
@@ -160,7 +161,7 @@ typedef struct nvmlDevice_st* nvmlDevice_t;
 
 namespace {
 
-const unsigned kVersionTemperatureV1 =
+[[maybe_unused]] const unsigned kVersionTemperatureV1 =  // not in the old-driver variant
     static_cast<unsigned>(sizeof(nvmlTemperature_t)) | (1U << 24U);
 
 struct State {

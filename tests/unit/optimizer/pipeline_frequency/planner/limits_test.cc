@@ -176,7 +176,8 @@ TEST(PerseusProfileBoundsTest, ImpossibleNumbersAreParseErrorsNamingTheLine) {
       {"0,forward,99999999999999999999,0.1,5\n", "p.csv:4"},
   };
   for (const auto& [row, needle] : rows) {
-    const Error e = error_of([&] { StageProfile::parse(profile_with(row), "p.csv"); });
+    const std::string& line = row;  // clang 14 cannot capture a structured binding
+    const Error e = error_of([&] { StageProfile::parse(profile_with(line), "p.csv"); });
     EXPECT_EQ(e.code(), ErrorCode::kParse) << row;
     EXPECT_THAT(e.what(), AllOf(HasSubstr("p.csv:4"), HasSubstr(needle))) << row;
   }
