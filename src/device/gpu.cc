@@ -16,6 +16,26 @@ int Gpu::minor_number() {
               fmt::format("{}: this GPU backend has no device minor number", name()));
 }
 
+std::vector<GpuProcessSample> Gpu::process_utilization(std::uint64_t /*since_us*/) {
+  throw_error(ErrorCode::kNotSupported,
+              fmt::format("{}: this GPU backend has no per-process utilization", name()));
+}
+
+std::vector<GpuAccountingStat> Gpu::accounting_stats() {
+  throw_error(ErrorCode::kNotSupported,
+              fmt::format("{}: this GPU backend has no process accounting", name()));
+}
+
+std::vector<GpuProcess> Gpu::compute_processes() {
+  throw_error(ErrorCode::kNotSupported,
+              fmt::format("{}: this GPU backend cannot list its processes", name()));
+}
+
+GpuMigLayout Gpu::mig_layout() {
+  throw_error(ErrorCode::kNotSupported,
+              fmt::format("{}: this GPU backend cannot say whether MIG is on", name()));
+}
+
 GpuTelemetry Gpu::telemetry() {
   GpuTelemetry t;
   try {

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "zeus/device/gpu_processes.h"
 #include "zeus/device/gpu_telemetry.h"
 #include "zeus/util/units.h"
 
@@ -97,6 +98,21 @@ class Gpu {
   // DCGM's exporter reports as device="nvidia<minor>"; it can differ from the
   // index. kNotSupported where the backend has no such number (the default).
   virtual int minor_number();
+
+  // Who is running on the GPU (zeus/device/gpu_processes.h), for the
+  // attribution ledger. Each throws kNotSupported where the backend or GPU
+  // cannot say (the defaults), never an empty list that means "unknown".
+  //
+  // Utilization samples newer than `since_us` (0: everything buffered), in
+  // any order; an empty list when nothing is newer.
+  virtual std::vector<GpuProcessSample> process_utilization(std::uint64_t since_us);
+  // Accounting statistics of the processes the driver has recorded
+  // (kNotSupported also while accounting mode is off).
+  virtual std::vector<GpuAccountingStat> accounting_stats();
+  // The processes holding a compute context now.
+  virtual std::vector<GpuProcess> compute_processes();
+  // The MIG layout (enabled = false on a GPU with MIG off).
+  virtual GpuMigLayout mig_layout();
 };
 
 }  // namespace zeus

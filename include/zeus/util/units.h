@@ -51,6 +51,7 @@ struct WattsTag {};
 struct MilliwattsTag {};
 struct MegahertzTag {};
 struct CelsiusTag {};
+struct MillijoulesTag {};
 
 using Joules = Quantity<JoulesTag>;
 using Watts = Quantity<WattsTag>;
@@ -59,6 +60,9 @@ using Watts = Quantity<WattsTag>;
 using Milliwatts = Quantity<MilliwattsTag, std::int64_t>;
 using Megahertz = Quantity<MegahertzTag, std::int64_t>;
 using Celsius = Quantity<CelsiusTag>;
+// Integer millijoules: the unit of NVML's energy counter and of the
+// attribution ledger, whose shares must add up exactly.
+using Millijoules = Quantity<MillijoulesTag, std::int64_t>;
 using Seconds = std::chrono::duration<double>;
 
 constexpr Joules operator*(Watts p, Seconds t) { return Joules(p.value() * t.count()); }
