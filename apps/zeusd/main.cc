@@ -14,6 +14,7 @@
 #include <string>
 
 #include "zeus/device/devices.h"
+#include "zeus/monitor/attribution/node_attributor.h"
 #include "zeus/util/error.h"
 #include "zeus/util/log.h"
 #include "zeus/util/parse.h"
@@ -40,6 +41,13 @@ struct ServeFlags {
   std::string metrics_address;
   std::size_t max_leases = zeus::zeusd::DaemonOptions{}.max_leases;
   std::size_t max_leases_per_owner = zeus::zeusd::DaemonOptions{}.max_leases_per_owner;
+  bool no_attribution = false;
+  double attribution_interval = 1.0;
+  bool attribution_processes = false;
+  std::string gpu_idle_power;
+  std::string cpu_idle_power;
+  std::string attribution_state;
+  std::string pod_resources_socket = zeus::zeusd::DaemonOptions{}.pod_resources_socket;
 };
 
 int serve(const ServeFlags& f) {
@@ -104,6 +112,17 @@ int serve(const ServeFlags& f) {
                                                              zeusd::ApiGroup::kCpuRead};
   }
   o.enabled = groups;
+  o.attribution = !f.no_attribution;
+  o.attribution_interval_s = f.attribution_interval;
+  o.attribution_processes = f.attribution_processes;
+  for (const auto& [id, w] : attribution::parse_idle_powers(f.gpu_idle_power, "--gpu-idle-power")) {
+    o.gpu_idle_w[id] = w.value();
+  }
+  for (const auto& [id, w] : attribution::parse_idle_powers(f.cpu_idle_power, "--cpu-idle-power")) {
+    o.cpu_idle_w[id] = w.value();
+  }
+  o.attribution_state_path = f.attribution_state;
+  o.pod_resources_socket = f.pod_resources_socket;
   zeusd::check_privileges(o, ::geteuid());
   log::info("zeusd: {} GPU(s) ({}), {} CPU package(s)", inv.gpus.size(), inv.gpu_backend,
             inv.cpus.size());
@@ -198,6 +217,29 @@ int main(int argc, char** argv) {
                    "Leases held at once per token subject (or per uid without tokens; 429 with "
                    "Retry-After beyond)")
       ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 20))
+      ->capture_default_str();
+
+  serve_cmd->add_flag("--no-attribution", f.no_attribution,
+                      "Turn off the attribution ledger (who used the energy; docs/attribution.md)");
+  serve_cmd
+      ->add_option("--attribution-interval", f.attribution_interval,
+                   "Seconds between the ledger's polls")
+      ->check(CLI::Range(0.05, 3600.0))
+      ->capture_default_str();
+  serve_cmd->add_flag("--attribution-processes", f.attribution_processes,
+                      "Also export per-process series (pid, comm): one series per GPU process");
+  serve_cmd->add_option("--gpu-idle-power", f.gpu_idle_power,
+                        "Idle power the ledger keeps apart, per GPU id: 0=60,1=58.5 (watts); "
+                        "GPUs not named have it learned while no process runs");
+  serve_cmd->add_option("--cpu-idle-power", f.cpu_idle_power,
+                        "Idle power per CPU package id (watts), e.g. 0=25; 0 when not given");
+  serve_cmd->add_option("--attribution-state", f.attribution_state,
+                        "File that keeps learned idle powers across restarts (e.g. "
+                        "/var/lib/zeusd/attribution.json)");
+  serve_cmd
+      ->add_option("--pod-resources-socket", f.pod_resources_socket,
+                   "The kubelet's PodResources socket, read for pod labels when it exists "
+                   "(\"\" turns it off)")
       ->capture_default_str();
 
   std::string key_path, user, scope, expires;

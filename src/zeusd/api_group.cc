@@ -65,6 +65,9 @@ std::optional<ApiGroup> required_scope(std::string_view path) {
   if (path.starts_with("/gpu/")) return ApiGroup::kGpuRead;
   if (path.starts_with("/cpu/")) return ApiGroup::kCpuRead;
   if (path.starts_with("/lease/")) return ApiGroup::kGpuControl;
+  // Ours: the attribution ledger reads the whole node (processes, cgroups,
+  // RAPL), served wherever cpu-read is, GPU or not.
+  if (path == "/attribution" || path.starts_with("/attribution/")) return ApiGroup::kCpuRead;
   return std::nullopt;
 }
 

@@ -15,6 +15,7 @@
 #include "zeus/util/error.h"
 #include "zeus/util/log.h"
 #include "zeus/util/parse.h"
+#include "zeusd/attribution.h"
 #include "zeusd/daemon_state.h"
 #include "zeusd/trusted_file.h"
 
@@ -245,6 +246,11 @@ Daemon::Daemon(DaemonOptions options, DaemonDevices devices, Clock& clock)
       !(s.options.cpu_power_poll_hz > 0 && s.options.cpu_power_poll_hz <= 1000)) {
     throw_error(ErrorCode::kInvalidArgument, "power poll rates must be in (0, 1000] Hz");
   }
+  // Written as a negated range so that NaN fails it too.
+  if (!(s.options.attribution_interval_s >= 0.05 && s.options.attribution_interval_s <= 3600)) {
+    throw_error(ErrorCode::kInvalidArgument,
+                "--attribution-interval must be a number of seconds in [0.05, 3600]");
+  }
   if (s.options.enabled.empty()) {
     throw_error(ErrorCode::kInvalidArgument, "enable at least one API group");
   }
@@ -303,11 +309,16 @@ Daemon::Daemon(DaemonOptions options, DaemonDevices devices, Clock& clock)
       [cpu_sampler](int cpu, bool restart) { return (*cpu_sampler)(cpu, restart); });
   std::vector<std::shared_ptr<Gpu>> metric_gpus(s.devices.gpus.begin(), s.devices.gpus.end());
   s.metrics = std::make_unique<MetricsRenderer>(metric_gpus, s.devices.cpus);
+  make_attribution(s);
   s.metrics->extra = [&s](std::string& out) {
     out.append(
         "# HELP zeusd_leases Leases (settings tied to a client) currently held.\n"
         "# TYPE zeusd_leases gauge\nzeusd_leases ");
     fmt::format_to(std::back_inserter(out), "{}\n", s.leases->active());
+    if (s.attributor) {
+      render_attribution(*s.attributor, s.attribution_labels, s.options.attribution_processes,
+                         out);
+    }
   };
 }
 
@@ -364,6 +375,7 @@ void Daemon::start() {
   add_gpu_routes(s, api);
   add_cpu_routes(s, api);
   add_lease_routes(s, api);
+  add_attribution_routes(s, api);
   http::ServerOptions so;
   so.threads = s.options.num_workers > 0
                    ? s.options.num_workers
@@ -414,6 +426,7 @@ void Daemon::start() {
     log::info("zeusd: Prometheus metrics on http://{}:{}/metrics", host, s.metrics_port);
   }
   s.api_server->start();
+  start_attribution(s);
   s.started = true;
 }
 
@@ -421,6 +434,7 @@ void Daemon::shutdown() {
   State& s = *state_;
   if (s.stopped) return;
   s.stopped = true;
+  stop_attribution(s);
   s.leases->release_all();
   s.gpu_stream->stop();
   s.cpu_stream->stop();

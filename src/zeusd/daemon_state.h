@@ -12,6 +12,8 @@
 
 #include "zeus/http/router.h"
 #include "zeus/http/server.h"
+#include "zeus/monitor/attribution/node_attributor.h"
+#include "zeus/util/periodic_thread.h"
 #include "zeus/zeusd/daemon.h"
 #include "zeus/zeusd/jwt.h"
 #include "zeus/zeusd/metrics.h"
@@ -52,6 +54,12 @@ struct Daemon::State {
   std::unique_ptr<PowerStreamer> gpu_stream;
   std::unique_ptr<PowerStreamer> cpu_stream;
   std::unique_ptr<MetricsRenderer> metrics;
+  // The attribution ledger (null when off), its label text per ledger device,
+  // and its timer (stopped before the ledger goes).
+  std::unique_ptr<attribution::NodeAttributor> attributor;
+  std::vector<std::string> attribution_labels;
+  PeriodicThread attribution_thread;
+  std::string pods_warning;  // the last kubelet failure warned about
   std::atomic<std::size_t> metrics_capacity{4096};
   std::unique_ptr<http::Server> api_server;
   std::unique_ptr<http::Server> metrics_server;

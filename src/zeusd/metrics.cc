@@ -64,6 +64,7 @@ MetricsRenderer::MetricsRenderer(std::vector<std::shared_ptr<Gpu>> gpus,
   for (std::size_t i = 0; i < gpus.size(); ++i) {
     GpuEntry e;
     e.gpu = gpus[i];
+    e.index = i;
     std::string uuid, name;
     try {
       uuid = e.gpu->uuid();
@@ -126,8 +127,9 @@ void MetricsRenderer::render(std::string& out) {
   if (!gpus_.empty()) {
     gpu_family("zeus_gpu_energy_joules_total", "counter",
                "Energy the GPU used since the driver loaded (Volta and newer).",
-               [](GpuEntry& e, double& v) {
+               [this](GpuEntry& e, double& v) {
                  if (!e.energy) return false;
+                 if (gpu_energy && gpu_energy(e.index, v)) return true;
                  v = e.gpu->total_energy().value();
                  return true;
                });
@@ -163,7 +165,8 @@ void MetricsRenderer::render(std::string& out) {
     bool dram_have[64] = {};
     for (std::size_t i = 0; i < cpus_.size(); ++i) {
       try {
-        const CpuEnergy e = cpus_[i].cpu->total_energy();
+        CpuEnergy e;
+        if (!cpu_energy || !cpu_energy(i, e)) e = cpus_[i].cpu->total_energy();
         line(out, "zeus_cpu_package_energy_joules_total", cpus_[i].labels, e.package.value());
         if (e.dram && i < 64) {
           dram_values[i] = e.dram->value();
@@ -255,8 +258,12 @@ void MetricsRenderer::render_dcgm(std::string& out) {
                 });
   device_family("DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION", "counter",
                 "Total energy consumption since the driver loaded (in mJ).",
-                [](GpuEntry& e, double& v) {
+                [this](GpuEntry& e, double& v) {
                   if (!e.energy) return false;
+                  if (gpu_energy && gpu_energy(e.index, v)) {
+                    v *= 1000.0;
+                    return true;
+                  }
                   v = e.gpu->total_energy().value() * 1000.0;
                   return true;
                 });

@@ -25,7 +25,8 @@ bool api_group_needs_root(ApiGroup group, bool have_command_overrides);
 
 // The scope a request path needs (upstream's rule by path prefix): set_* and
 // reset_* under /gpu/ need gpu-control, the rest of /gpu/ gpu-read, /cpu/
-// cpu-read; our /lease/ extension needs gpu-control. nullopt: no scope
+// cpu-read; our /lease/ extension needs gpu-control, our /attribution
+// (the node's ledger) cpu-read. nullopt: no scope
 // (/discover, /time, /auth/whoami and unknown paths).
 std::optional<ApiGroup> required_scope(std::string_view path);
 

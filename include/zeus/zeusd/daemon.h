@@ -10,6 +10,7 @@
 
 #include <sys/types.h>
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -56,6 +57,19 @@ struct DaemonOptions {
   // beyond), so one user cannot lock every other one out.
   std::size_t max_leases_per_owner = 64;
   double max_lease_ttl_s = 3600;
+
+  // Ours: who used the energy (docs/attribution.md). The ledger polls every
+  // interval and the metrics listener and GET /attribution export it.
+  bool attribution = true;
+  double attribution_interval_s = 1.0;
+  bool attribution_processes = false;  // per-process series (pid, comm): cardinality
+  std::map<unsigned, double> gpu_idle_w;  // configured idle power by GPU id; others learned
+  std::map<unsigned, double> cpu_idle_w;  // by CPU package id; others 0
+  std::string attribution_state_path;     // learned idle powers kept here ("" : not kept)
+  // The kubelet's PodResources socket, read when it exists ("" : never).
+  std::string pod_resources_socket = "/var/lib/kubelet/pod-resources/kubelet.sock";
+  std::string proc_root = "/proc";  // where processes and cgroups are read (tests)
+  std::string cgroup_root = "/sys/fs/cgroup";
 };
 
 // The devices a daemon serves; index = the id in the API.

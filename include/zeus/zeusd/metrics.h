@@ -49,12 +49,18 @@ class MetricsRenderer {
   // Appends the exposition to `out`; with enough capacity in `out`, no
   // allocation happens.
   void render(std::string& out);
-  // Extra gauge lines the daemon adds (leases, subscribers); optional.
+  // Extra lines the daemon adds (leases, the attribution families); optional.
   std::function<void(std::string&)> extra;
+  // Where the energy counters come from instead of a live read (optional):
+  // with attribution on, zeusd renders them from the ledger's last poll so a
+  // scrape's split families add up to its counters exactly. False: read live.
+  std::function<bool(std::size_t gpu, double& joules)> gpu_energy;
+  std::function<bool(std::size_t cpu, CpuEnergy& energy)> cpu_energy;
 
  private:
   struct GpuEntry {
     std::shared_ptr<Gpu> gpu;
+    std::size_t index = 0;
     std::string labels;       // gpu="0",uuid="...",model_name="..."
     std::string dcgm_labels;  // gpu="0",UUID="...",pci_bus_id=...,Hostname="..."
     bool energy = false;

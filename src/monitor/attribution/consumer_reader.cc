@@ -141,4 +141,17 @@ std::optional<std::uint64_t> ConsumerReader::cgroup_cpu_time_us(std::string_view
   return *ns / 1000;
 }
 
+bool ConsumerReader::cgroup_has_children(std::string_view cgroup) const {
+  if (mode_ == CgroupMode::kNone || !stays_inside(cgroup)) return false;
+  while (cgroup.starts_with('/')) cgroup.remove_prefix(1);
+  std::string dir = cpu_hierarchy_;
+  if (!cgroup.empty()) dir.append("/").append(cgroup);
+  // Child cgroups are the only subdirectories of a cgroup directory.
+  std::error_code ec;
+  for (std::filesystem::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    if (it->is_directory(ec)) return true;
+  }
+  return false;
+}
+
 }  // namespace zeus::attribution

@@ -53,6 +53,9 @@ class ConsumerReader {
   // A cgroup's cumulative CPU time in microseconds (v2 usage_usec, v1
   // cpuacct.usage / 1000); nullopt when the cgroup is gone or unreadable.
   std::optional<std::uint64_t> cgroup_cpu_time_us(std::string_view cgroup) const;
+  // Whether the cgroup has child cgroups (its counter then includes theirs).
+  // False when it is gone or unreadable.
+  bool cgroup_has_children(std::string_view cgroup) const;
 
  private:
   std::string proc_root_;
