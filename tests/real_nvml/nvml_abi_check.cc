@@ -26,8 +26,18 @@
 //     signature and bits; the 535 library exports both, and the backend
 //     falls back to the old name, tested on the old fake driver)
 //
+//   nvmlProcessInfo_t with usedGpuCcProtectedMemory (32 bytes)  12.2, early
+//     R535 (our nvmlProcessInfoCc_t; later headers went back to the 11.8
+//     layout, which is what the real 535.261 library's _v3 writes: it
+//     exports nvmlDeviceGetRunningProcessDetailList, see nvml_processes.h)
+//
 // The real 535 library's nvmlErrorString agrees: it names 26 and 27 and
 // answers "Unknown Error" for 28-30.
+//
+// NVML_NO_UNVERSIONED_FUNC_DEFS: without it the header hides
+// nvmlDeviceGetComputeRunningProcesses_v2 (it maps the unversioned names to
+// the newest versions instead); every name checked here is versioned.
+#define NVML_NO_UNVERSIONED_FUNC_DEFS
 #include <nvml.h>
 
 #include <cstddef>
@@ -61,6 +71,18 @@ template <>
 struct Equivalent<abi::nvmlUtilization_t, ::nvmlUtilization_t> : std::true_type {};
 template <>
 struct Equivalent<abi::nvmlMemory_t, ::nvmlMemory_t> : std::true_type {};
+template <>
+struct Equivalent<abi::nvmlProcessUtilizationSample_t, ::nvmlProcessUtilizationSample_t>
+    : std::true_type {};
+template <>
+struct Equivalent<abi::nvmlAccountingStats_t, ::nvmlAccountingStats_t> : std::true_type {};
+// _v3 (nvmlProcessInfo_t) and _v2 (nvmlProcessInfo_v2_t) share our type.
+template <>
+struct Equivalent<abi::nvmlProcessInfo_v2_t, ::nvmlProcessInfo_t> : std::true_type {};
+template <>
+struct Equivalent<abi::nvmlProcessInfo_v2_t, ::nvmlProcessInfo_v2_t> : std::true_type {};
+template <>
+struct Equivalent<abi::nvmlDeviceAttributes_t, ::nvmlDeviceAttributes_t> : std::true_type {};
 
 template <class Ours, class Theirs>
 struct Equivalent<Ours*, Theirs*> : Equivalent<Ours, Theirs> {};
@@ -123,6 +145,18 @@ ZEUS_CHECK_FN(DeviceGetClockInfoFn, nvmlDeviceGetClockInfo);
 ZEUS_CHECK_FN(DeviceGetClocksReasonsFn, nvmlDeviceGetCurrentClocksThrottleReasons);
 ZEUS_CHECK_FN(DeviceGetMemoryInfoFn, nvmlDeviceGetMemoryInfo);
 ZEUS_CHECK_FN(DeviceGetUnsignedFn, nvmlDeviceGetMinorNumber);
+ZEUS_CHECK_FN(DeviceGetProcessUtilizationFn, nvmlDeviceGetProcessUtilization);
+ZEUS_CHECK_FN(DeviceGetAccountingModeFn, nvmlDeviceGetAccountingMode);
+ZEUS_CHECK_FN(DeviceGetAccountingPidsFn, nvmlDeviceGetAccountingPids);
+ZEUS_CHECK_FN(DeviceGetAccountingStatsFn, nvmlDeviceGetAccountingStats);
+ZEUS_CHECK_FN(DeviceGetComputeRunningProcessesFn, nvmlDeviceGetComputeRunningProcesses_v3);
+ZEUS_CHECK_FN(DeviceGetComputeRunningProcessesFn, nvmlDeviceGetComputeRunningProcesses_v2);
+ZEUS_CHECK_FN(DeviceGetUnsignedFn, nvmlDeviceGetMaxMigDeviceCount);
+ZEUS_CHECK_FN(DeviceGetMigDeviceHandleByIndexFn, nvmlDeviceGetMigDeviceHandleByIndex);
+ZEUS_CHECK_FN(DeviceGetUnsignedFn, nvmlDeviceGetGpuInstanceId);
+ZEUS_CHECK_FN(DeviceGetAttributesFn, nvmlDeviceGetAttributes_v2);
+// nvmlDeviceGetConfComputeMemSizeInfo and nvmlDeviceGetRunningProcessDetailList
+// are only looked for, never called (nvml_processes.h), and newer than 11.8.
 // nvmlDeviceGetCurrentClocksEventReasons is newer (see the top); same type.
 // DeviceGetTemperatureVFn: nvmlDeviceGetTemperatureV is newer (see the top).
 #undef ZEUS_CHECK_FN
@@ -182,6 +216,9 @@ static_assert(abi::kStringBufferSize >= NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE);
 static_assert(abi::kStringBufferSize >= NVML_SYSTEM_NVML_VERSION_BUFFER_SIZE);
 static_assert(abi::kPciBusIdLegacySize == NVML_DEVICE_PCI_BUS_ID_BUFFER_V2_SIZE);
 static_assert(abi::kPciBusIdSize == NVML_DEVICE_PCI_BUS_ID_BUFFER_SIZE);
+static_assert(abi::kValueNotAvailableULL ==
+              static_cast<unsigned long long>(NVML_VALUE_NOT_AVAILABLE));
+static_assert(abi::kValueNotAvailableUInt == static_cast<unsigned>(NVML_VALUE_NOT_AVAILABLE));
 
 // NVML_STRUCT_VERSION, on a struct both headers know the size of.
 static_assert(abi::struct_version(sizeof(nvmlMemory_v2_t), 2) == nvmlMemory_v2);
@@ -247,6 +284,57 @@ static_assert(alignof(abi::nvmlMemory_t) == alignof(::nvmlMemory_t));
 ZEUS_CHECK_FIELD(nvmlMemory_t, nvmlMemory_t, total);
 ZEUS_CHECK_FIELD(nvmlMemory_t, nvmlMemory_t, free);
 ZEUS_CHECK_FIELD(nvmlMemory_t, nvmlMemory_t, used);
+
+static_assert(sizeof(abi::nvmlProcessUtilizationSample_t) ==
+              sizeof(::nvmlProcessUtilizationSample_t));
+static_assert(alignof(abi::nvmlProcessUtilizationSample_t) ==
+              alignof(::nvmlProcessUtilizationSample_t));
+ZEUS_CHECK_FIELD(nvmlProcessUtilizationSample_t, nvmlProcessUtilizationSample_t, pid);
+ZEUS_CHECK_FIELD(nvmlProcessUtilizationSample_t, nvmlProcessUtilizationSample_t, timeStamp);
+ZEUS_CHECK_FIELD(nvmlProcessUtilizationSample_t, nvmlProcessUtilizationSample_t, smUtil);
+ZEUS_CHECK_FIELD(nvmlProcessUtilizationSample_t, nvmlProcessUtilizationSample_t, memUtil);
+ZEUS_CHECK_FIELD(nvmlProcessUtilizationSample_t, nvmlProcessUtilizationSample_t, encUtil);
+ZEUS_CHECK_FIELD(nvmlProcessUtilizationSample_t, nvmlProcessUtilizationSample_t, decUtil);
+
+static_assert(sizeof(abi::nvmlAccountingStats_t) == sizeof(::nvmlAccountingStats_t));
+static_assert(alignof(abi::nvmlAccountingStats_t) == alignof(::nvmlAccountingStats_t));
+ZEUS_CHECK_FIELD(nvmlAccountingStats_t, nvmlAccountingStats_t, gpuUtilization);
+ZEUS_CHECK_FIELD(nvmlAccountingStats_t, nvmlAccountingStats_t, memoryUtilization);
+ZEUS_CHECK_FIELD(nvmlAccountingStats_t, nvmlAccountingStats_t, maxMemoryUsage);
+ZEUS_CHECK_FIELD(nvmlAccountingStats_t, nvmlAccountingStats_t, time);
+ZEUS_CHECK_FIELD(nvmlAccountingStats_t, nvmlAccountingStats_t, startTime);
+ZEUS_CHECK_FIELD(nvmlAccountingStats_t, nvmlAccountingStats_t, isRunning);
+ZEUS_CHECK_FIELD(nvmlAccountingStats_t, nvmlAccountingStats_t, reserved);
+
+// Our one process-info type against both of NVIDIA's (identical in 11.8).
+static_assert(sizeof(abi::nvmlProcessInfo_v2_t) == sizeof(::nvmlProcessInfo_v2_t));
+static_assert(alignof(abi::nvmlProcessInfo_v2_t) == alignof(::nvmlProcessInfo_v2_t));
+ZEUS_CHECK_FIELD(nvmlProcessInfo_v2_t, nvmlProcessInfo_v2_t, pid);
+ZEUS_CHECK_FIELD(nvmlProcessInfo_v2_t, nvmlProcessInfo_v2_t, usedGpuMemory);
+ZEUS_CHECK_FIELD(nvmlProcessInfo_v2_t, nvmlProcessInfo_v2_t, gpuInstanceId);
+ZEUS_CHECK_FIELD(nvmlProcessInfo_v2_t, nvmlProcessInfo_v2_t, computeInstanceId);
+static_assert(sizeof(abi::nvmlProcessInfo_v2_t) == sizeof(::nvmlProcessInfo_t));
+ZEUS_CHECK_FIELD(nvmlProcessInfo_v2_t, nvmlProcessInfo_t, pid);
+ZEUS_CHECK_FIELD(nvmlProcessInfo_v2_t, nvmlProcessInfo_t, usedGpuMemory);
+ZEUS_CHECK_FIELD(nvmlProcessInfo_v2_t, nvmlProcessInfo_t, gpuInstanceId);
+ZEUS_CHECK_FIELD(nvmlProcessInfo_v2_t, nvmlProcessInfo_t, computeInstanceId);
+// The 12.2 layout extends it (newer, see the top).
+static_assert(offsetof(abi::nvmlProcessInfoCc_t, computeInstanceId) ==
+              offsetof(::nvmlProcessInfo_t, computeInstanceId));
+static_assert(offsetof(abi::nvmlProcessInfoCc_t, usedGpuCcProtectedMemory) ==
+              sizeof(::nvmlProcessInfo_t));
+
+static_assert(sizeof(abi::nvmlDeviceAttributes_t) == sizeof(::nvmlDeviceAttributes_t));
+static_assert(alignof(abi::nvmlDeviceAttributes_t) == alignof(::nvmlDeviceAttributes_t));
+ZEUS_CHECK_FIELD(nvmlDeviceAttributes_t, nvmlDeviceAttributes_t, multiprocessorCount);
+ZEUS_CHECK_FIELD(nvmlDeviceAttributes_t, nvmlDeviceAttributes_t, sharedCopyEngineCount);
+ZEUS_CHECK_FIELD(nvmlDeviceAttributes_t, nvmlDeviceAttributes_t, sharedDecoderCount);
+ZEUS_CHECK_FIELD(nvmlDeviceAttributes_t, nvmlDeviceAttributes_t, sharedEncoderCount);
+ZEUS_CHECK_FIELD(nvmlDeviceAttributes_t, nvmlDeviceAttributes_t, sharedJpegCount);
+ZEUS_CHECK_FIELD(nvmlDeviceAttributes_t, nvmlDeviceAttributes_t, sharedOfaCount);
+ZEUS_CHECK_FIELD(nvmlDeviceAttributes_t, nvmlDeviceAttributes_t, gpuInstanceSliceCount);
+ZEUS_CHECK_FIELD(nvmlDeviceAttributes_t, nvmlDeviceAttributes_t, computeInstanceSliceCount);
+ZEUS_CHECK_FIELD(nvmlDeviceAttributes_t, nvmlDeviceAttributes_t, memorySizeMB);
 #undef ZEUS_CHECK_FIELD
 
 }  // namespace

@@ -199,4 +199,83 @@ using DeviceGetPciInfoFn = nvmlReturn_t (*)(nvmlDevice_t, nvmlPciInfo_t*);
 using DeviceGetMigModeFn = nvmlReturn_t (*)(nvmlDevice_t, unsigned*, unsigned*);
 inline constexpr unsigned kDeviceMigEnable = 1;
 
+// ---- Who runs on the GPU (Gpu::process_utilization and its siblings) ----
+
+// NVML_VALUE_NOT_AVAILABLE ((-1) in NVML's header) as it lands in unsigned fields.
+inline constexpr unsigned long long kValueNotAvailableULL = ~0ULL;
+inline constexpr unsigned kValueNotAvailableUInt = ~0U;
+
+struct nvmlProcessUtilizationSample_t {
+  unsigned int pid;
+  unsigned long long timeStamp;  // CPU timestamp, µs
+  unsigned int smUtil;
+  unsigned int memUtil;
+  unsigned int encUtil;
+  unsigned int decUtil;
+};
+
+struct nvmlAccountingStats_t {
+  unsigned int gpuUtilization;  // % over the process's life (or NOT_AVAILABLE)
+  unsigned int memoryUtilization;
+  unsigned long long maxMemoryUsage;
+  unsigned long long time;       // ms; the driver reports 0 while the process runs
+  unsigned long long startTime;  // CPU timestamp, µs
+  unsigned int isRunning;
+  unsigned int reserved[5];
+};
+
+// What nvmlDeviceGetComputeRunningProcesses_v2 writes, and _v3 on every
+// driver except the few that write nvmlProcessInfoCc_t (see
+// compute_processes_entry in nvml_processes.h).
+struct nvmlProcessInfo_v2_t {
+  unsigned int pid;
+  unsigned long long usedGpuMemory;  // bytes, or NOT_AVAILABLE
+  unsigned int gpuInstanceId;        // 0xFFFFFFFF without MIG
+  unsigned int computeInstanceId;
+};
+// nvmlProcessInfo_t as header 12.2 declared it: _v3 of early R535 drivers
+// writes entries of this size.
+struct nvmlProcessInfoCc_t {
+  unsigned int pid;
+  unsigned long long usedGpuMemory;
+  unsigned int gpuInstanceId;
+  unsigned int computeInstanceId;
+  unsigned long long usedGpuCcProtectedMemory;
+};
+
+struct nvmlDeviceAttributes_t {
+  unsigned int multiprocessorCount;
+  unsigned int sharedCopyEngineCount;
+  unsigned int sharedDecoderCount;
+  unsigned int sharedEncoderCount;
+  unsigned int sharedJpegCount;
+  unsigned int sharedOfaCount;
+  unsigned int gpuInstanceSliceCount;
+  unsigned int computeInstanceSliceCount;
+  unsigned long long memorySizeMB;
+};
+
+static_assert(sizeof(nvmlProcessUtilizationSample_t) == 32, "nvmlProcessUtilizationSample_t");
+static_assert(offsetof(nvmlProcessUtilizationSample_t, timeStamp) == 8, "sample layout");
+static_assert(offsetof(nvmlProcessUtilizationSample_t, smUtil) == 16, "sample layout");
+static_assert(sizeof(nvmlAccountingStats_t) == 56, "nvmlAccountingStats_t layout");
+static_assert(offsetof(nvmlAccountingStats_t, isRunning) == 32, "nvmlAccountingStats_t layout");
+static_assert(sizeof(nvmlProcessInfo_v2_t) == 24, "nvmlProcessInfo_v2_t layout");
+static_assert(sizeof(nvmlProcessInfoCc_t) == 32, "nvmlProcessInfo_t (12.2) layout");
+static_assert(offsetof(nvmlProcessInfoCc_t, usedGpuCcProtectedMemory) == 24, "layout");
+static_assert(sizeof(nvmlDeviceAttributes_t) == 40, "nvmlDeviceAttributes_t layout");
+
+// (device, buffer or nullptr, in: capacity / out: count, lastSeenTimeStamp µs)
+using DeviceGetProcessUtilizationFn = nvmlReturn_t (*)(nvmlDevice_t,
+                                                       nvmlProcessUtilizationSample_t*, unsigned*,
+                                                       unsigned long long);
+using DeviceGetAccountingModeFn = nvmlReturn_t (*)(nvmlDevice_t, int*);  // nvmlEnableState_t
+using DeviceGetAccountingPidsFn = nvmlReturn_t (*)(nvmlDevice_t, unsigned*, unsigned*);
+using DeviceGetAccountingStatsFn = nvmlReturn_t (*)(nvmlDevice_t, unsigned, nvmlAccountingStats_t*);
+// _v3 and _v2 share it; _v3's entry size depends on the driver (above).
+using DeviceGetComputeRunningProcessesFn = nvmlReturn_t (*)(nvmlDevice_t, unsigned*,
+                                                            nvmlProcessInfo_v2_t*);
+using DeviceGetMigDeviceHandleByIndexFn = nvmlReturn_t (*)(nvmlDevice_t, unsigned, nvmlDevice_t*);
+using DeviceGetAttributesFn = nvmlReturn_t (*)(nvmlDevice_t, nvmlDeviceAttributes_t*);
+
 }  // namespace zeus::nvml_abi

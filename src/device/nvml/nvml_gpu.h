@@ -5,8 +5,11 @@
 #pragma once
 
 #include <atomic>
+#include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "device/nvml/nvml_library.h"
 #include "zeus/device/gpu.h"
@@ -48,6 +51,12 @@ class NvmlGpu final : public Gpu {
   GpuTelemetry telemetry() override;
   int minor_number() override;
 
+  // Who runs on the GPU (nvml_processes.cc).
+  std::vector<GpuProcessSample> process_utilization(std::uint64_t since_us) override;
+  std::vector<GpuAccountingStat> accounting_stats() override;
+  std::vector<GpuProcess> compute_processes() override;
+  GpuMigLayout mig_layout() override;
+
  private:
   struct FieldReading {
     int nvml_return;
@@ -74,6 +83,14 @@ class NvmlGpu final : public Gpu {
   // Returns the NVML result; `function` names the call made.
   int read_temperature(int& celsius, const char*& function) const;
   unsigned to_nvml_mhz(Megahertz mhz, const char* what) const;
+  // nvml_processes.cc: `device` is this GPU or one of its MIG devices.
+  std::vector<GpuProcess> read_compute_processes(nvml_abi::nvmlDevice_t device,
+                                                 std::string_view what) const;
+  std::vector<unsigned> read_accounting_pids() const;
+  // The SMs of `device` (nvmlDeviceGetAttributes_v2), 0 when NOT_SUPPORTED.
+  unsigned read_sm_count(nvml_abi::nvmlDevice_t device, std::string_view what) const;
+  GpuMigInstance read_mig_instance(nvml_abi::nvmlDevice_t mig, unsigned index) const;
+  void require_mig_entry_points(std::string_view what) const;
 
   std::shared_ptr<const NvmlLibrary> lib_;
   const NvmlLibrary::Api& api_;

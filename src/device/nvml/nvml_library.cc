@@ -55,6 +55,11 @@ NvmlLibrary::Api NvmlLibrary::resolve(const DynamicLibrary& library, std::vector
     slot = library.symbol<std::remove_reference_t<decltype(slot)>>(symbol);
     if (lookups != nullptr) lookups->push_back({symbol, required, slot != nullptr});
   };
+  // A symbol only looked for, never called (its type does not matter).
+  auto mark = [&](bool& exported, const char* symbol) {
+    exported = library.symbol<void (*)()>(symbol) != nullptr;
+    if (lookups != nullptr) lookups->push_back({symbol, false, exported});
+  };
   constexpr bool kRequired = true;
   constexpr bool kOptional = false;
   Api api;
@@ -103,6 +108,21 @@ NvmlLibrary::Api NvmlLibrary::resolve(const DynamicLibrary& library, std::vector
           "nvmlDeviceGetCurrentClocksThrottleReasons", kOptional);
   look_up(api.device_get_memory_info, "nvmlDeviceGetMemoryInfo", kOptional);
   look_up(api.device_get_minor_number, "nvmlDeviceGetMinorNumber", kOptional);
+  look_up(api.device_get_process_utilization, "nvmlDeviceGetProcessUtilization", kOptional);
+  look_up(api.device_get_accounting_mode, "nvmlDeviceGetAccountingMode", kOptional);
+  look_up(api.device_get_accounting_pids, "nvmlDeviceGetAccountingPids", kOptional);
+  look_up(api.device_get_accounting_stats, "nvmlDeviceGetAccountingStats", kOptional);
+  look_up(api.device_get_compute_running_processes_v3, "nvmlDeviceGetComputeRunningProcesses_v3",
+          kOptional);
+  look_up(api.device_get_compute_running_processes_v2, "nvmlDeviceGetComputeRunningProcesses_v2",
+          kOptional);
+  look_up(api.device_get_max_mig_device_count, "nvmlDeviceGetMaxMigDeviceCount", kOptional);
+  look_up(api.device_get_mig_device_handle_by_index, "nvmlDeviceGetMigDeviceHandleByIndex",
+          kOptional);
+  look_up(api.device_get_gpu_instance_id, "nvmlDeviceGetGpuInstanceId", kOptional);
+  look_up(api.device_get_attributes_v2, "nvmlDeviceGetAttributes_v2", kOptional);
+  mark(api.exports_conf_compute_mem_size_info, "nvmlDeviceGetConfComputeMemSizeInfo");
+  mark(api.exports_running_process_detail_list, "nvmlDeviceGetRunningProcessDetailList");
   return api;
 }
 

@@ -61,6 +61,21 @@ class NvmlLibrary {
     nvml_abi::DeviceGetClocksReasonsFn device_get_current_clocks_throttle_reasons = nullptr;
     nvml_abi::DeviceGetMemoryInfoFn device_get_memory_info = nullptr;
     nvml_abi::DeviceGetUnsignedFn device_get_minor_number = nullptr;
+    // Who runs on the GPU (nvml_processes.cc).
+    nvml_abi::DeviceGetProcessUtilizationFn device_get_process_utilization = nullptr;
+    nvml_abi::DeviceGetAccountingModeFn device_get_accounting_mode = nullptr;
+    nvml_abi::DeviceGetAccountingPidsFn device_get_accounting_pids = nullptr;
+    nvml_abi::DeviceGetAccountingStatsFn device_get_accounting_stats = nullptr;
+    nvml_abi::DeviceGetComputeRunningProcessesFn device_get_compute_running_processes_v3 = nullptr;
+    nvml_abi::DeviceGetComputeRunningProcessesFn device_get_compute_running_processes_v2 = nullptr;
+    nvml_abi::DeviceGetUnsignedFn device_get_max_mig_device_count = nullptr;
+    nvml_abi::DeviceGetMigDeviceHandleByIndexFn device_get_mig_device_handle_by_index = nullptr;
+    nvml_abi::DeviceGetUnsignedFn device_get_gpu_instance_id = nullptr;
+    nvml_abi::DeviceGetAttributesFn device_get_attributes_v2 = nullptr;
+    // Never called: whether they are exported tells which entry size _v3
+    // writes (compute_processes_entry in nvml_processes.h).
+    bool exports_conf_compute_mem_size_info = false;
+    bool exports_running_process_detail_list = false;
   };
 
   // One entry point resolve() looked up: its exported name, whether loading

@@ -32,6 +32,30 @@
 // minor number = index. Utilization answers NOT_SUPPORTED while MIG is on.
 // Any call can be made NOT_SUPPORTED with fail_always(name, kNotSupported).
 //
+// Who runs on a GPU (all empty after reset()):
+//   - per-process utilization samples (add_process_sample): a buffer of the
+//     newest 128 per GPU, as the driver keeps a short one;
+//     nvmlDeviceGetProcessUtilization answers the samples with a timestamp
+//     greater than lastSeenTimeStamp, NOT_FOUND when there is none, and
+//     INSUFFICIENT_SIZE with the count needed for a null or small buffer;
+//     NOT_SUPPORTED while MIG is on. Samples do not depend on the running
+//     processes: a process that exited keeps its samples.
+//   - accounting: mode off by default (set_accounting_mode; -1: the GPU cannot
+//     do accounting); the pid list and the stats answer NOT_SUPPORTED while it
+//     is off. add_accounting_stats records a process; add_accounting_pid lists
+//     one whose stats are gone (nvmlDeviceGetAccountingStats: NOT_FOUND).
+//   - running compute processes (add_compute_process), _v3 and _v2 alike;
+//     used_bytes ~0ULL is NVML_VALUE_NOT_AVAILABLE.
+//   - MIG (with set_mig_mode(i, 1)): 7 slots per GPU; add_mig_device fills one
+//     with a GPU instance id, a UUID and an SM count, add_mig_process puts a
+//     process in it. Empty slots answer NOT_FOUND. The MIG handles answer
+//     nvmlDeviceGetUUID, GetGpuInstanceId, GetAttributes_v2 and the compute
+//     processes, and GPU_IS_LOST once their GPU is lost. The parent's
+//     nvmlDeviceGetAttributes_v2 answers NOT_SUPPORTED, as real drivers do,
+//     until set_sm_count gives it an SM count.
+//   The old-driver variant has none of these entry points (the scripting
+//   works, nothing reads it).
+//
 // $ZEUS_FAKE_NVML_JOURNAL: when set, successful power-limit, persistence and
 // locked-clock setter and reset calls (the value: the maximum MHz, 0 for a
 // reset) are appended to that file, so a test can check what a process
@@ -188,6 +212,48 @@ class FakeNvml {
   // -1: the GPU cannot do MIG (the default); 0: MIG off; 1: MIG on.
   void set_mig_mode(unsigned i, int mode) const {
     call<void (*)(unsigned, int)>("fakeNvmlSetMigMode")(i, mode);
+  }
+  // Who runs on the GPU (see the top).
+  void add_process_sample(unsigned i, unsigned pid, unsigned long long timestamp_us, unsigned sm,
+                          unsigned mem) const {
+    call<void (*)(unsigned, unsigned, unsigned long long, unsigned, unsigned)>(
+        "fakeNvmlAddProcessSample")(i, pid, timestamp_us, sm, mem);
+  }
+  // -1: accounting not supported; 0: off (the default); 1: on.
+  void set_accounting_mode(unsigned i, int mode) const {
+    call<void (*)(unsigned, int)>("fakeNvmlSetAccountingMode")(i, mode);
+  }
+  void add_accounting_stats(unsigned i, unsigned pid, unsigned gpu_percent, unsigned memory_percent,
+                            unsigned long long max_memory_bytes, unsigned long long time_ms,
+                            unsigned long long start_time_us, bool running) const {
+    call<void (*)(unsigned, unsigned, unsigned, unsigned, unsigned long long, unsigned long long,
+                  unsigned long long, int)>("fakeNvmlAddAccountingStats")(
+        i, pid, gpu_percent, memory_percent, max_memory_bytes, time_ms, start_time_us,
+        running ? 1 : 0);
+  }
+  // Listed by nvmlDeviceGetAccountingPids, but its stats are NOT_FOUND.
+  void add_accounting_pid(unsigned i, unsigned pid) const {
+    call<void (*)(unsigned, unsigned)>("fakeNvmlAddAccountingPid")(i, pid);
+  }
+  void add_compute_process(unsigned i, unsigned pid, unsigned long long used_bytes) const {
+    call<void (*)(unsigned, unsigned, unsigned long long)>("fakeNvmlAddComputeProcess")(i, pid,
+                                                                                        used_bytes);
+  }
+  // The parent GPU's SMs in nvmlDeviceGetAttributes_v2 (0: NOT_SUPPORTED, the default).
+  void set_sm_count(unsigned i, unsigned sms) const {
+    call<void (*)(unsigned, unsigned)>("fakeNvmlSetSmCount")(i, sms);
+  }
+  // Slot 0-6 of GPU i. Returns false for a bad slot.
+  bool add_mig_device(unsigned i, unsigned slot, unsigned gpu_instance_id, const std::string& uuid,
+                      unsigned sms) const {
+    return call<int (*)(unsigned, unsigned, unsigned, const char*, unsigned)>(
+               "fakeNvmlAddMigDevice")(i, slot, gpu_instance_id, uuid.c_str(), sms) == 0;
+  }
+  // Returns false when the slot holds no MIG device.
+  bool add_mig_process(unsigned i, unsigned slot, unsigned pid,
+                       unsigned long long used_bytes) const {
+    return call<int (*)(unsigned, unsigned, unsigned, unsigned long long)>("fakeNvmlAddMigProcess")(
+               i, slot, pid, used_bytes) == 0;
   }
   // A lost GPU answers GPU_IS_LOST to every call.
   void set_lost(unsigned i, bool lost) const {

@@ -14,6 +14,7 @@
 
 #include "device/dynamic_library.h"
 #include "device/nvml/nvml_library.h"
+#include "device/nvml/nvml_processes.h"
 #include "nvml_fixture.h"
 #include "real_nvml/real_nvml.h"
 #include "zeus/device/devices.h"
@@ -84,6 +85,43 @@ TEST(RealNvml, TheCurrentFakeExportsEverythingTheLoaderLooksUp) {
   // The fake stands in for a current driver; if it lacked a symbol, the
   // tests of that feature would only ever see the fallback.
   EXPECT_THAT(missing_optional_symbols(fake_nvml_path()), ::testing::IsEmpty());
+}
+
+// Without a driver no GPU handle exists, so Gpu::process_utilization and its
+// siblings cannot be reached; what can be checked is that each entry point
+// they call resolves, takes our declared types, and answers what NVML answers
+// without a session (UNINITIALIZED), and which process-info layout the real
+// 535 driver's _v3 gets.
+TEST(RealNvml, TheProcessEntryPointsAnswerUninitializedWithoutASession) {
+  ZEUS_REQUIRE_REAL_NVML();
+  ZEUS_REQUIRE_NO_NVIDIA_DRIVER();
+  device_internal::DynamicLibrary library(real_nvml_library());
+  ASSERT_TRUE(library.is_open()) << library.error();
+  const NvmlLibrary::Api api = NvmlLibrary::resolve(library);
+  const nvml_abi::nvmlDevice_t none = nullptr;
+  unsigned count = 0;
+  int mode = 0;
+  nvml_abi::nvmlAccountingStats_t stats{};
+  nvml_abi::nvmlDevice_t mig = nullptr;
+  nvml_abi::nvmlDeviceAttributes_t attributes{};
+  constexpr int kUninitialized = nvml_abi::kErrorUninitialized;
+  EXPECT_EQ(api.device_get_process_utilization(none, nullptr, &count, 0), kUninitialized);
+  EXPECT_EQ(api.device_get_accounting_mode(none, &mode), kUninitialized);
+  EXPECT_EQ(api.device_get_accounting_pids(none, &count, nullptr), kUninitialized);
+  EXPECT_EQ(api.device_get_accounting_stats(none, 1, &stats), kUninitialized);
+  EXPECT_EQ(api.device_get_compute_running_processes_v3(none, &count, nullptr), kUninitialized);
+  EXPECT_EQ(api.device_get_compute_running_processes_v2(none, &count, nullptr), kUninitialized);
+  EXPECT_EQ(api.device_get_max_mig_device_count(none, &count), kUninitialized);
+  EXPECT_EQ(api.device_get_mig_device_handle_by_index(none, 0, &mig), kUninitialized);
+  EXPECT_EQ(api.device_get_gpu_instance_id(none, &count), kUninitialized);
+  EXPECT_EQ(api.device_get_attributes_v2(none, &attributes), kUninitialized);
+  // 535.261 exports nvmlDeviceGetRunningProcessDetailList: _v3 writes the
+  // 24-byte entries of the 11.8 header, not early R535's 32-byte ones.
+  EXPECT_TRUE(api.exports_conf_compute_mem_size_info);
+  EXPECT_TRUE(api.exports_running_process_detail_list);
+  const nvml_internal::ComputeProcessesEntry entry = nvml_internal::compute_processes_entry(api);
+  EXPECT_EQ(entry.fn, api.device_get_compute_running_processes_v3);
+  EXPECT_EQ(entry.entry_size, sizeof(nvml_abi::nvmlProcessInfo_v2_t));
 }
 
 TEST(RealNvml, InitWithoutADriverIsNoDriverFoundWithNvmlsOwnWords) {
