@@ -129,7 +129,7 @@ set(CPACK_DEBIAN_DEVELOPMENT_PACKAGE_SECTION libdevel)
 # parts' libraries are suggested (find_package(Zeus) looks for them quietly).
 set(CPACK_DEBIAN_DEVELOPMENT_PACKAGE_DEPENDS "libfmt-dev, nlohmann-json3-dev")
 set(CPACK_DEBIAN_DEVELOPMENT_PACKAGE_SUGGESTS
-    "libcurl4-openssl-dev, libsqlite3-dev, libpqxx-dev, libssl-dev, libopenmpi-dev, cmake, pkg-config")
+    "libcurl4-openssl-dev, libsqlite3-dev, libpqxx-dev, libssl-dev, libopenmpi-dev, libgrpc++-dev, libprotobuf-dev, cmake, pkg-config")
 set(CPACK_COMPONENT_DEVELOPMENT_DESCRIPTION
     "Zeus in C++ library: headers, static libraries, CMake package\n"
     "find_package(Zeus) with one target per part (Zeus::monitor,\n"

@@ -14,20 +14,22 @@ step() { echo "== minimal: $*"; }
 step "no service library in the programs"
 for bin in "$zeus" "$build"/python/zeuscpp/_core*.so; do
   [ -e "$bin" ] || continue
-  if ldd "$bin" | grep -E 'libcurl|libsqlite3|libpq|libssl|libcrypto|libmpi|libboost'; then
+  if ldd "$bin" | grep -E 'libcurl|libsqlite3|libpq|libssl|libcrypto|libmpi|libboost|libgrpc|libprotobuf'; then
     echo "$bin links a service library (above)" >&2
     exit 1
   fi
 done
 [ ! -e "$build/bin/zeusd" ] || { echo "zeusd was built in the minimal configuration" >&2; exit 1; }
-# No translation unit of the minimal build included Boost, libpqxx, curl, OpenSSL or MPI.
-if grep -rhoE '/usr/include/(boost|pqxx|curl|openssl|x86_64-linux-gnu/openmpi|openmpi)/' \
+[ ! -e "$build/libzeus_kubernetes.a" ] || { echo "the kubelet client (gRPC) was built in the minimal configuration" >&2; exit 1; }
+# No translation unit of the minimal build included Boost, libpqxx, curl, OpenSSL, MPI,
+# gRPC or protobuf.
+if grep -rhoE '/usr/include/(boost|pqxx|curl|openssl|x86_64-linux-gnu/openmpi|openmpi|grpc|grpcpp|google/protobuf)/' \
   --include='*.d' "$build/CMakeFiles" "$build/python" 2>/dev/null | sort -u | grep .; then
   echo "the minimal build included the headers above" >&2
   exit 1
 fi
 if [ -f "$build/.ninja_deps" ] && ninja -C "$build" -t deps 2>/dev/null |
-  grep -E '/usr/include/(boost|pqxx|curl|openssl|sqlite3\.h)' | sort -u | head -5 | grep .; then
+  grep -E '/usr/include/(boost|pqxx|curl|openssl|grpc|grpcpp|google/protobuf/|sqlite3\.h)' | sort -u | head -5 | grep .; then
   echo "the minimal build included the headers above" >&2
   exit 1
 fi

@@ -56,6 +56,13 @@ def main():
     check(len(key_vol) == 1 and "secret" in vols[key_vol[0]], "the signing key comes from a Secret")
     for name in mounts:
         check(name in vols, f"volumeMount {name} has no volume")
+    # The kubelet's PodResources socket, read-only, where the kubernetes
+    # part looks (kDefaultPodResourcesSocket) for pod labels.
+    pr_dir = "/var/lib/kubelet/pod-resources"
+    pr = [m for m in c["volumeMounts"] if m["mountPath"] == pr_dir]
+    check(len(pr) == 1 and pr[0].get("readOnly") is True
+          and vols.get(pr[0]["name"], {}).get("hostPath", {}).get("path") == pr_dir,
+          f"the kubelet's {pr_dir} is not mounted read-only from the node")
 
     svc = objs[("Service", "zeusd-metrics")]
     check(svc["spec"]["selector"].items() <= pod["metadata"]["labels"].items(),
