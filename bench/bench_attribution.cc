@@ -56,6 +56,48 @@ void BM_LedgerStep(benchmark::State& state) {
 }
 BENCHMARK(BM_LedgerStep)->Args({1, 8})->Args({8, 64});
 
+// The whole step the goal is about: every GPU's second of samples (six per
+// process) into weights, then booked.
+void BM_SplitAndBook(benchmark::State& state) {
+  const int gpus = static_cast<int>(state.range(0));
+  const int processes = static_cast<int>(state.range(1));
+  Ledger ledger;
+  std::vector<DeviceIndex> devices;
+  for (int g = 0; g < gpus; ++g) devices.push_back(ledger.add_device("GPU"));
+  std::vector<ProcessIndex> index_of_pid(static_cast<std::size_t>(processes));
+  std::vector<zeus::GpuProcessSample> samples;
+  for (int p = 0; p < processes; ++p) {
+    const auto w = ledger.workload(labels(p), 0);
+    index_of_pid[static_cast<std::size_t>(p)] =
+        ledger.process(static_cast<std::uint32_t>(p), 7, "python", w, 0);
+    for (int k = 0; k < 6; ++k) {
+      samples.push_back({static_cast<std::uint32_t>(p), static_cast<std::uint64_t>(k),
+                         static_cast<unsigned>(1 + p % 99), 3});
+    }
+  }
+  std::int64_t counter = 1'000'000;
+  double now = 0;
+  for (int g = 0; g < gpus; ++g) {
+    ledger.record({devices[g], zeus::Millijoules(counter), zeus::Millijoules(0), Method::kNone, {}},
+                  now);
+  }
+  std::vector<Use> uses;
+  for (auto _ : state) {
+    now += 1;
+    counter += 300'000;
+    for (int g = 0; g < gpus; ++g) {
+      const GpuSplit split = split_from_samples(samples);
+      uses.clear();
+      for (const auto& w : split.weights) uses.push_back({index_of_pid[w.pid], kNoIndex, w.weight});
+      ledger.record(
+          {devices[g], zeus::Millijoules(counter), zeus::Millijoules(60'000), split.method, uses},
+          now);
+    }
+    ledger.expire(now);
+  }
+}
+BENCHMARK(BM_SplitAndBook)->Args({1, 8})->Args({8, 64});
+
 // The samples of one GPU's second (six per process) into weights.
 void BM_SplitFromSamples(benchmark::State& state) {
   const int processes = static_cast<int>(state.range(0));

@@ -44,7 +44,7 @@ const char* idle_source_name(IdleSource source) {
 }
 
 void split_exact(std::int64_t total, std::span<const double> weights,
-                 std::vector<std::int64_t>& out, std::vector<std::size_t>& scratch) {
+                 std::vector<std::int64_t>& out, SplitScratch& scratch) {
   out.assign(weights.size(), 0);
   double sum = 0;
   for (double w : weights) sum += w;
@@ -54,10 +54,12 @@ void split_exact(std::int64_t total, std::span<const double> weights,
   std::int64_t given = 0;
   scratch.clear();
   for (std::size_t i = 0; i < weights.size(); ++i) {
+    if (!(weights[i] > 0)) continue;
     const long double exact = static_cast<long double>(total) * weights[i] / sum;
-    out[i] = std::min(total, static_cast<std::int64_t>(std::floor(exact)));
+    const long double floor = std::floor(exact);
+    out[i] = std::min(total, static_cast<std::int64_t>(floor));
     given += out[i];
-    if (weights[i] > 0) scratch.push_back(i);
+    scratch.emplace_back(exact - static_cast<long double>(out[i]), i);
   }
   // Rounding can overshoot by a unit when floors are computed from a rounded
   // quotient: take units back from the largest parts first.
@@ -66,14 +68,18 @@ void split_exact(std::int64_t total, std::span<const double> weights,
     --*it;
     --given;
   }
-  auto remainder = [&](std::size_t i) {
-    const long double exact = static_cast<long double>(total) * weights[i] / sum;
-    return exact - static_cast<long double>(out[i]);
+  // The leftover units go to the largest remainders (ties: the lower index);
+  // only that many need to be in order.
+  const auto leftover = static_cast<std::size_t>(total - given);
+  const auto by_remainder = [](const auto& a, const auto& b) {
+    return a.first != b.first ? a.first > b.first : a.second < b.second;
   };
-  std::stable_sort(scratch.begin(), scratch.end(),
-                   [&](std::size_t a, std::size_t b) { return remainder(a) > remainder(b); });
+  if (leftover < scratch.size()) {
+    std::nth_element(scratch.begin(), scratch.begin() + static_cast<std::ptrdiff_t>(leftover),
+                     scratch.end(), by_remainder);
+  }
   for (std::size_t k = 0; given < total; k = (k + 1) % scratch.size()) {
-    ++out[scratch[k]];
+    ++out[scratch[k].second];
     ++given;
   }
 }

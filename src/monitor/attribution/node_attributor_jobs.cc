@@ -114,7 +114,7 @@ void NodeAttributor::share_idle(DeviceIndex device, std::int64_t idle_mj) {
   if (holders.empty()) return;
   std::vector<double> weights(holders.size(), 1.0);
   std::vector<std::int64_t> parts;
-  std::vector<std::size_t> scratch;
+  SplitScratch scratch;
   split_exact(idle_mj, weights, parts, scratch);
   for (std::size_t i = 0; i < holders.size(); ++i) holders[i]->idle_mj += parts[i];
 }

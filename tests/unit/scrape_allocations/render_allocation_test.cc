@@ -10,8 +10,13 @@
 #include <functional>
 #include <new>
 
+#include <unistd.h>
+
 #include "unit/zeusd/zeusd_test_helpers.h"
+#include "zeus/monitor/attribution/node_attributor.h"
+#include "zeus/util/clock.h"
 #include "zeus/zeusd/metrics.h"
+#include "zeusd/attribution.h"
 
 // The replacement operators pair malloc with free, which GCC cannot see
 // through once they are inlined into library templates.
@@ -82,6 +87,47 @@ TEST(ScrapeAllocations, RenderingIntoAReservedBufferAllocatesNothing) {
   }
   EXPECT_NE(out.find("zeus_gpu_power_watts{gpu=\"7\""), std::string::npos);
   EXPECT_NE(out.find("zeus_cpu_dram_energy_joules_total{package=\"0\""), std::string::npos);
+}
+
+// The attribution ledger's families (zeusd's extra lines) in the steady
+// state: workloads, processes and devices already known, the buffer
+// reserved. Fails for label text built through temporary strings.
+TEST(ScrapeAllocations, TheAttributionFamiliesAllocateNothing) {
+  FakeNode node(8);
+  std::vector<std::shared_ptr<Gpu>> gpus(node.devices.gpus.begin(), node.devices.gpus.end());
+  ManualClock clock(Seconds(0));
+  attribution::AttributorOptions options;
+  options.gpu_idle[0] = Watts(40);
+  attribution::NodeAttributor ledger(gpus, node.devices.cpus, options, clock);
+  ledger.poll();
+  const auto self = static_cast<unsigned>(::getpid());  // a real process for the samples
+  for (unsigned g = 0; g < 8; ++g) {
+    node.nvml.add_process_sample(g, self, 2'000'000 + g, 50, 10);
+    node.nvml.advance_energy_mj(g, 150'000);
+  }
+  node.powercap.advance_energy("intel-rapl:0", 20'000'000);
+  clock.advance(Seconds(1));
+  ledger.poll();
+  std::vector<std::string> labels;
+  ledger.visit([&](const attribution::Ledger&, std::span<const attribution::DeviceInfo> infos) {
+    for (const auto& info : infos) labels.push_back("gpu=\"" + std::to_string(info.index) + "\"");
+  });
+  std::string out;
+  render_attribution(ledger, labels, true, out);
+  out.reserve(out.size() * 2);
+  for (int scrape = 0; scrape < 3; ++scrape) {
+    EXPECT_EQ(allocations_during([&] {
+                out.clear();
+                render_attribution(ledger, labels, true, out);
+              }),
+              0U)
+        << "scrape " << scrape;
+  }
+  EXPECT_NE(out.find("zeus_workload_gpu_energy_joules_total{cgroup="), std::string::npos) << out;
+  EXPECT_NE(out.find("zeus_process_gpu_energy_joules_total{pid=\"" + std::to_string(self)),
+            std::string::npos);
+  EXPECT_NE(out.find("zeus_gpu_energy_split_joules_total{gpu=\"7\",share=\"attributed\"}"),
+            std::string::npos);
 }
 
 }  // namespace

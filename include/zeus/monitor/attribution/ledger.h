@@ -33,6 +33,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "zeus/util/units.h"
@@ -66,8 +67,9 @@ const char* idle_source_name(IdleSource source);
 // (ties to the lower index). The parts add up to `total` exactly.
 // `out` is resized to weights.size(); `scratch` is reused working space, so a
 // caller that keeps both allocates nothing once they are large enough.
+using SplitScratch = std::vector<std::pair<long double, std::size_t>>;  // (remainder, index)
 void split_exact(std::int64_t total, std::span<const double> weights,
-                 std::vector<std::int64_t>& out, std::vector<std::size_t>& scratch);
+                 std::vector<std::int64_t>& out, SplitScratch& scratch);
 
 using DeviceIndex = std::uint32_t;
 using WorkloadIndex = std::uint32_t;
@@ -260,7 +262,7 @@ class Ledger {
   // Working space of record().
   std::vector<double> weights_;
   std::vector<std::int64_t> parts_;
-  std::vector<std::size_t> order_;
+  SplitScratch order_;
 };
 
 }  // namespace zeus::attribution

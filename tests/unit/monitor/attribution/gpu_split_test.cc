@@ -86,7 +86,7 @@ TEST(GpuSplitSources, MigWeighsEachInstancesSmFractionSharedByItsProcesses) {
   // 66 : 16 : 16 of the active energy, as the instances' SM fractions say.
   std::vector<double> w = {weight_of(split, 10), weight_of(split, 20), weight_of(split, 21)};
   std::vector<std::int64_t> parts;
-  std::vector<std::size_t> scratch;
+  SplitScratch scratch;
   split_exact(98'000, w, parts, scratch);
   EXPECT_EQ(parts, (std::vector<std::int64_t>{66'000, 16'000, 16'000}));
 }

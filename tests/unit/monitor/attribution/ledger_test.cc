@@ -21,7 +21,7 @@ WorkloadLabels cgroup_labels(std::string cgroup) {
 
 std::vector<std::int64_t> split(std::int64_t total, std::vector<double> weights) {
   std::vector<std::int64_t> out;
-  std::vector<std::size_t> scratch;
+  SplitScratch scratch;
   split_exact(total, weights, out, scratch);
   return out;
 }
