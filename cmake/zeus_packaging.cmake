@@ -196,17 +196,21 @@ set(CPACK_COMPONENT_PYTHON_DESCRIPTION
 # (slurmstepd compares plugin_version with its own major.minor).
 if(TARGET spank_zeus)
   file(STRINGS ${ZEUS_SPANK_INCLUDE_DIR}/slurm/slurm_version.h ZEUS_SLURM_VERSION_LINE
-       REGEX "^#define SLURM_VERSION_STRING")
+       REGEX "^#define SLURM_VERSION_NUMBER")
   set(CPACK_DEBIAN_SLURM_PACKAGE_NAME zeus-slurm)
   set(CPACK_DEBIAN_SLURM_PACKAGE_SECTION admin)
-  if(ZEUS_SLURM_VERSION_LINE MATCHES "\"([0-9]+)\\.([0-9]+)")
-    math(EXPR ZEUS_SLURM_NEXT_MINOR "${CMAKE_MATCH_2} + 1")
-    string(LENGTH "${CMAKE_MATCH_2}" ZEUS_SLURM_MINOR_DIGITS)
-    if(ZEUS_SLURM_MINOR_DIGITS EQUAL 2 AND ZEUS_SLURM_NEXT_MINOR LESS 10)
-      set(ZEUS_SLURM_NEXT_MINOR "0${ZEUS_SLURM_NEXT_MINOR}")
-    endif()
+  # 0xMMmmuu: Debian's slurmd is versioned MM.mm.uu, minor with two digits.
+  if(ZEUS_SLURM_VERSION_LINE MATCHES "0x([0-9a-fA-F][0-9a-fA-F])([0-9a-fA-F][0-9a-fA-F])")
+    math(EXPR ZEUS_SLURM_MAJOR "0x${CMAKE_MATCH_1}")
+    math(EXPR ZEUS_SLURM_MINOR "0x${CMAKE_MATCH_2}")
+    math(EXPR ZEUS_SLURM_NEXT "${ZEUS_SLURM_MINOR} + 1")
+    foreach(v ZEUS_SLURM_MINOR ZEUS_SLURM_NEXT)
+      if(${v} LESS 10)
+        set(${v} "0${${v}}")
+      endif()
+    endforeach()
     set(CPACK_DEBIAN_SLURM_PACKAGE_DEPENDS
-        "slurmd (>= ${CMAKE_MATCH_1}.${CMAKE_MATCH_2}), slurmd (<< ${CMAKE_MATCH_1}.${ZEUS_SLURM_NEXT_MINOR})")
+        "slurmd (>= ${ZEUS_SLURM_MAJOR}.${ZEUS_SLURM_MINOR}), slurmd (<< ${ZEUS_SLURM_MAJOR}.${ZEUS_SLURM_NEXT})")
   endif()
   set(CPACK_DEBIAN_SLURM_PACKAGE_RECOMMENDS "zeusd")
   set(CPACK_DEBIAN_SLURM_PACKAGE_SUGGESTS "zeus")
@@ -214,7 +218,8 @@ if(TARGET spank_zeus)
   file(COPY ${ZEUS_DEB_DIR}/zeus-slurm.conffiles DESTINATION ${CMAKE_BINARY_DIR}/packaging/zeus-slurm-control)
   file(RENAME ${CMAKE_BINARY_DIR}/packaging/zeus-slurm-control/zeus-slurm.conffiles
        ${CMAKE_BINARY_DIR}/packaging/zeus-slurm-control/conffiles)
-  set(CPACK_COMPONENT_SLURM_DESCRIPTION
+  # One string (separate arguments would be joined with ';').
+  string(CONCAT CPACK_COMPONENT_SLURM_DESCRIPTION
       "Energy per Slurm job with Zeus (SPANK plugin)\n"
       "spank_zeus.so tells the node's zeusd which processes and GPUs each job step\n"
       "has and, at the step's end, writes the step's GPU and CPU energy from\n"
