@@ -316,8 +316,7 @@ Daemon::Daemon(DaemonOptions options, DaemonDevices devices, Clock& clock)
         "# TYPE zeusd_leases gauge\nzeusd_leases ");
     fmt::format_to(std::back_inserter(out), "{}\n", s.leases->active());
     if (s.attributor) {
-      render_attribution(*s.attributor, s.attribution_labels, s.options.attribution_processes,
-                         out);
+      render_attribution(*s.attributor, s.attribution_labels, s.options.attribution_processes, out);
     }
   };
 }
@@ -411,6 +410,10 @@ void Daemon::start() {
     m.route(http::Method::kGet, "/metrics", [&s](const http::Request&) {
       std::string body;
       body.reserve(s.metrics_capacity.load(std::memory_order_relaxed));
+      // One poll's numbers for the whole scrape: the energy counters and
+      // their split families must add up.
+      std::shared_lock<std::shared_mutex> frame;
+      if (s.attributor) frame = s.attributor->hold_frame();
       s.metrics->render(body);
       s.metrics_capacity.store(body.size() + body.size() / 4 + 256, std::memory_order_relaxed);
       return http::Response::text(200, std::move(body), "text/plain; version=0.0.4; charset=utf-8");

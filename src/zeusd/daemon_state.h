@@ -5,7 +5,9 @@
 
 #include <atomic>
 #include <functional>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -60,6 +62,8 @@ struct Daemon::State {
   std::vector<std::string> attribution_labels;
   PeriodicThread attribution_thread;
   std::string pods_warning;  // the last kubelet failure warned about
+  std::mutex job_owners_mutex;
+  std::map<std::string, uid_t> job_owners;  // "<job>.<step>" -> the uid that registered it
   std::atomic<std::size_t> metrics_capacity{4096};
   std::unique_ptr<http::Server> api_server;
   std::unique_ptr<http::Server> metrics_server;

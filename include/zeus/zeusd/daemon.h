@@ -62,7 +62,7 @@ struct DaemonOptions {
   // interval and the metrics listener and GET /attribution export it.
   bool attribution = true;
   double attribution_interval_s = 1.0;
-  bool attribution_processes = false;  // per-process series (pid, comm): cardinality
+  bool attribution_processes = false;     // per-process series (pid, comm): cardinality
   std::map<unsigned, double> gpu_idle_w;  // configured idle power by GPU id; others learned
   std::map<unsigned, double> cpu_idle_w;  // by CPU package id; others 0
   std::string attribution_state_path;     // learned idle powers kept here ("" : not kept)

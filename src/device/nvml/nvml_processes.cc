@@ -4,6 +4,7 @@
 #include "device/nvml/nvml_processes.h"
 
 #include <fmt/format.h>
+#include <chrono>
 
 #include <algorithm>
 #include <cstring>
@@ -65,9 +66,18 @@ GpuAccountingStat to_stat(unsigned pid, const abi::nvmlAccountingStats_t& s) {
   // struct cannot say "unknown" (the samples are the better source there).
   stat.gpu_percent = percent_or_zero(s.gpuUtilization);
   stat.memory_percent = percent_or_zero(s.memoryUtilization);
-  stat.time_ms = static_cast<std::uint64_t>(s.time);  // 0 while running, as NVML reports it
+  stat.time_ms = static_cast<std::uint64_t>(s.time);
   stat.start_time_us = static_cast<std::uint64_t>(s.startTime);
   stat.running = s.isRunning != 0;
+  if (stat.running && stat.time_ms == 0 && stat.start_time_us > 0) {
+    // NVML reports 0 until a process ends; how long it has run is then the
+    // time since its start (a wall-clock timestamp in µs).
+    const auto now_us =
+        static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::microseconds>(
+                                       std::chrono::system_clock::now().time_since_epoch())
+                                       .count());
+    if (now_us > stat.start_time_us) stat.time_ms = (now_us - stat.start_time_us) / 1000;
+  }
   return stat;
 }
 

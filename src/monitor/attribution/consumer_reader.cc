@@ -122,8 +122,12 @@ std::optional<ProcessInfo> ConsumerReader::process(std::uint32_t pid) const {
   }
   if (!cgroup) return std::nullopt;
   static const std::uint64_t kTicksPerSecond = clock_ticks_per_second();
-  return ProcessInfo{pid, stat->start_ticks, std::string(without_newline(*comm)),
-                     std::move(*cgroup), detail::ticks_to_us(stat->cpu_ticks, kTicksPerSecond)};
+  return ProcessInfo{pid,
+                     stat->start_ticks,
+                     std::string(without_newline(*comm)),
+                     std::move(*cgroup),
+                     detail::ticks_to_us(stat->cpu_ticks, kTicksPerSecond),
+                     stat->ppid};
 }
 
 std::optional<std::uint64_t> ConsumerReader::cgroup_cpu_time_us(std::string_view cgroup) const {

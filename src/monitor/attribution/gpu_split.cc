@@ -39,12 +39,26 @@ GpuSplit split_from_samples(std::span<const GpuProcessSample> samples) {
   GpuSplit split;
   split.method = Method::kProcessUtilization;
   split.busy = !samples.empty();
-  for (const auto& s : samples) add_weight(split.weights, s.pid, s.sm_percent);
-  if (!any_weight(split)) {
+  // Sorted by pid, each process's samples are one run: O(n log n) however
+  // many processes share the GPU.
+  std::vector<GpuProcessSample> sorted(samples.begin(), samples.end());
+  std::sort(sorted.begin(), sorted.end(),
+            [](const auto& a, const auto& b) { return a.pid < b.pid; });
+  std::vector<double> memory;
+  bool any_sm = false;
+  for (const auto& s : sorted) {
+    if (split.weights.empty() || split.weights.back().pid != s.pid) {
+      split.weights.push_back(ProcessWeight{s.pid, 0});
+      memory.push_back(0);
+    }
+    split.weights.back().weight += s.sm_percent;
+    memory.back() += s.memory_percent;
+    any_sm = any_sm || s.sm_percent > 0;
+  }
+  if (!any_sm) {
     // Memory-bound work (copies, decoding) shows no SM activity: weigh the
     // memory utilization rather than call the interval idle.
-    split.weights.clear();
-    for (const auto& s : samples) add_weight(split.weights, s.pid, s.memory_percent);
+    for (std::size_t i = 0; i < memory.size(); ++i) split.weights[i].weight = memory[i];
   }
   return split;
 }

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <unordered_set>
 
 #include "zeus/util/error.h"
 #include "zeus/util/files.h"
@@ -29,6 +30,7 @@ std::uint64_t time_key(std::uint32_t pid, std::uint64_t start_ticks) {
 
 std::map<unsigned, Watts> parse_idle_powers(std::string_view text, std::string_view what) {
   std::map<unsigned, Watts> out;
+  if (text.empty()) return out;  // the flag not given
   for (const std::string& entry : split_list(text, what)) {
     const auto eq = entry.find('=');
     if (eq == std::string::npos) {
@@ -150,7 +152,7 @@ void NodeAttributor::set_pods(PodDeviceMap pods) {
 
 void NodeAttributor::label_job(const std::string& cgroup, const std::string& job) {
   std::lock_guard lock(mutex_);
-  jobs_[cgroup] = job;
+  job_labels_[cgroup] = job;
   if (ledger_.find_workload(cgroup)) {
     WorkloadLabels labels;
     labels.cgroup = cgroup;
@@ -166,7 +168,7 @@ WorkloadIndex NodeAttributor::workload_of(const std::string& cgroup, double now)
   }
   WorkloadLabels labels;
   labels.cgroup = cgroup;
-  if (auto it = jobs_.find(cgroup); it != jobs_.end()) {
+  if (auto it = job_labels_.find(cgroup); it != job_labels_.end()) {
     labels.hpc_job = it->second;
   } else {
     labels.hpc_job = parse_cgroup_owner(cgroup).slurm_job;
@@ -190,8 +192,9 @@ void NodeAttributor::read_processes(double now) {
     s.info = std::move(*info);
     s.poll = polls_;
     s.workload = kNoIndex;
-    (void)now;
+    s.in_job = false;
   }
+  assign_jobs(now);
 }
 
 ProcessIndex NodeAttributor::process_for(std::uint32_t pid, double now) {
@@ -289,40 +292,54 @@ void NodeAttributor::label_gpu_holders(const GpuState& g, std::span<const Proces
 }
 
 std::vector<Use>& NodeAttributor::cpu_uses(double now) {
-  // CPU time of the interval per workload: a leaf cgroup's own counter, or
-  // the sum over its processes where the cgroup has children.
+  // CPU time of the interval per workload: a leaf cgroup's own counter
+  // (which keeps the time of processes that ended between polls), else the
+  // sum over its processes: for a cgroup with children (its counter counts
+  // theirs too), a cgroup that also holds a job's process, and the job's
+  // processes themselves. Every process's time is remembered each poll, so
+  // switching a cgroup from one way to the other never counts time twice.
   std::unordered_map<std::string, std::uint64_t> cgroup_now;
   std::unordered_map<std::uint64_t, std::uint64_t> process_now;
   std::unordered_map<WorkloadIndex, double> weight;
+  std::unordered_set<std::string_view> shared;
+  for (const auto& [pid, s] : seen_) {
+    if (s.poll == polls_ && s.in_job) shared.insert(s.info.cgroup);
+  }
   const bool baseline = polls_ == 0;
   for (auto& [pid, s] : seen_) {
     if (s.poll != polls_) continue;  // gone
     if (s.workload == kNoIndex) s.workload = workload_of(s.info.cgroup, now);
-    const std::string& cgroup = s.info.cgroup;
-    std::optional<std::uint64_t> counter;
-    if (!cgroup_now.contains(cgroup) && !reader_.cgroup_has_children(cgroup)) {
-      counter = reader_.cgroup_cpu_time_us(cgroup);
-    }
-    if (counter) {
-      cgroup_now[cgroup] = *counter;
-      const auto before = cgroup_time_us_.find(cgroup);
-      const std::uint64_t was = before != cgroup_time_us_.end() ? before->second : 0;
-      if (!baseline && *counter > was) weight[s.workload] += static_cast<double>(*counter - was);
-      continue;
-    }
-    if (cgroup_now.contains(cgroup)) continue;  // counted through the cgroup's counter
     const std::uint64_t key = time_key(pid, s.info.start_ticks);
     process_now[key] = s.info.cpu_time_us;
     const auto before = process_time_us_.find(key);
+    // A process first seen after the first poll was born since the last one:
+    // all its time is the interval's.
     const std::uint64_t was = before != process_time_us_.end() ? before->second : 0;
-    if (!baseline && s.info.cpu_time_us > was) {
-      weight[s.workload] += static_cast<double>(s.info.cpu_time_us - was);
+    const double own =
+        baseline || s.info.cpu_time_us < was ? 0.0 : static_cast<double>(s.info.cpu_time_us - was);
+    const std::string& cgroup = s.info.cgroup;
+    if (!s.in_job && !shared.contains(cgroup)) {
+      if (cgroup_now.contains(cgroup)) continue;  // counted through its cgroup's counter
+      if (!reader_.cgroup_has_children(cgroup)) {
+        if (const auto counter = reader_.cgroup_cpu_time_us(cgroup)) {
+          cgroup_now[cgroup] = *counter;
+          // A cgroup not counted at the last poll starts a baseline now.
+          const auto last = cgroup_time_us_.find(cgroup);
+          if (last != cgroup_time_us_.end() && *counter > last->second) {
+            weight[s.workload] += static_cast<double>(*counter - last->second);
+          }
+          continue;
+        }
+      }
     }
+    weight[s.workload] += own;
   }
   cgroup_time_us_ = std::move(cgroup_now);
   process_time_us_ = std::move(process_now);
   uses_.clear();
-  for (const auto& [workload, w] : weight) uses_.push_back(Use{kNoIndex, workload, w});
+  for (const auto& [workload, w] : weight) {
+    if (w > 0) uses_.push_back(Use{kNoIndex, workload, w});
+  }
   return uses_;
 }
 
@@ -354,6 +371,7 @@ void NodeAttributor::poll_cpus(double now, double seconds) {
 }
 
 void NodeAttributor::poll() {
+  std::unique_lock frame(frame_);
   std::lock_guard lock(mutex_);
   const double now = clock_.now().count();
   const double seconds = last_poll_s_ < 0 ? 0.0 : now - last_poll_s_;

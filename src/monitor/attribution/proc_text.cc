@@ -90,8 +90,11 @@ std::optional<StatFields> parse_proc_stat(std::string_view text, std::uint32_t p
   const auto utime = parse_u64(fields[14 - 3]);
   const auto stime = parse_u64(fields[15 - 3]);
   const auto start = parse_u64(fields[22 - 3]);
-  if (!utime || !stime || !start || *utime + *stime < *utime) return std::nullopt;
-  return StatFields{*start, *utime + *stime};
+  const auto ppid = parse_u64(fields[4 - 3]);
+  if (!utime || !stime || !start || !ppid || *ppid > 0xffffffffULL || *utime + *stime < *utime) {
+    return std::nullopt;
+  }
+  return StatFields{static_cast<std::uint32_t>(*ppid), *start, *utime + *stime};
 }
 
 std::optional<std::string> counter_cgroup(std::string_view text, CgroupMode mode) {

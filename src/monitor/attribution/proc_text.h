@@ -36,6 +36,7 @@ std::optional<std::uint64_t> parse_u64(std::string_view text);
 
 // The fields of /proc/<pid>/stat this part uses, in clock ticks.
 struct StatFields {
+  std::uint32_t ppid = 0;         // field 4
   std::uint64_t start_ticks = 0;  // field 22
   std::uint64_t cpu_ticks = 0;    // fields 14 + 15 (utime + stime)
 };

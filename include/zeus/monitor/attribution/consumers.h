@@ -25,6 +25,7 @@ struct ProcessInfo {
   std::string cgroup;  // the cgroup the CPU counters are read from (see CgroupLayout)
   // utime + stime of the process (its threads included), in microseconds.
   std::uint64_t cpu_time_us = 0;
+  std::uint32_t ppid = 0;  // the parent (/proc/<pid>/stat field 4): jobs follow descendants
 };
 
 // Which hierarchy holds the CPU counters.

@@ -21,6 +21,9 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
+#include <shared_mutex>
+#include <span>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -60,6 +63,22 @@ struct DeviceInfo {
   Watts last_power{0};  // measured energy of the last interval / its length
 };
 
+// One batch job step's energy (Slurm): what zeusd answers when the step ends.
+struct JobRecord {
+  std::string job;
+  std::string step;
+  double start_unix_s = 0;
+  double end_unix_s = 0;             // 0 while the step runs
+  double gpu_j = 0;                  // active GPU energy of its processes
+  double cpu_j = 0;                  // active CPU package + DRAM energy, by CPU time
+  double idle_j = 0;                 // its share of the idle energy of the GPUs it held
+  std::string method;                // how its GPUs were split ("cpu_time" without GPUs)
+  std::vector<std::string> gpus;     // UUIDs of the GPUs it held
+  std::vector<std::string> missing;  // what the numbers lack, in words
+  std::size_t processes = 0;         // processes registered (descendants are followed)
+};
+std::string job_record_json(const JobRecord& record);
+
 // "0=60,1=58.5" (device id = idle watts) from a flag: each id once, watts
 // finite in [0, 10000]. kInvalidArgument naming `what` otherwise.
 std::map<unsigned, Watts> parse_idle_powers(std::string_view text, std::string_view what);
@@ -79,6 +98,26 @@ class NodeAttributor {
   // Slurm (or any batch system) says which cgroup holds job `job`: its
   // workload gets the hpc_job label.
   void label_job(const std::string& cgroup, const std::string& job);
+
+  // A job step's processes: `pids` and, from then on, their descendants
+  // count for the step (workload "slurm:<job>.<step>", labelled hpc_job),
+  // whatever their cgroup; `gpus` (indices) are the GPUs it holds, whose
+  // idle energy it shares. Repeated calls add processes. Pids that are gone
+  // are noted in the record's `missing`.
+  void start_job(const std::string& job, const std::string& step,
+                 std::span<const std::uint32_t> pids, std::span<const unsigned> gpus);
+  // Polls once more (so the record reaches now) and ends the step;
+  // nullopt when no such step is running.
+  std::optional<JobRecord> end_job(const std::string& job, const std::string& step);
+  // The running steps, energy so far.
+  std::vector<JobRecord> jobs() const;
+
+  // Holds polls off while alive, so that several reads (a scrape's energy
+  // counters and their split families) see one poll's numbers. Readers do
+  // not exclude each other.
+  std::shared_lock<std::shared_mutex> hold_frame() const {
+    return std::shared_lock<std::shared_mutex>(frame_);
+  }
 
   // Runs `f(const Ledger&, std::span<const DeviceInfo>)` under the lock.
   template <class F>
@@ -112,7 +151,22 @@ class NodeAttributor {
     ProcessInfo info;
     WorkloadIndex workload = kNoIndex;  // resolved on first need in a poll
     std::uint64_t poll = 0;
+    bool in_job = false;  // workload is a job step's
   };
+  struct JobState {
+    std::string job;
+    std::string step;
+    WorkloadIndex workload = kNoIndex;
+    double start_unix_s = 0;
+    std::vector<std::pair<std::uint32_t, std::uint64_t>> roots;  // (pid, start_ticks)
+    std::vector<DeviceIndex> gpus;
+    std::int64_t idle_mj = 0;
+    std::vector<std::string> missing;
+    std::size_t processes = 0;
+  };
+  void assign_jobs(double now);
+  void share_idle(DeviceIndex device, std::int64_t idle_mj);
+  JobRecord record_of(const JobState& job) const;
   void read_processes(double now);
   WorkloadIndex workload_of(const std::string& cgroup, double now);
   void poll_gpu(GpuState& g, double now, double seconds);
@@ -127,14 +181,16 @@ class NodeAttributor {
   AttributorOptions options_;
   Clock& clock_;
   ConsumerReader reader_;
+  mutable std::shared_mutex frame_;  // poll() exclusive, hold_frame() shared
   mutable std::mutex mutex_;
   Ledger ledger_;
   std::vector<GpuState> gpus_;
   std::vector<CpuState> cpus_;
   std::vector<DeviceInfo> infos_;  // by DeviceIndex
   PodDeviceMap pods_;
-  std::unordered_map<std::string, std::string> jobs_;  // cgroup -> job id
-  std::unordered_map<std::uint32_t, Seen> seen_;       // by pid, this poll's and the last's
+  std::unordered_map<std::string, std::string> job_labels_;  // cgroup -> job id
+  std::map<std::string, JobState> jobs_;                     // "<job>.<step>" -> state
+  std::unordered_map<std::uint32_t, Seen> seen_;             // by pid, this poll's and the last's
   // CPU time bookkeeping between polls.
   std::unordered_map<std::string, std::uint64_t> cgroup_time_us_;
   std::unordered_map<std::uint64_t, std::uint64_t> process_time_us_;  // (pid, start) hash -> µs

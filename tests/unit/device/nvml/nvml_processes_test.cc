@@ -4,6 +4,7 @@
 // size) and the MIG layout; an old driver and a lost GPU.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <chrono>
 
 #include <cstddef>
 #include <cstring>
@@ -146,7 +147,13 @@ TEST_F(NvmlProcessesTest, AccountingOffIsNotSupportedWithTheHint) {
 // NVML_VALUE_NOT_AVAILABLE passed on as 4294967295 %.
 TEST_F(NvmlProcessesTest, AccountingReadsEachRecordedProcessAndSkipsVanishedOnes) {
   fake_.set_accounting_mode(0, 1);
-  fake_.add_accounting_stats(0, 100, 62, 17, 2 * kGiB, 0, 1'700'000'000'000'000ULL, true);
+  // Started ten seconds ago (wall clock, µs), still running.
+  const auto started_us =
+      static_cast<unsigned long long>(std::chrono::duration_cast<std::chrono::microseconds>(
+                                          std::chrono::system_clock::now().time_since_epoch())
+                                          .count()) -
+      10'000'000ULL;
+  fake_.add_accounting_stats(0, 100, 62, 17, 2 * kGiB, 0, started_us, true);
   fake_.add_accounting_pid(0, 101);  // listed, but its stats are gone
   fake_.add_accounting_stats(0, 102, 0xFFFFFFFFU, 0xFFFFFFFFU, kGiB, 5000, 1'600'000'000'000'000ULL,
                              false);
@@ -156,8 +163,11 @@ TEST_F(NvmlProcessesTest, AccountingReadsEachRecordedProcessAndSkipsVanishedOnes
   EXPECT_EQ(stats[0].pid, 100u);
   EXPECT_EQ(stats[0].gpu_percent, 62u);
   EXPECT_EQ(stats[0].memory_percent, 17u);
-  EXPECT_EQ(stats[0].time_ms, 0u);  // NVML reports 0 while the process runs
-  EXPECT_EQ(stats[0].start_time_us, 1'700'000'000'000'000ULL);
+  // NVML reports 0 while the process runs: the backend gives the time since
+  // its start instead, which accounting weights need.
+  EXPECT_GE(stats[0].time_ms, 10'000u);
+  EXPECT_LT(stats[0].time_ms, 70'000u);
+  EXPECT_EQ(stats[0].start_time_us, started_us);
   EXPECT_TRUE(stats[0].running);
   EXPECT_EQ(stats[1].pid, 102u);
   EXPECT_EQ(stats[1].gpu_percent, 0u);
