@@ -10,6 +10,9 @@
 #   zeusd           the daemon, its hardened systemd unit, /etc/default/zeusd,
 #                   the group zeusd for socket users
 #   python3-zeuscpp the zeuscpp module for Debian's python3
+#   zeus-slurm      the SPANK plugin spank_zeus.so, a commented
+#                   plugstack.conf.d snippet, docs/slurm.md (when libslurm-dev
+#                   was found)
 #
 # Configure with -DCMAKE_INSTALL_PREFIX=/usr -DCMAKE_INSTALL_SYSCONFDIR=/etc
 # (make package does).
@@ -65,9 +68,24 @@ if(TARGET zeusd)
           DESTINATION ${CMAKE_INSTALL_DATADIR}/doc/zeusd COMPONENT daemon)
 endif()
 
+# The Slurm plugin's files (the slurm component): the snippet names the
+# plugin's installed path, and stays commented (installing enables nothing).
+if(TARGET spank_zeus)
+  set(ZEUS_SPANK_PLUGIN_PATH ${CMAKE_INSTALL_FULL_LIBDIR}/slurm-wlm/spank_zeus.so)
+  configure_file(${CMAKE_SOURCE_DIR}/packaging/slurm/zeus.conf.in
+                 ${CMAKE_BINARY_DIR}/packaging/slurm/zeus.conf @ONLY)
+  install(FILES ${CMAKE_BINARY_DIR}/packaging/slurm/zeus.conf
+          DESTINATION ${CMAKE_INSTALL_SYSCONFDIR}/slurm/plugstack.conf.d COMPONENT slurm)
+  install(FILES ${CMAKE_SOURCE_DIR}/docs/slurm.md
+          DESTINATION ${CMAKE_INSTALL_DATADIR}/doc/zeus-slurm COMPONENT slurm)
+endif()
+
 # Every package carries /usr/share/doc/<package>/copyright (Debian policy 12.5)
 # and a changelog.
 set(ZEUS_DEB_PACKAGES runtime:zeus development:libzeus-dev daemon:zeusd python:python3-zeuscpp)
+if(TARGET spank_zeus)
+  list(APPEND ZEUS_DEB_PACKAGES slurm:zeus-slurm)
+endif()
 string(TIMESTAMP ZEUS_DEB_DATE "%a, %d %b %Y %H:%M:%S +0000" UTC)
 foreach(entry ${ZEUS_DEB_PACKAGES})
   string(REPLACE ":" ";" pair ${entry})
@@ -103,6 +121,9 @@ if(TARGET zeuscpp_core)
 endif()
 if(TARGET zeusd)
   list(APPEND CPACK_COMPONENTS_ALL daemon)
+endif()
+if(TARGET spank_zeus)
+  list(APPEND CPACK_COMPONENTS_ALL slurm)
 endif()
 set(CPACK_DEBIAN_PACKAGE_RELEASE 1)
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
@@ -171,4 +192,39 @@ set(CPACK_COMPONENT_PYTHON_DESCRIPTION
     "Zeus in C++ for Python (zeuscpp)\n"
     "The Python Zeus's API (zeuscpp.monitor, zeuscpp.optimizer.power_limit, ...)\n"
     "on the C++ library: swap zeus for zeuscpp in the imports.")
+# The plugin is loaded only by the Slurm release it was built against
+# (slurmstepd compares plugin_version with its own major.minor).
+if(TARGET spank_zeus)
+  file(STRINGS ${ZEUS_SPANK_INCLUDE_DIR}/slurm/slurm_version.h ZEUS_SLURM_VERSION_LINE
+       REGEX "^#define SLURM_VERSION_NUMBER")
+  set(CPACK_DEBIAN_SLURM_PACKAGE_NAME zeus-slurm)
+  set(CPACK_DEBIAN_SLURM_PACKAGE_SECTION admin)
+  # 0xMMmmuu: Debian's slurmd is versioned MM.mm.uu, minor with two digits.
+  if(ZEUS_SLURM_VERSION_LINE MATCHES "0x([0-9a-fA-F][0-9a-fA-F])([0-9a-fA-F][0-9a-fA-F])")
+    math(EXPR ZEUS_SLURM_MAJOR "0x${CMAKE_MATCH_1}")
+    math(EXPR ZEUS_SLURM_MINOR "0x${CMAKE_MATCH_2}")
+    math(EXPR ZEUS_SLURM_NEXT "${ZEUS_SLURM_MINOR} + 1")
+    foreach(v ZEUS_SLURM_MINOR ZEUS_SLURM_NEXT)
+      if(${v} LESS 10)
+        set(${v} "0${${v}}")
+      endif()
+    endforeach()
+    set(CPACK_DEBIAN_SLURM_PACKAGE_DEPENDS
+        "slurmd (>= ${ZEUS_SLURM_MAJOR}.${ZEUS_SLURM_MINOR}), slurmd (<< ${ZEUS_SLURM_MAJOR}.${ZEUS_SLURM_NEXT})")
+  endif()
+  set(CPACK_DEBIAN_SLURM_PACKAGE_RECOMMENDS "zeusd")
+  set(CPACK_DEBIAN_SLURM_PACKAGE_SUGGESTS "zeus")
+  set(CPACK_DEBIAN_SLURM_PACKAGE_CONTROL_EXTRA ${CMAKE_BINARY_DIR}/packaging/zeus-slurm-control/conffiles)
+  file(COPY ${ZEUS_DEB_DIR}/zeus-slurm.conffiles DESTINATION ${CMAKE_BINARY_DIR}/packaging/zeus-slurm-control)
+  file(RENAME ${CMAKE_BINARY_DIR}/packaging/zeus-slurm-control/zeus-slurm.conffiles
+       ${CMAKE_BINARY_DIR}/packaging/zeus-slurm-control/conffiles)
+  # One string (separate arguments would be joined with ';').
+  string(CONCAT CPACK_COMPONENT_SLURM_DESCRIPTION
+      "Energy per Slurm job with Zeus (SPANK plugin)\n"
+      "spank_zeus.so tells the node's zeusd which processes and GPUs each job step\n"
+      "has and, at the step's end, writes the step's GPU and CPU energy from\n"
+      "zeusd's conserved ledger to a record per step and to the job's\n"
+      "AdminComment; shared nodes and GPUs included. Enable it in\n"
+      "/etc/slurm/plugstack.conf.d/zeus.conf; read it with `zeus slurm report`.")
+endif()
 include(CPack)
