@@ -101,8 +101,9 @@ void start_attribution(Daemon::State& s) {
   if (!s.attributor) return;
   s.attributor->poll();  // the first reading: the counters' starting points
   refresh_pods(s);
-  const auto polls_per_refresh = std::max<std::uint64_t>(
-      1, static_cast<std::uint64_t>(10.0 / s.options.attribution_interval_s));
+  const auto polls_per_refresh =
+      std::max<std::uint64_t>(1, static_cast<std::uint64_t>(s.options.pod_resources_refresh_s /
+                                                            s.options.attribution_interval_s));
   s.attribution_thread.start(s.clock, Seconds(s.options.attribution_interval_s),
                              [&s, polls_per_refresh] {
                                try {

@@ -251,6 +251,9 @@ Daemon::Daemon(DaemonOptions options, DaemonDevices devices, Clock& clock)
     throw_error(ErrorCode::kInvalidArgument,
                 "--attribution-interval must be a number of seconds in [0.05, 3600]");
   }
+  if (!(s.options.pod_resources_refresh_s > 0 && s.options.pod_resources_refresh_s <= 86400)) {
+    throw_error(ErrorCode::kInvalidArgument, "the pod refresh period must be in (0, 86400] s");
+  }
   if (s.options.enabled.empty()) {
     throw_error(ErrorCode::kInvalidArgument, "enable at least one API group");
   }

@@ -15,7 +15,19 @@ void refresh_pods(Daemon::State& s) {
   const std::string& socket = s.options.pod_resources_socket;
   if (!s.attributor || socket.empty()) return;
   std::error_code ec;
-  if (!std::filesystem::exists(socket, ec)) return;  // not a Kubernetes node (or not mounted)
+  if (!std::filesystem::exists(socket, ec)) {
+    // The default path missing is a node without Kubernetes: silence. A path
+    // the operator gave that is missing is worth one warning.
+    const std::string warning = "no such socket";
+    if (socket != DaemonOptions{}.pod_resources_socket && s.pods_warning != warning) {
+      log::warn(
+          "zeusd: no kubelet PodResources socket at {}: workloads get no pod labels until "
+          "it appears (mount /var/lib/kubelet/pod-resources into the pod)",
+          socket);
+      s.pods_warning = warning;
+    }
+    return;
+  }
   try {
     s.attributor->set_pods(attribution::PodDeviceMap(attribution::list_pod_resources(socket)));
     s.pods_warning.clear();

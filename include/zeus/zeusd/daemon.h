@@ -68,7 +68,8 @@ struct DaemonOptions {
   std::string attribution_state_path;     // learned idle powers kept here ("" : not kept)
   // The kubelet's PodResources socket, read when it exists ("" : never).
   std::string pod_resources_socket = "/var/lib/kubelet/pod-resources/kubelet.sock";
-  std::string proc_root = "/proc";  // where processes and cgroups are read (tests)
+  double pod_resources_refresh_s = 10;  // how often pods are listed (at most once a poll)
+  std::string proc_root = "/proc";      // where processes and cgroups are read (tests)
   std::string cgroup_root = "/sys/fs/cgroup";
 };
 

@@ -48,7 +48,7 @@ TEST(ZeusTop, ReadsARunningZeusdWhenOneIsConfigured) {
   const std::string socket = (dir / "zeusd.sock").string();
   BackgroundProgram zeusd({bin("zeusd"), "serve", "--socket-path", socket, "--gpu-backend", "sim",
                            "--attribution-interval", "0.1"},
-                          {"ZEUS_SIM_GPUS=1", "ZEUS_POWERCAP_ROOT=/nonexistent"});
+                          {"ZEUS_SIM_GPUS=1", "ZEUS_POWERCAP_ROOT=/nonexistent", "ZEUS_LOG_LEVEL=info"});
   ASSERT_TRUE(zeusd.wait_for_stderr("listening on")) << zeusd.err();
   const auto r = run_program({bin("zeus"), "top", "--once", "--json", "--interval", "0.3"},
                              {"ZEUSD_SOCK_PATH=" + socket, "ZEUS_GPU_BACKEND=none"});
