@@ -200,6 +200,54 @@ struct AsicInfoBuffer {
   unsigned char rest[3840];
 };
 
+// amdsmi_proc_info_t: one entry of amdsmi_get_gpu_process_list, an array the
+// caller allocates, so the entry size is the stride and must be exact. Its
+// name and container_name grew from AMDSMI_NORMAL_STRING_LENGTH (32) to
+// AMDSMI_MAX_STRING_LENGTH (256), which moves pid and mem. Layouts from AMD
+// SMI's amdsmi.h: ABI 24 as of 24.7 (ROCm 6.3; also its ctypes wrapper,
+// which lists the 4 padding bytes after pid), ABI 26 as of 26.1 (ROCm 7.1:
+// cu_occupancy and reserved[11]; later 26.x name one reserved word
+// evicted_time, same size). ABI 25's (ROCm 6.4) is not declared: the
+// backend refuses it (amdsmi_gpu.cc). We read pid and mem only.
+struct ProcEngineUsage {
+  std::uint64_t gfx;  // ns the process used the graphics/compute engine, cumulative
+  std::uint64_t enc;
+  std::uint32_t reserved[12];
+};
+struct ProcMemoryUsage {
+  std::uint64_t gtt_mem;
+  std::uint64_t cpu_mem;
+  std::uint64_t vram_mem;
+  std::uint32_t reserved[10];
+};
+struct ProcInfo24 {
+  char name[32];
+  std::uint32_t pid;
+  std::uint64_t mem;  // bytes
+  ProcEngineUsage engine_usage;
+  ProcMemoryUsage memory_usage;
+  char container_name[32];
+  std::uint32_t reserved[4];
+};
+struct ProcInfo26 {
+  char name[256];
+  std::uint32_t pid;
+  std::uint64_t mem;  // bytes
+  ProcEngineUsage engine_usage;
+  ProcMemoryUsage memory_usage;
+  char container_name[256];
+  std::uint32_t cu_occupancy;
+  std::uint32_t reserved[11];
+};
+static_assert(sizeof(ProcEngineUsage) == 64 && sizeof(ProcMemoryUsage) == 64,
+              "amdsmi_proc_info_t usage structs");
+static_assert(sizeof(ProcInfo24) == 224 && offsetof(ProcInfo24, pid) == 32 &&
+                  offsetof(ProcInfo24, mem) == 40 && offsetof(ProcInfo24, container_name) == 176,
+              "amdsmi_proc_info_t 24");
+static_assert(sizeof(ProcInfo26) == 704 && offsetof(ProcInfo26, pid) == 256 &&
+                  offsetof(ProcInfo26, mem) == 264 && offsetof(ProcInfo26, container_name) == 400,
+              "amdsmi_proc_info_t 26");
+
 inline constexpr unsigned kUuidBufferSize = 64;  // AMDSMI_GPU_UUID_SIZE is 38
 
 // Function pointer types, named after the exported symbols.
@@ -227,5 +275,8 @@ using SetGpuClkLimitFn = amdsmi_status_t (*)(amdsmi_processor_handle, std::uint3
 using SetGpuPerfLevelFn = amdsmi_status_t (*)(amdsmi_processor_handle, std::uint32_t);
 using GetTempMetricFn = amdsmi_status_t (*)(amdsmi_processor_handle, std::uint32_t, std::uint32_t,
                                             std::int64_t*);
+// (handle, max_processes in/out, list of amdsmi_proc_info_t): see
+// AmdSmiGpu::compute_processes for the size protocol.
+using GetGpuProcessListFn = amdsmi_status_t (*)(amdsmi_processor_handle, std::uint32_t*, void*);
 
 }  // namespace zeus::amdsmi_abi

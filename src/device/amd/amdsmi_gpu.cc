@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstddef>
+#include <cstring>
 #include <limits>
 
 #include "zeus/util/error.h"
@@ -338,6 +340,95 @@ GpuTelemetry AmdSmiGpu::telemetry() {
     (type == abi::kClkTypeGfx ? t.sm_clock : t.memory_clock) = Megahertz(info.clk);
   }
   return t;
+}
+
+std::vector<GpuProcess> AmdSmiGpu::compute_processes() {
+  constexpr std::string_view what = "listing the processes using the GPU";
+  constexpr const char* function = "amdsmi_get_gpu_process_list";
+  require(api_.get_gpu_process_list, function, what);
+  // Where pid and mem sit in each ABI's amdsmi_proc_info_t (amdsmi_api.h).
+  std::size_t entry_size = 0;
+  std::size_t pid_offset = 0;
+  std::size_t mem_offset = 0;
+  switch (lib_->version().abi) {
+    case 24:
+      entry_size = sizeof(abi::ProcInfo24);
+      pid_offset = offsetof(abi::ProcInfo24, pid);
+      mem_offset = offsetof(abi::ProcInfo24, mem);
+      break;
+    case 26:
+      entry_size = sizeof(abi::ProcInfo26);
+      pid_offset = offsetof(abi::ProcInfo26, pid);
+      mem_offset = offsetof(abi::ProcInfo26, mem);
+      break;
+    default:
+      // A wrong stride would read names as pids: refuse rather than guess.
+      throw_error(ErrorCode::kNotSupported,
+                  context(fmt::format(
+                      "{}: zeus does not know the amdsmi_proc_info_t layout of AMD SMI {} (ABI "
+                      "{}; it knows ABI 24, ROCm 6.3, and 26, ROCm 7.x), so it does not list "
+                      "processes here and the attribution ledger leaves this GPU's active "
+                      "energy unattributed; ROCm 7 or 6.3 lists them",
+                      what, lib_->version().text, lib_->version().abi)));
+  }
+
+  // AMD SMI's size protocol: *max_processes = 0 asks for the count (SUCCESS);
+  // a fill reports the number running in *max_processes and answers
+  // OUT_OF_RESOURCES when that is more than the buffer held (processes
+  // started between the calls), so the buffer grows and the fill repeats.
+  constexpr int kMaxAttempts = 8;  // each retry grows the buffer by half again
+  std::uint32_t count = 0;
+  abi::amdsmi_status_t status = abi::kSuccess;
+  {
+    auto lock = lib_->lock();
+    status = api_.get_gpu_process_list(handle_, &count, nullptr);
+  }
+  check(status, function, what);
+  std::vector<std::uint64_t> buffer;  // 8-byte aligned, as the structs are
+  std::uint32_t filled = 0;
+  for (int attempt = 0;; ++attempt) {
+    if (count == 0) return {};
+    if (attempt == kMaxAttempts) {
+      throw_error(ErrorCode::kInternal,
+                  context(fmt::format("{}: {} kept asking for a bigger buffer (last: {} entries)",
+                                      what, function, count)));
+    }
+    // Room to spare for processes that start before the fill.
+    const std::uint32_t capacity = count + count / 2 + 4;
+    buffer.assign((std::size_t{capacity} * entry_size + 7) / 8, 0);
+    std::uint32_t n = capacity;
+    {
+      auto lock = lib_->lock();
+      status = api_.get_gpu_process_list(handle_, &n, buffer.data());
+    }
+    if (status == abi::kOutOfResources && n > capacity) {
+      count = n;
+      continue;
+    }
+    check(status, function, what);
+    filled = std::min(n, capacity);
+    break;
+  }
+
+  std::vector<GpuProcess> out;
+  out.reserve(filled);
+  const auto* bytes = reinterpret_cast<const unsigned char*>(buffer.data());
+  for (std::uint32_t i = 0; i < filled; ++i) {
+    const unsigned char* entry = bytes + std::size_t{i} * entry_size;
+    GpuProcess p;
+    std::memcpy(&p.pid, entry + pid_offset, sizeof(p.pid));
+    std::memcpy(&p.used_memory_bytes, entry + mem_offset, sizeof(p.used_memory_bytes));
+    if (p.pid == 0) {
+      // No process has pid 0: the library writes another layout than its
+      // ABI major says. Naming nobody is honest; naming garbage is not.
+      throw_error(ErrorCode::kNotSupported,
+                  context(fmt::format("{}: {} of AMD SMI {} returned an entry with pid 0, so its "
+                                      "amdsmi_proc_info_t is not the ABI {} layout zeus declares",
+                                      what, function, lib_->version().text, lib_->version().abi)));
+    }
+    out.push_back(p);
+  }
+  return out;
 }
 
 std::string format_bdf_id(std::uint64_t bdf) {

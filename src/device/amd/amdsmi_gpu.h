@@ -68,6 +68,19 @@ class AmdSmiGpu final : public Gpu {
   // not read from AMD SMI yet, so they stay empty.
   GpuTelemetry telemetry() override;
 
+  // Who runs on the GPU, for the attribution ledger (gpu_processes.h).
+  // compute_processes: amdsmi_get_gpu_process_list (pid and `mem`, bytes);
+  // kNotSupported where the library lacks it, and on AMD SMI ABI 25 (ROCm
+  // 6.4), whose amdsmi_proc_info_t layout is not declared here.
+  // process_utilization and accounting_stats stay kNotSupported: AMD SMI
+  // gives each process a cumulative GFX engine time (engine_usage.gfx, ns),
+  // not the driver-sampled, timestamped utilization the seam promises, and
+  // no accounting; so the ledger splits AMD GPUs equally over these
+  // processes. mig_layout: AMD GPUs have no MIG (a partitioned MI300 shows
+  // each partition as its own GPU), so it is always {enabled = false}.
+  std::vector<GpuProcess> compute_processes() override;
+  GpuMigLayout mig_layout() override { return GpuMigLayout{}; }
+
   // Raw power readings in watts (kPowerNotAvailable where "N/A"). For discovery.
   struct PowerReadings {
     std::uint32_t current_w;

@@ -42,6 +42,8 @@ AmdSmiLibrary::Api resolve(const DynamicLibrary& library) {
   api.set_gpu_clk_limit = library.symbol<abi::SetGpuClkLimitFn>("amdsmi_set_gpu_clk_limit");
   api.set_gpu_perf_level = library.symbol<abi::SetGpuPerfLevelFn>("amdsmi_set_gpu_perf_level");
   api.get_temp_metric = library.symbol<abi::GetTempMetricFn>("amdsmi_get_temp_metric");
+  api.get_gpu_process_list =
+      library.symbol<abi::GetGpuProcessListFn>("amdsmi_get_gpu_process_list");
   return api;
 }
 

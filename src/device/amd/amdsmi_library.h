@@ -44,6 +44,7 @@ class AmdSmiLibrary {
     amdsmi_abi::SetGpuClkLimitFn set_gpu_clk_limit = nullptr;
     amdsmi_abi::SetGpuPerfLevelFn set_gpu_perf_level = nullptr;
     amdsmi_abi::GetTempMetricFn get_temp_metric = nullptr;
+    amdsmi_abi::GetGpuProcessListFn get_gpu_process_list = nullptr;
   };
 
   struct Version {

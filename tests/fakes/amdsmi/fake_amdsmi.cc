@@ -9,6 +9,14 @@
 // measure how many calls ran at once (to check serialization). Declared here
 // independently of the backend's ABI header, as a vendor library would be.
 //
+// The process list (amdsmi_get_gpu_process_list) is scripted per GPU with the
+// real size protocol (count with *max_processes = 0, OUT_OF_RESOURCES and the
+// number running when the buffer is short). Its amdsmi_proc_info_t follows
+// ABI 24's layout in the 24 build and ABI 26's in the 25 and 26 builds; ABI
+// 25's real layout is not declared anywhere in zeus, and the backend refuses
+// to call it there. FAKE_AMDSMI_NO_PROCESS_LIST builds a library without the
+// entry point (an older or stripped AMD SMI).
+//
 // Thread-safe: one mutex guards all state. The optional call delay is spent
 // outside the mutex, so concurrent callers really overlap.
 #include <algorithm>
@@ -34,12 +42,19 @@ constexpr std::uint32_t AMDSMI_STATUS_SUCCESS = 0;
 constexpr std::uint32_t AMDSMI_STATUS_INVAL = 1;
 constexpr std::uint32_t AMDSMI_STATUS_NOT_SUPPORTED = 2;
 constexpr std::uint32_t AMDSMI_STATUS_NO_PERM = 10;
+constexpr std::uint32_t AMDSMI_STATUS_OUT_OF_RESOURCES = 15;
 constexpr std::uint32_t AMDSMI_STATUS_NOT_INIT = 32;
 constexpr std::uint32_t AMDSMI_STATUS_INSUFFICIENT_SIZE = 41;
 constexpr std::uint32_t kNa = 0xFFFFFFFFU;
 constexpr std::uint32_t kClkGfx = 0;
 constexpr std::uint32_t kClkMem = 4;
 constexpr unsigned kMaxDevices = 16;
+
+struct Process {
+  std::uint32_t pid = 0;
+  std::uint64_t mem = 0;  // bytes
+  std::uint64_t gfx_ns = 0;
+};
 
 struct Device {
   std::string name = "AMD Instinct MI300X";
@@ -63,6 +78,10 @@ struct Device {
   std::uint32_t perf_level = 0;  // AUTO
   std::int64_t hotspot_millic = 55000;
   std::uint32_t energy_status = AMDSMI_STATUS_SUCCESS;
+  std::vector<Process> processes;
+  // Processes that start right after the next count query (max_processes
+  // 0), so the fill that follows finds more than it was sized for.
+  unsigned grow_after_count = 0;
 };
 
 struct State {
@@ -196,6 +215,38 @@ struct fake_power26 {
   std::uint32_t power_limit;
   std::uint64_t reserved[18];
 };
+struct fake_engine_usage {
+  std::uint64_t gfx, enc;
+  std::uint32_t reserved[12];
+};
+struct fake_memory_usage {
+  std::uint64_t gtt_mem, cpu_mem, vram_mem;
+  std::uint32_t reserved[10];
+};
+#if FAKE_AMDSMI_ABI == 24
+struct fake_proc_info {
+  char name[32];  // AMDSMI_NORMAL_STRING_LENGTH
+  std::uint32_t pid;
+  std::uint64_t mem;
+  fake_engine_usage engine_usage;
+  fake_memory_usage memory_usage;
+  char container_name[32];
+  std::uint32_t reserved[4];
+};
+static_assert(sizeof(fake_proc_info) == 224, "ABI 24 amdsmi_proc_info_t");
+#else
+struct fake_proc_info {
+  char name[256];  // AMDSMI_MAX_STRING_LENGTH
+  std::uint32_t pid;
+  std::uint64_t mem;
+  fake_engine_usage engine_usage;
+  fake_memory_usage memory_usage;
+  char container_name[256];
+  std::uint32_t cu_occupancy, evicted_time;
+  std::uint32_t reserved[10];
+};
+static_assert(sizeof(fake_proc_info) == 704, "ABI 26 amdsmi_proc_info_t");
+#endif
 struct fake_power_cap {
   std::uint64_t power_cap, default_power_cap, dpm_cap, min_power_cap, max_power_cap, reserved[3];
 };
@@ -505,6 +556,36 @@ std::uint32_t amdsmi_get_temp_metric(void* handle, std::uint32_t sensor, std::ui
   return AMDSMI_STATUS_SUCCESS;
 }
 
+#ifndef FAKE_AMDSMI_NO_PROCESS_LIST
+std::uint32_t amdsmi_get_gpu_process_list(void* handle, std::uint32_t* max_processes,
+                                          fake_proc_info* list) {
+  FAKE_BEGIN_DEVICE("amdsmi_get_gpu_process_list", handle);
+  if (max_processes == nullptr) return AMDSMI_STATUS_INVAL;
+  const auto running = static_cast<std::uint32_t>(d->processes.size());
+  if (*max_processes == 0 || running == 0) {
+    *max_processes = running;
+    for (; d->grow_after_count > 0; --d->grow_after_count) {
+      const auto pid = static_cast<std::uint32_t>(90000 + d->processes.size());
+      d->processes.push_back(Process{pid, 1ULL << 20, 0});
+    }
+    return AMDSMI_STATUS_SUCCESS;
+  }
+  if (list == nullptr) return AMDSMI_STATUS_INVAL;
+  const std::uint32_t room = *max_processes;
+  for (std::uint32_t i = 0; i < running && i < room; ++i) {
+    fake_proc_info& p = list[i];
+    std::memset(&p, 0, sizeof(p));
+    std::snprintf(p.name, sizeof(p.name), "proc%u", d->processes[i].pid);
+    p.pid = d->processes[i].pid;
+    p.mem = d->processes[i].mem;
+    p.engine_usage.gfx = d->processes[i].gfx_ns;
+    p.memory_usage.vram_mem = d->processes[i].mem;
+  }
+  *max_processes = running;
+  return room >= running ? AMDSMI_STATUS_SUCCESS : AMDSMI_STATUS_OUT_OF_RESOURCES;
+}
+#endif
+
 // ---- Control API (see fake_amdsmi_control.h) --------------------------------
 
 #define FAKE_CONTROL(i)                      \
@@ -603,6 +684,21 @@ int fakeAmdsmiGetClockLimits(unsigned i, unsigned* gfx_min, unsigned* gfx_max, u
 void fakeAmdsmiSetTemperature(unsigned i, long long millidegrees) {
   FAKE_CONTROL(i);
   d->hotspot_millic = millidegrees;
+}
+
+// GPU i's processes: pids[k] using mem_bytes[k].
+void fakeAmdsmiSetProcesses(unsigned i, const unsigned* pids, const unsigned long long* mem_bytes,
+                            unsigned count) {
+  FAKE_CONTROL(i);
+  d->processes.clear();
+  for (unsigned k = 0; k < count; ++k) d->processes.push_back(Process{pids[k], mem_bytes[k], 0});
+}
+
+// `extra` processes (pids 90000 + position, 1 MiB each) start on GPU i right
+// after its next count query.
+void fakeAmdsmiGrowProcessesAfterCount(unsigned i, unsigned extra) {
+  FAKE_CONTROL(i);
+  d->grow_after_count = extra;
 }
 
 void fakeAmdsmiSetPermissionDenied(int denied) {

@@ -15,14 +15,18 @@
 // (i+1)*1e6 counts at 15.3 uJ per count, current power 300 W and average
 // power N/A, power caps [200, 750] W with default and current 750 W, graphics
 // levels {500, 1300, 2100} MHz and memory levels {900, 1300} MHz (limits at
-// the full range, performance level auto), hotspot 55 C, not initialized,
-// library version 24.7.1.0 / 25.25.3.0 / 26.3.0 by ABI.
+// the full range, performance level auto), hotspot 55 C, no processes, not
+// initialized, library version 24.7.1.0 / 25.25.3.0 / 26.3.0 by ABI.
+//
+// Variants: FakeAmdSmi(26, "-noproc") is ABI 26 without
+// amdsmi_get_gpu_process_list (an older or stripped library).
 //
 // Thread-safety: the fake's functions are thread-safe; FakeAmdSmi itself is
 // immutable after construction.
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "../common/fake_library.h"
 
@@ -33,6 +37,7 @@ inline constexpr unsigned kSuccess = 0;
 inline constexpr unsigned kInval = 1;
 inline constexpr unsigned kNotSupported = 2;
 inline constexpr unsigned kNoPerm = 10;
+inline constexpr unsigned kOutOfResources = 15;
 inline constexpr unsigned kNotFound = 31;
 inline constexpr unsigned kDriverNotLoaded = 34;
 }  // namespace amdsmi_status
@@ -51,11 +56,11 @@ inline std::string fake_amdsmi_root() {
 
 class FakeAmdSmi {
  public:
-  explicit FakeAmdSmi(int abi = 26)
+  explicit FakeAmdSmi(int abi = 26, const std::string& variant = "")
       : abi_(abi),
-        dir_(fake_amdsmi_root() + "/abi" + std::to_string(abi)),
+        dir_(fake_amdsmi_root() + "/abi" + std::to_string(abi) + variant),
         library_(dir_ + "/libamd_smi.so." + std::to_string(abi), "fake AMD SMI",
-                 "build fake_amdsmi_" + std::to_string(abi)) {}
+                 "build fake_amdsmi_" + std::to_string(abi) + variant) {}
 
   int abi() const { return abi_; }
   const std::string& dir() const { return dir_; }
@@ -117,6 +122,26 @@ class FakeAmdSmi {
   }
   void set_temperature_millic(unsigned i, long long millidegrees) const {
     call<void (*)(unsigned, long long)>("fakeAmdsmiSetTemperature")(i, millidegrees);
+  }
+  // GPU i's processes (amdsmi_get_gpu_process_list), in this order.
+  struct Process {
+    unsigned pid;
+    unsigned long long mem_bytes;
+  };
+  void set_processes(unsigned i, const std::vector<Process>& processes) const {
+    std::vector<unsigned> pids;
+    std::vector<unsigned long long> mem;
+    for (const auto& p : processes) {
+      pids.push_back(p.pid);
+      mem.push_back(p.mem_bytes);
+    }
+    call<void (*)(unsigned, const unsigned*, const unsigned long long*, unsigned)>(
+        "fakeAmdsmiSetProcesses")(i, pids.data(), mem.data(), static_cast<unsigned>(pids.size()));
+  }
+  // `extra` processes (pids 90000 + position, 1 MiB) start right after GPU
+  // i's next count query, so the fill that follows is short of room.
+  void grow_processes_after_count(unsigned i, unsigned extra) const {
+    call<void (*)(unsigned, unsigned)>("fakeAmdsmiGrowProcessesAfterCount")(i, extra);
   }
   void set_permission_denied(bool denied) const {
     call<void (*)(int)>("fakeAmdsmiSetPermissionDenied")(denied ? 1 : 0);
