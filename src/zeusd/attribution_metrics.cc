@@ -17,6 +17,7 @@
 
 #include <iterator>
 
+#include "zeus/zeusd/metrics.h"
 #include "zeusd/attribution.h"
 
 namespace zeus::zeusd {
@@ -24,21 +25,6 @@ namespace {
 
 using attribution::DeviceInfo;
 using attribution::Ledger;
-
-// Escaped as a label value, appended in place (no temporary string).
-void append_escaped(std::string& out, std::string_view text) {
-  for (char c : text) {
-    if (c == '\\') {
-      out += "\\\\";
-    } else if (c == '"') {
-      out += "\\\"";
-    } else if (c == '\n') {
-      out += "\\n";
-    } else {
-      out.push_back(c);
-    }
-  }
-}
 
 void head(std::string& out, std::string_view name, std::string_view type, std::string_view help) {
   out.append("# HELP ").append(name).push_back(' ');
@@ -59,15 +45,15 @@ bool is_gpu(const DeviceInfo& info) { return info.kind == DeviceInfo::Kind::kGpu
 
 void workload_labels(std::string& out, const attribution::WorkloadLabels& w) {
   out.append("cgroup=\"");
-  append_escaped(out, w.cgroup);
+  append_label_value(out, w.cgroup);
   out.append("\",namespace=\"");
-  append_escaped(out, w.namespace_);
+  append_label_value(out, w.namespace_);
   out.append("\",pod=\"");
-  append_escaped(out, w.pod);
+  append_label_value(out, w.pod);
   out.append("\",container=\"");
-  append_escaped(out, w.container);
+  append_label_value(out, w.container);
   out.append("\",hpc_job=\"");
-  append_escaped(out, w.hpc_job);
+  append_label_value(out, w.hpc_job);
   out.append("\",");
 }
 
@@ -134,9 +120,9 @@ struct Families {
         out.append(name).append("{pid=\"");
         fmt::format_to(std::back_inserter(out), "{}", p.pid);
         out.append("\",comm=\"");
-        append_escaped(out, p.comm);
+        append_label_value(out, p.comm);
         out.append("\",cgroup=\"");
-        append_escaped(out, ledger.workload_labels(p.workload).cgroup);
+        append_label_value(out, ledger.workload_labels(p.workload).cgroup);
         out.append("\",").append(labels[d]).push_back('}');
         value(out, joules(p.energy[d].total));
       }

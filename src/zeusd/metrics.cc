@@ -43,8 +43,7 @@ std::string host_name() {
   return buf;
 }
 
-std::string escape_label_value(std::string_view text) {
-  std::string out;
+void append_label_value(std::string& out, std::string_view text) {
   for (char c : text) {
     if (c == '\\') {
       out += "\\\\";
@@ -56,6 +55,11 @@ std::string escape_label_value(std::string_view text) {
       out.push_back(c);
     }
   }
+}
+
+std::string escape_label_value(std::string_view text) {
+  std::string out;
+  append_label_value(out, text);
   return out;
 }
 

@@ -79,5 +79,7 @@ class MetricsRenderer {
 
 // `text` escaped as a Prometheus label value (backslash, quote, newline).
 std::string escape_label_value(std::string_view text);
+// The same, appended to `out` in place (no temporary: scrapes stay allocation-free).
+void append_label_value(std::string& out, std::string_view text);
 
 }  // namespace zeus::zeusd

@@ -10,39 +10,25 @@
 
 #include <chrono>
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <regex>
 #include <thread>
 
+#include "support/sleeper.h"
+#include "support/temp_dir.h"
+#include "zeus/monitor/attribution/node_attributor.h"
+#include "zeusd/attribution.h"
 #include "zeusd_test_helpers.h"
 
 namespace zeus::zeusd::testing {
 namespace {
 
+using zeus::testing::Sleeper;
+
 using ::testing::HasSubstr;
 using ::testing::Not;
-
-// A child that sleeps until killed (a real process for the fake GPU to name).
-class Sleeper {
- public:
-  Sleeper() {
-    pid_ = ::fork();
-    if (pid_ == 0) {
-      ::pause();
-      ::_exit(0);
-    }
-  }
-  ~Sleeper() {
-    ::kill(pid_, SIGKILL);
-    ::waitpid(pid_, nullptr, 0);
-  }
-  Sleeper(const Sleeper&) = delete;
-  Sleeper& operator=(const Sleeper&) = delete;
-  unsigned pid() const { return static_cast<unsigned>(pid_); }
-
- private:
-  pid_t pid_ = -1;
-};
 
 // name{labels} value, in integer millijoules.
 std::map<std::string, std::int64_t> samples_mj(const std::string& text, const std::string& family) {
@@ -258,6 +244,42 @@ TEST(ZeusdAttribution, AUserCannotRegisterAnotherUsersProcess) {
       post(c, "/attribution/jobs/start?job=7&step=0&pids=" + std::to_string(roots_process.pid()))
           .status,
       200);
+}
+
+// Cgroup paths and process names are anyone's text: a quote, a backslash or a
+// newline in them must come out escaped, never as a broken or forged line.
+TEST(ZeusdAttribution, OddCgroupPathsAndProcessNamesAreEscapedLabels) {
+  FakeNode node(1);
+  zeus::testing::TempDir proc;
+  std::filesystem::create_directories(proc / "4242");
+  const auto write = [&](const std::string& name, const std::string& text) {
+    std::ofstream(proc / "4242" / name) << text;
+  };
+  write("stat", "4242 (odd) S 1 1 1 0 -1 0 0 0 0 0 5 6 0 0 20 0 1 0 777 0 0\n");
+  write("comm", "we\"ird\\name\n");
+  write("cgroup", "0::/pods/a \"quoted\" \\ path\n");
+  ManualClock clock(Seconds(0));
+  attribution::AttributorOptions options;
+  options.proc_root = proc.path();
+  options.cgroup_root = proc.path() + "/no-cgroups";
+  options.split_cpu = false;
+  std::vector<std::shared_ptr<Gpu>> gpus(node.devices.gpus.begin(), node.devices.gpus.end());
+  attribution::NodeAttributor ledger(gpus, {}, options, clock);
+  ledger.poll();
+  node.nvml.add_process_sample(0, 4242, 9'000'000, 70, 0);
+  node.nvml.advance_energy_mj(0, 5'000);
+  clock.advance(Seconds(1));
+  ledger.poll();
+  std::string out;
+  render_attribution(ledger, {R"(gpu="0")"}, true, out);
+  EXPECT_THAT(out, HasSubstr(R"(cgroup="/pods/a \"quoted\" \\ path")")) << out;
+  EXPECT_THAT(out, HasSubstr(R"(comm="we\"ird\\name")"));
+  for (std::istringstream in(out); !in.eof();) {
+    std::string line;
+    std::getline(in, line);
+    if (line.empty() || line[0] == '#') continue;
+    EXPECT_TRUE(line.starts_with("zeus_")) << line;  // no forged line
+  }
 }
 
 }  // namespace

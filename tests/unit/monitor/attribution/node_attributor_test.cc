@@ -3,6 +3,7 @@
 // real processes in /proc, the real RAPL backend on a fake powercap tree and
 // real cgroups with CPU burners. Conservation is checked to the mJ.
 #include "zeus/monitor/attribution/node_attributor.h"
+#include "support/sleeper.h"
 
 #include <gtest/gtest.h>
 #include <sys/wait.h>
@@ -27,29 +28,7 @@ namespace {
 
 using zeus::testing::FakeNvml;
 using zeus::testing::FakePowercap;
-
-// A child that sleeps until killed: a real process with a real /proc entry
-// for the fake GPU to report.
-class Sleeper {
- public:
-  Sleeper() {
-    pid_ = ::fork();
-    if (pid_ == 0) {
-      ::pause();
-      ::_exit(0);
-    }
-  }
-  ~Sleeper() {
-    ::kill(pid_, SIGKILL);
-    ::waitpid(pid_, nullptr, 0);
-  }
-  Sleeper(const Sleeper&) = delete;
-  Sleeper& operator=(const Sleeper&) = delete;
-  unsigned pid() const { return static_cast<unsigned>(pid_); }
-
- private:
-  pid_t pid_ = -1;
-};
+using zeus::testing::Sleeper;
 
 void expect_conserved(const NodeAttributor& node) {
   node.visit([](const Ledger& ledger, std::span<const DeviceInfo> infos) {

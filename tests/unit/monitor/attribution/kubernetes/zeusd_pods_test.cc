@@ -13,34 +13,16 @@
 #include <thread>
 
 #include "fakes/kubelet/fake_kubelet.h"
+#include "support/sleeper.h"
 #include "unit/monitor/attribution/real_cgroups.h"
 #include "unit/zeusd/zeusd_test_helpers.h"
 
 namespace zeus::zeusd::testing {
 namespace {
 
+using zeus::testing::Sleeper;
+
 using ::testing::HasSubstr;
-
-class Sleeper {
- public:
-  Sleeper() {
-    pid_ = ::fork();
-    if (pid_ == 0) {
-      ::pause();
-      ::_exit(0);
-    }
-  }
-  ~Sleeper() {
-    ::kill(pid_, SIGKILL);
-    ::waitpid(pid_, nullptr, 0);
-  }
-  Sleeper(const Sleeper&) = delete;
-  Sleeper& operator=(const Sleeper&) = delete;
-  unsigned pid() const { return static_cast<unsigned>(pid_); }
-
- private:
-  pid_t pid_ = -1;
-};
 
 attribution::PodResources pod(const std::string& ns, const std::string& name,
                               const std::string& container, const std::string& device) {
