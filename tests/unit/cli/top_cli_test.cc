@@ -46,9 +46,10 @@ TEST(ZeusTop, TableNamesEachDeviceItsIdleAndWhatNobodyWeighed) {
 TEST(ZeusTop, ReadsARunningZeusdWhenOneIsConfigured) {
   TempDir dir;
   const std::string socket = (dir / "zeusd.sock").string();
-  BackgroundProgram zeusd({bin("zeusd"), "serve", "--socket-path", socket, "--gpu-backend", "sim",
-                           "--attribution-interval", "0.1"},
-                          {"ZEUS_SIM_GPUS=1", "ZEUS_POWERCAP_ROOT=/nonexistent", "ZEUS_LOG_LEVEL=info"});
+  BackgroundProgram zeusd(
+      {bin("zeusd"), "serve", "--socket-path", socket, "--gpu-backend", "sim",
+       "--attribution-interval", "0.1"},
+      {"ZEUS_SIM_GPUS=1", "ZEUS_POWERCAP_ROOT=/nonexistent", "ZEUS_LOG_LEVEL=info"});
   ASSERT_TRUE(zeusd.wait_for_stderr("listening on")) << zeusd.err();
   const auto r = run_program({bin("zeus"), "top", "--once", "--json", "--interval", "0.3"},
                              {"ZEUSD_SOCK_PATH=" + socket, "ZEUS_GPU_BACKEND=none"});
