@@ -42,6 +42,34 @@ TEST(OpenAiRequest, RejectsBodiesItCannotRead) {
   EXPECT_THROW(parse_completion_request(R"({"model":3})", true), Error);
 }
 
+// Deep enough to overflow the stack where a value is serialized recursively
+// (the proxy rewrites a request to ask for usage, and an answer to add energy).
+std::string deeply_nested(const std::string& key, std::size_t depth = 300000) {
+  return "{\"" + key + "\":" + std::string(depth, '[') + std::string(depth, ']') + "}";
+}
+
+TEST(OpenAiRequest, DeeplyNestedBodiesAreRejectedNotRewritten) {
+  std::string body = deeply_nested("messages");
+  body.insert(1, "\"stream\":true,");
+  try {
+    (void)parse_completion_request(body, true);
+    FAIL() << "accepted a body nested 300000 levels deep";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kInvalidArgument);
+    EXPECT_NE(std::string(e.what()).find("deeper than"), std::string::npos) << e.what();
+  }
+}
+
+TEST(OpenAiAnswer, DeeplyNestedAnswersPassUnchangedNotRewritten) {
+  Usage usage;
+  std::string body = deeply_nested("x");
+  body.insert(1, "\"usage\":{\"completion_tokens\":1},");
+  EXPECT_FALSE(add_energy_to_body(body, ResponseEnergy{Joules(1.0), 1}, usage));
+  EXPECT_FALSE(
+      add_energy_to_event("data: " + body + "\n\n", ResponseEnergy{Joules(1.0), 1}, usage));
+  EXPECT_FALSE(read_usage(body).completion_tokens);
+}
+
 TEST(EventSplitter, CutsEventsAcrossReadsAndKeepsTheirBytes) {
   const std::string stream = "data: {\"a\":1}\n\ndata: x\r\n\r\n: comment\n\ndata: [DONE]\n\n";
   for (std::size_t piece = 1; piece <= stream.size(); ++piece) {
