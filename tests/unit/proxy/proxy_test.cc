@@ -545,6 +545,20 @@ TEST(LoadDriver, ReportsTheLeaderboardNumbersThroughTheProxy) {
   }
 }
 
+TEST(LoadDriver, AnInvalidUtf8PromptIsAnErrorBeforeAnyThreadStarts) {
+  LoadOptions o;
+  o.url = "http://127.0.0.1:1";
+  o.prompts = {"fine", std::string("bad \xc3\x28", 6)};
+  o.concurrency = 2;
+  try {
+    run_load(o);  // the JSON writer would throw inside a client thread: abort
+    ADD_FAILURE() << "an invalid UTF-8 prompt was sent";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kInvalidArgument);
+    EXPECT_THAT(e.what(), ::testing::HasSubstr("prompt 2 is not valid UTF-8"));
+  }
+}
+
 }  // namespace
 }  // namespace zeus::proxy
 
@@ -565,6 +579,15 @@ TEST(LoadDriver, ReadsPromptFilesOfTextAndJsonLines) {
     ADD_FAILURE() << "an empty prompt file was accepted";
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), ErrorCode::kInvalidArgument);
+  }
+  // JSON (the request body) carries only UTF-8: the line is named, not sent.
+  std::ofstream(path) << "fine\nbad \xff\xfe byte\n";
+  try {
+    read_prompts(path);
+    ADD_FAILURE() << "a prompt of invalid UTF-8 was accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kInvalidArgument);
+    EXPECT_THAT(e.what(), ::testing::HasSubstr("line 2 is not valid UTF-8"));
   }
   std::filesystem::remove(path);
   try {
