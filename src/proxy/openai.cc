@@ -81,7 +81,11 @@ CompletionRequest parse_completion_request(std::string_view body, bool ask_usage
       throw_error(ErrorCode::kInvalidArgument, "\"stream\" must be true or false");
     r.stream = s->get<bool>();
   }
-  if (const auto o = doc->find("stream_options"); o != doc->end() && o->is_object()) {
+  if (const auto o = doc->find("stream_options"); o != doc->end() && !o->is_null()) {
+    // Checked here, not where it is rewritten: adding include_usage to a
+    // string or an array would fail there, as a 500.
+    if (!o->is_object())
+      throw_error(ErrorCode::kInvalidArgument, "\"stream_options\" must be an object");
     const auto u = o->find("include_usage");
     r.usage_requested = u != o->end() && u->is_boolean() && u->get<bool>();
   }

@@ -480,6 +480,9 @@ TEST(Proxy, ModelsPassThroughAndBadBodiesAre400) {
   EXPECT_EQ(bad.status, 400);
   EXPECT_THAT(nlohmann::json::parse(bad.body)["message"].get<std::string>(),
               ::testing::HasSubstr("stream"));
+  const auto options = http::Client(p.url()).post_json(
+      "/v1/chat/completions", R"({"stream": true, "stream_options": "yes"})");
+  EXPECT_EQ(options.status, 400) << options.body;
 }
 
 TEST(Proxy, MetricsAndTheJsonlLogDescribeEachCompletion) {
