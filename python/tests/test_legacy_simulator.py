@@ -203,6 +203,37 @@ def test_a_broken_batch_size_policy_is_a_clear_error(answer, says):
     assert says in message
 
 
+class Stopping(BatchSizeOptimizer):
+    """Raises `stop` from predict or from observe: the user stopping the run."""
+
+    def __init__(self, stop: BaseException, where: str) -> None:
+        self.stop, self.where = stop, where
+
+    @property
+    def name(self) -> str:
+        return "Stopping"
+
+    def register_job(self, job, batch_sizes):
+        self.default = job.default_bs
+
+    def predict(self, job):
+        if self.where == "predict":
+            raise self.stop
+        return self.default
+
+    def observe(self, job, batch_size, cost, converged=None):
+        if self.where == "observe":
+            raise self.stop
+
+
+@pytest.mark.parametrize("where", ["predict", "observe"])
+@pytest.mark.parametrize("stop", [KeyboardInterrupt(), SystemExit(3)])
+def test_keyboard_interrupt_and_system_exit_in_a_policy_propagate_as_themselves(stop, where):
+    with pytest.raises(type(stop)) as e:
+        run(Stopping(stop, where), JITPowerLimitOptimizer(), job=IMAGENET, n=3)
+    assert type(e.value) is type(stop) and e.value.args == stop.args  # the policy is a deep copy
+
+
 def test_a_power_limit_policy_that_never_answers_is_a_clear_error():
     class Silent(JITInPython):
         def predict(self, job, batch_size):
