@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <optional>
+#include <set>
 #include <string>
 
 #include "zeus/util/text.h"
@@ -26,12 +27,30 @@ std::string finite_number(std::string& token) {
   return "must be a finite number, got " + printable(token);
 }
 
+std::string not_nan(std::string& token) {
+  const auto value = number_in(token);
+  if (!value || !std::isnan(*value)) return {};
+  return "must be a number, got " + printable(token);
+}
+
+std::set<const CLI::Option*>& infinity_allowed() {
+  static std::set<const CLI::Option*> options;
+  return options;
+}
+
 }  // namespace
+
+CLI::Option* allow_infinity(CLI::Option* option) {
+  infinity_allowed().insert(option);
+  return option;
+}
 
 void require_finite_numbers(CLI::App& app) {
   const CLI::Validator finite(finite_number, "", "FINITE");
+  const CLI::Validator number(not_nan, "", "NOT_NAN");
   for (CLI::Option* opt : app.get_options()) {
-    if (opt->get_type_name().starts_with("FLOAT")) opt->check(finite);
+    if (!opt->get_type_name().starts_with("FLOAT")) continue;
+    opt->check(infinity_allowed().contains(opt) ? number : finite);
   }
   for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) {
     require_finite_numbers(*sub);

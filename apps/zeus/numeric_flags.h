@@ -13,6 +13,11 @@ namespace zeus::cli {
 // is false). Called once, after every command registered its options.
 void require_finite_numbers(CLI::App& app);
 
+// Marks an option whose infinity means something ("--beta inf": no early
+// stopping): require_finite_numbers then refuses only NaN there. Returns
+// `option`, to chain.
+CLI::Option* allow_infinity(CLI::Option* option);
+
 // A number greater than 0 (and finite).
 CLI::Validator positive_number();
 

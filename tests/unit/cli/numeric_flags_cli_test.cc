@@ -39,6 +39,16 @@ TEST(NumericFlags, NonFiniteValuesAreUsageErrorsInEveryCommand) {
   }
 }
 
+TEST(NumericFlags, AnOptionWhoseInfinityMeansSomethingStillRefusesNan) {
+  // zeus simulate --beta inf: no early stopping (documented).
+  const auto inf = run_program({bin("zeus"), "simulate", "--gpu", "v100", "--workload",
+                                "librispeech/deepspeech2", "--beta", "inf", "--format", "csv"});
+  EXPECT_EQ(inf.exit_code, 0) << inf.err;
+  const auto nan = run_program({bin("zeus"), "simulate", "--beta", "nan"});
+  EXPECT_EQ(nan.exit_code, 2) << nan.err;
+  EXPECT_NE(nan.err.find("--beta"), std::string::npos) << nan.err;
+}
+
 TEST(NumericFlags, ChaseNormaliserMustBePositive) {
   for (const char* command : {"chase run", "simulate chase"}) {
     for (const char* value : {"0", "-1", "-0.5"}) {
