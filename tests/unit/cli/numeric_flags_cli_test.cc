@@ -20,6 +20,8 @@ TEST(NumericFlags, NonFiniteValuesAreUsageErrorsInEveryCommand) {
   const std::vector<Case> cases = {
       {{"proxy", "serve", "--upstream", "http://127.0.0.1:1"}, "--upstream-timeout"},
       {{"proxy", "serve", "--upstream", "http://127.0.0.1:1"}, "--slice-period"},
+      {{"proxy", "serve", "--upstream", "http://127.0.0.1:1"}, "--request-timeout"},
+      {{"proxy", "serve", "--upstream", "http://127.0.0.1:1"}, "--client-timeout"},
       {{"simulate", "chase", "--signal", "x.csv"}, "--epochs"},
       {{"simulate", "chase", "--signal", "x.csv"}, "--signal-max"},
       {{"chase", "run", "--signal", "x.csv"}, "--eta"},
