@@ -12,6 +12,7 @@
 
 #include "command_registry.h"
 #include "gpu_job_checks.h"
+#include "numeric_flags.h"
 #include "output_checks.h"
 #include "zeus/device/devices.h"
 #include "zeus/device/sim_gpu.h"
@@ -173,7 +174,8 @@ void setup(CLI::App& root) {
                   "Refit the forecaster on the trailing 24 h every N periods (0: fit once)")
       ->default_val(0);
   cmd->add_option("--signal-max", f->signal_max,
-                  "Fixed normaliser; default: the maximum over the 24 h before the first decision");
+                  "Fixed normaliser; default: the maximum over the 24 h before the first decision")
+      ->check(zeus::cli::positive_number());
   cmd->add_option("--gpu-backend", f->gpu_backend, "sim (default), nvml, amd, auto")
       ->default_val("sim");
   cmd->add_flag("--allow-setting-changes", f->allow_setting_changes,

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "command_registry.h"
+#include "numeric_flags.h"
 #include "zeus/util/error.h"
 #include "zeus/util/text.h"
 
@@ -87,6 +88,7 @@ int main(int argc, char** argv) {
   std::sort(registry().begin(), registry().end(),
             [](const auto& a, const auto& b) { return a.first < b.first; });
   for (const auto& [order, setup] : registry()) setup(app);
+  require_finite_numbers(app);
 
   if (const auto unknown = unknown_subcommand(app, argc, argv)) {
     std::vector<std::string> names;

@@ -29,8 +29,12 @@ struct ServeFlags {
   std::string gpus;
   double slice_period = 0.1;
   double upstream_timeout = 600;
+  double request_timeout = 30;
+  double client_timeout = 60;
   std::size_t max_in_flight = 2048;
   std::size_t max_body_bytes = 16 << 20;
+  std::size_t max_event_bytes = 4 << 20;
+  std::size_t max_stream_bytes = std::size_t{1} << 30;
   int threads = 2;
   std::string log;
   bool no_ask_usage = false;
@@ -55,6 +59,8 @@ void serve(const ServeFlags& f) {
   o.slice_period = zeus::Seconds(f.slice_period);
   o.upstream_timeout = zeus::Seconds(f.upstream_timeout);
   o.max_in_flight = f.max_in_flight;
+  o.max_event_bytes = f.max_event_bytes;
+  o.max_stream_bytes = f.max_stream_bytes;
   o.ask_usage = !f.no_ask_usage;
   o.record_log = f.log;
   zeus::proxy::Proxy proxy(o, std::make_unique<zeus::proxy::GpuEnergyMeter>(selection.gpus));
@@ -67,9 +73,14 @@ void serve(const ServeFlags& f) {
   zeus::http::ServerOptions so;
   so.threads = f.threads;
   so.max_body_bytes = f.max_body_bytes;
-  // A completion may take minutes to answer; the server's request timeout
-  // also bounds writing the answer.
-  so.request_timeout = zeus::Seconds(f.upstream_timeout + 10);
+  // Reading a request is bounded on its own: a client that trickles its body
+  // holds a connection only that long. Writing a whole answer (up to 64 MiB,
+  // to a client as slow as it likes) keeps the old, longer bound; a stream's
+  // client that reads nothing for --client-timeout is dropped, which cancels
+  // its request upstream and frees its in-flight slot.
+  so.request_timeout = zeus::Seconds(f.request_timeout);
+  so.response_timeout = zeus::Seconds(f.upstream_timeout + 10);
+  so.event_write_timeout = zeus::Seconds(f.client_timeout);
   so.max_connections = f.max_in_flight + 64;
   zeus::http::Server server(std::move(router), so);
   const int port = server.listen_tcp(f.host, f.port);
@@ -143,6 +154,27 @@ void setup(CLI::App& root) {
       ->add_option("--upstream-timeout", sf->upstream_timeout,
                    "Seconds to wait for an answer, or between two chunks of a stream")
       ->check(CLI::Range(0.1, 86400.0))
+      ->capture_default_str();
+  serve_cmd
+      ->add_option("--request-timeout", sf->request_timeout,
+                   "Seconds a client has to send its whole request once it started (else 408)")
+      ->check(CLI::Range(0.1, 3600.0))
+      ->capture_default_str();
+  serve_cmd
+      ->add_option("--client-timeout", sf->client_timeout,
+                   "Seconds a streaming client may read nothing before it is dropped and its "
+                   "request cancelled upstream")
+      ->check(CLI::Range(0.1, 86400.0))
+      ->capture_default_str();
+  serve_cmd
+      ->add_option("--max-event-bytes", sf->max_event_bytes,
+                   "Largest event of a streamed answer; a server past it is cut off (502)")
+      ->check(CLI::Range(std::size_t{1024}, std::size_t{1} << 30))
+      ->capture_default_str();
+  serve_cmd
+      ->add_option("--max-stream-bytes", sf->max_stream_bytes,
+                   "Largest streamed answer; a server past it is cut off (502)")
+      ->check(CLI::Range(std::size_t{1024}, std::size_t{1} << 40))
       ->capture_default_str();
   serve_cmd
       ->add_option("--max-in-flight", sf->max_in_flight,

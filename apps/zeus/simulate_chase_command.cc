@@ -11,6 +11,7 @@
 #include <string>
 
 #include "command_registry.h"
+#include "numeric_flags.h"
 #include "output_checks.h"
 #include "zeus/optimizer/power_limit/carbon_aware/signal_csv.h"
 #include "zeus/sim/chase/study.h"
@@ -57,7 +58,7 @@ void run(const Flags& f) {
   spec.gpu = f.gpu;
   spec.workload = f.workload;
   spec.batch_size = f.batch_size;
-  if (f.epochs < 0 || f.epochs > 1e6) {
+  if (!(f.epochs >= 0 && f.epochs <= 1e6)) {  // NaN too
     throw_error(
         ErrorCode::kInvalidArgument,
         fmt::format("--epochs must be in (0, 1e6] (0: the trace's median), got {}", f.epochs));
@@ -143,7 +144,8 @@ void setup(CLI::App& root) {
                   "Forecaster fit and normaliser window before the start")
       ->default_val(24);
   cmd->add_option("--signal-max", flags->signal_max,
-                  "Fixed normaliser (the paper: 750 g/kWh); default: the maximum of the history");
+                  "Fixed normaliser (the paper: 750 g/kWh); default: the maximum of the history")
+      ->check(zeus::cli::positive_number());
   cmd->add_flag("--charge-profiling", flags->charge_profiling,
                 "Charge the just-in-time profiling epoch to every policy but max");
   cmd->add_option("--policy", flags->policies,

@@ -13,6 +13,7 @@
 #include <string>
 
 #include "command_registry.h"
+#include "numeric_flags.h"
 #include "output_checks.h"
 #include "zeus/optimizer/batch_size/policy.h"
 #include "zeus/sim/paper/paper.h"
@@ -288,9 +289,10 @@ void setup(CLI::App& root) {
           ->default_val("all");
   sub->add_option("--eta", flags->eta, "Energy/time knob(s) in [0,1], comma list, no repeats")
       ->default_val("0.5");
-  given->beta = sub->add_option("--beta", flags->beta,
-                                "Early-stopping factor in (0, 1e6], or inf (zeus, grid)")
-                    ->default_val(2.0);
+  given->beta = zeus::cli::allow_infinity(
+      sub->add_option("--beta", flags->beta,
+                      "Early-stopping factor in (0, 1e6], or inf (zeus, grid)")
+          ->default_val(2.0));
   sub->add_option("--seeds", flags->seeds,
                   "Seeds (0..2^31-1): list or range, e.g. 1-10; at most 10000, no repeats")
       ->default_val("1");

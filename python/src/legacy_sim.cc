@@ -77,12 +77,45 @@ py::object mw_to_watts(zeus::Milliwatts mw) {
   return py::float_(static_cast<double>(mw.value()) / 1000.0);
 }
 
+// A Python exception that is not an Exception (KeyboardInterrupt, SystemExit,
+// GeneratorExit): the user stopping the run, not a policy's bug. The C++
+// replay turns every std::exception from a policy into a zeus::Error naming
+// the policy; this type is not one, so it passes through the replay
+// untouched and is raised again as itself at the binding's edge.
+struct PythonStop {
+  py::error_already_set error;
+};
+
+// Calls into a Python policy; a BaseException that is not an Exception
+// leaves as PythonStop, everything else as it came.
+template <class F>
+auto call_policy(F&& f) -> decltype(f()) {
+  try {
+    return f();
+  } catch (py::error_already_set& e) {
+    if (!e.matches(PyExc_Exception)) throw PythonStop{std::move(e)};
+    throw;
+  }
+}
+
+// Runs a replay that calls Python policies; re-raises a PythonStop as the
+// Python exception it carries.
+template <class F>
+auto raising_stops(F&& f) -> decltype(f()) {
+  try {
+    return f();
+  } catch (PythonStop& stop) {
+    throw std::move(stop.error);
+  }
+}
+
 // A Python BatchSizeOptimizer for one job.
 class PyBatchSize final : public bs::BatchSizePolicy {
  public:
   PyBatchSize(py::object bso, py::object job) : bso_(std::move(bso)), job_(std::move(job)) {}
   bs::BatchSizeChoice predict() override {
-    const long long b = as_integer(bso_.attr("predict")(job_), "batch size");
+    const long long b =
+        as_integer(call_policy([&] { return bso_.attr("predict")(job_); }), "batch size");
     if (b <= 0 || b > sim::kMaxTraceBatchSize) {
       throw_error(ErrorCode::kInvalidArgument, "returned batch size " + std::to_string(b) +
                                                    ", which is not a positive batch size");
@@ -90,7 +123,7 @@ class PyBatchSize final : public bs::BatchSizePolicy {
     return {++next_id_, static_cast<int>(b), bs::TrialKind::kExploration};
   }
   void observe(const bs::BatchSizeChoice& c, zeus::Joules cost, bool converged) override {
-    bso_.attr("observe")(job_, c.batch_size, cost.value(), converged);
+    call_policy([&] { return bso_.attr("observe")(job_, c.batch_size, cost.value(), converged); });
   }
 
  private:
@@ -103,12 +136,14 @@ class PyPowerLimit final : public bs::PowerLimitPolicy {
  public:
   PyPowerLimit(py::object plo, py::object job) : plo_(std::move(plo)), job_(std::move(job)) {}
   std::optional<zeus::Milliwatts> predict(int batch_size) override {
-    py::object r = plo_.attr("predict")(job_, batch_size);
+    py::object r = call_policy([&] { return plo_.attr("predict")(job_, batch_size); });
     if (r.is_none()) return std::nullopt;
     return watts_to_mw(r);
   }
   void observe(int batch_size, zeus::Milliwatts pl, zeus::Joules epoch_cost) override {
-    plo_.attr("observe")(job_, batch_size, mw_to_watts(pl), epoch_cost.value());
+    call_policy([&] {
+      return plo_.attr("observe")(job_, batch_size, mw_to_watts(pl), epoch_cost.value());
+    });
   }
 
  private:
@@ -300,7 +335,8 @@ void bind_legacy(py::module_& core) {
                       "num_recurrence must be at least 1, got " + std::to_string(num_recurrence));
         }
         Replay r = prepare(traces, job, num_recurrence, beta, eta, seed, bso, plo);
-        return history(sim::simulate(r.trace, r.policy, r.name, true, r.options));
+        return history(raising_stops(
+            [&] { return sim::simulate(r.trace, r.policy, r.name, true, r.options); }));
       },
       py::arg("traces"), py::arg("job"), py::arg("num_recurrence"), py::arg("beta"), py::arg("eta"),
       py::arg("seed"), py::arg("bso"), py::arg("plo"));
@@ -321,7 +357,8 @@ void bind_legacy(py::module_& core) {
           g.jobs.push_back({row[0], row[1], row[2]});
         }
         Replay r = prepare(traces, job, 1, beta, eta, seed, bso, plo);
-        return history(sim::simulate_group(r.trace, g, r.policy, r.name, true, r.options));
+        return history(raising_stops(
+            [&] { return sim::simulate_group(r.trace, g, r.policy, r.name, true, r.options); }));
       },
       py::arg("traces"), py::arg("job"), py::arg("group"), py::arg("jobs"), py::arg("beta"),
       py::arg("eta"), py::arg("seed"), py::arg("bso"), py::arg("plo"));

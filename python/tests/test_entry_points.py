@@ -70,12 +70,19 @@ def test_monitor_energy_prints_the_measurement_on_ctrl_c():
         (["power", "--power-domain", "module"], "invalid choice"),
         (["energy", "--gpu-indices", "7"], "GPU index 7 does not exist"),
         (["frobnicate"], "invalid choice"),
+        (["power", "--update-period", "1e308"], "at most 86400"),
+        (["power", "--update-period", "nan"], "positive number of seconds"),
+        (["energy", "--gpu-indices", "99999999999999999999"], "must be a GPU index"),
+        (["power", "--gpu-indices", "-1"], "must be a GPU index"),
+        (["energy", "--gpu-indices", "x"], "must be a GPU index"),
     ],
 )
 def test_monitor_bad_input_exits_2_with_a_message(args, message):
+    """One line on stderr, exit 2: no traceback, no usage block."""
     proc = start("zeuscpp.monitor", *args)
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 2 and message in err, err
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err, err
 
 
 def test_show_env_reports_versions_and_the_index_mapping():

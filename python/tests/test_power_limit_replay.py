@@ -301,6 +301,29 @@ def test_replay_monitor_windows(tmp_path):
         ReplayZeusMonitor(log_file=bad)
 
 
+@pytest.mark.parametrize(
+    "row, column",
+    [
+        ("1.0,a,nan,1.0", "elapsed_time"),
+        ("1.0,a,-2.0,1.0", "elapsed_time"),
+        ("1.0,a,inf,1.0", "elapsed_time"),
+        ("1.0,a,1.0,NaN", "gpu0_energy"),
+        ("1.0,a,1.0,-5", "gpu0_energy"),
+        ("1.0,a,1.0,-inf", "gpu0_energy"),
+        ("1.0,a,1.0,1e999", "gpu0_energy"),
+        ("1.0,a,1.0,lots", "gpu0_energy"),
+    ],
+)
+def test_replay_monitor_refuses_amounts_no_gpu_measures(tmp_path, row, column):
+    """NaN, infinite or negative times and energies are errors naming line and column."""
+    log = tmp_path / "log.csv"
+    log.write_text("start_time,window_name,elapsed_time,gpu0_energy\n" + row + "\n")
+    monitor = ReplayZeusMonitor(log_file=log, ignore_sync_execution=True)
+    monitor.begin_window("a")
+    with pytest.raises(RuntimeError, match=f"line 2: {column} is"):
+        monitor.end_window("a")
+
+
 def test_replays_a_log_our_monitor_wrote(tmp_path):
     """A log zeuscpp's ZeusMonitor writes replays into the same measurements."""
     from zeuscpp.monitor import ZeusMonitor

@@ -105,6 +105,28 @@ def test_warmup_settle_duration_sets_the_warmup_by_time(script):
         profile.measure(script.workload, monitor, 1, 1, warmup_settle_duration=-1)
 
 
+@pytest.mark.parametrize("stop", [RuntimeError("the workload broke"), KeyboardInterrupt()])
+def test_a_trial_that_raises_closes_its_window(script, stop):
+    """The workload's exception comes out as itself, and the monitor can profile again."""
+    monitor = ZeusMonitor(gpu_indices=[0], sync_execution_with=None)
+    calls = 0
+
+    def breaks_in_the_window():
+        nonlocal calls
+        calls += 1
+        script.workload()
+        if calls == 7:  # after calibration (1 + 4) and the warm-up (1): inside the window
+            raise stop
+
+    with pytest.raises(type(stop)):
+        profile.measure(breaks_in_the_window, monitor, 0.25, 0, num_warmup_iterations=1,
+                        num_calibration_iterations=4)
+    assert not monitor.window_running("__zeus_profile_run_trial")
+    result = profile.measure(script.workload, monitor, 0.25, 0, num_warmup_iterations=1,
+                             num_calibration_iterations=4)
+    assert result.iterations == 16
+
+
 def test_bad_arguments_say_what_is_wrong(script):
     monitor = ZeusMonitor(gpu_indices=[0], sync_execution_with=None)
     with pytest.raises(ValueError, match="measurement_duration must be a finite number"):

@@ -182,6 +182,21 @@ def _mean_temperature(monitor: Any) -> float:
     return sum(gpus.get_gpu_temperature(i) for i in monitor.gpu_indices) / len(monitor.gpu_indices)
 
 
+def _close_window(monitor: Any) -> None:
+    """End the trial's window after the workload raised, without masking that error.
+
+    ``cancel=True`` drops the window (ZeusMonitor's and ReplayZeusMonitor's
+    signature); a monitor without the argument ends it plainly.
+    """
+    try:
+        try:
+            monitor.end_window(_WINDOW, sync_execution=False, cancel=True)
+        except TypeError:
+            monitor.end_window(_WINDOW, sync_execution=False)
+    except Exception:  # the workload's exception is the one to report
+        logger.warning("could not end the profiling window after the workload failed", exc_info=True)
+
+
 def _trial(fn: Callable[[], Any], monitor: Any, cooldown: float, duration: float, warmup: int, per_iter: float) -> TrialResult:
     iterations = max(1, math.ceil(duration / per_iter)) if per_iter > 0 else 1
     if cooldown > 0:
@@ -191,8 +206,12 @@ def _trial(fn: Callable[[], Any], monitor: Any, cooldown: float, duration: float
     _sync(monitor)
     before = _mean_temperature(monitor)
     monitor.begin_window(_WINDOW, sync_execution=False)  # synced just above
-    for _ in range(iterations):
-        fn()
+    try:
+        for _ in range(iterations):
+            fn()
+    except BaseException:
+        _close_window(monitor)  # so the monitor can profile again
+        raise
     window = monitor.end_window(_WINDOW)
     after = _mean_temperature(monitor)
     energy, before_sum, after_sum = all_reduce([window.total_energy, before, after], "sum")

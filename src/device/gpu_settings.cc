@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <functional>
 
 #include "zeus/util/error.h"
 
@@ -51,6 +52,27 @@ void check_supported_gpu_clocks(Gpu& gpu, int index, const ClockRange& r) {
   }
 }
 
+// The memory clocks the GPU lists span what its memory can be locked to; as
+// for graphics clocks, a device that cannot list them is left to refuse.
+void check_supported_memory_clocks(Gpu& gpu, int index, const ClockRange& r) {
+  std::vector<Megahertz> clocks;
+  try {
+    clocks = gpu.supported_memory_clocks();
+  } catch (const Error& e) {
+    if (e.code() == ErrorCode::kNotSupported) return;
+    throw;
+  }
+  if (clocks.empty()) return;
+  const auto [lo, hi] = std::minmax_element(clocks.begin(), clocks.end());
+  if (r.min < *lo || r.max > *hi) {
+    throw_error(
+        ErrorCode::kInvalidArgument,
+        fmt::format("GPU {} ({}) supports memory clocks from {} to {} MHz, not {}-{} "
+                    "MHz; no GPU was changed",
+                    index, gpu.name(), lo->value(), hi->value(), r.min.value(), r.max.value()));
+  }
+}
+
 // Everything that can be known before touching a GPU.
 void validate(const std::vector<std::shared_ptr<Gpu>>& gpus, const std::vector<int>& indices,
               const GpuSettingsChange& c) {
@@ -72,6 +94,9 @@ void validate(const std::vector<std::shared_ptr<Gpu>>& gpus, const std::vector<i
   for (std::size_t k = 0; k < gpus.size() && c.gpu_clocks; ++k) {
     check_supported_gpu_clocks(*gpus[k], indices[k], *c.gpu_clocks);
   }
+  for (std::size_t k = 0; k < gpus.size() && c.memory_clocks; ++k) {
+    check_supported_memory_clocks(*gpus[k], indices[k], *c.memory_clocks);
+  }
   if (!c.power_limit) return;
   for (std::size_t k = 0; k < gpus.size(); ++k) {
     const PowerLimitConstraints range = gpus[k]->power_limit_constraints();
@@ -89,37 +114,101 @@ std::string clocks_text(const ClockRange& r) {
   return fmt::format("{}-{} MHz", r.min.value(), r.max.value());
 }
 
-void apply_one(Gpu& gpu, int index, const GpuSettingsChange& c, std::vector<std::string>& done) {
-  if (c.power_limit || c.reset_power_limit) {
-    const Milliwatts before = gpu.power_limit();
-    const Milliwatts after = c.power_limit ? *c.power_limit : gpu.default_power_limit();
-    gpu.set_power_limit(after);
-    done.push_back(fmt::format("GPU {}: power limit {:g} W -> {:g} W{}", index, watts(before),
-                               watts(after), c.reset_power_limit ? " (the default)" : ""));
+// The steps applied so far, each with what undoes it. What cannot be
+// checked up front (a clock table the device or zeusd does not report) may
+// still be refused midway; the steps before it are then undone, so a failed
+// `zeus gpu set` leaves the GPUs as it found them where it can.
+class Steps {
+ public:
+  // Runs `apply`; on success records `line` and, when the step can be undone,
+  // `undo` (described by `undo_line`).
+  void run(const std::function<void()>& apply, std::string line, std::function<void()> undo = {},
+           std::string undo_line = {}) {
+    apply();
+    done_.push_back(std::move(line));
+    if (undo) {
+      undo_.push_back({std::move(undo_line), std::move(undo)});
+    } else {
+      not_undoable_.push_back(done_.back());
+    }
   }
-  if (c.persistence_mode) {
-    gpu.set_persistence_mode(*c.persistence_mode);
-    done.push_back(
-        fmt::format("GPU {}: persistence mode {}", index, *c.persistence_mode ? "on" : "off"));
+  const std::vector<std::string>& done() const { return done_; }
+
+  // Undoes every step, latest first; says what was undone and what was not.
+  std::string roll_back() noexcept {
+    std::string out;
+    for (auto it = undo_.rbegin(); it != undo_.rend(); ++it) {
+      try {
+        it->run();
+        out += "\n  undone: " + it->line;
+      } catch (const std::exception& e) {
+        out += fmt::format("\n  NOT undone: {} ({})", it->line, e.what());
+      }
+    }
+    for (const auto& line : not_undoable_) out += "\n  stays (cannot be undone): " + line;
+    return out.empty() ? " nothing had been applied" : out;
   }
+
+ private:
+  struct Undo {
+    std::string line;
+    std::function<void()> run;
+  };
+  std::vector<std::string> done_;
+  std::vector<Undo> undo_;
+  std::vector<std::string> not_undoable_;
+};
+
+void apply_power_limit(Gpu& gpu, int index, const GpuSettingsChange& c, Steps& steps) {
+  const Milliwatts before = gpu.power_limit();
+  const Milliwatts after = c.power_limit ? *c.power_limit : gpu.default_power_limit();
+  steps.run([&] { gpu.set_power_limit(after); },
+            fmt::format("GPU {}: power limit {:g} W -> {:g} W{}", index, watts(before),
+                        watts(after), c.reset_power_limit ? " (the default)" : ""),
+            [&gpu, before] { gpu.set_power_limit(before); },
+            fmt::format("GPU {}: power limit back to {:g} W", index, watts(before)));
+}
+
+void apply_persistence(Gpu& gpu, int index, bool enabled, Steps& steps) {
+  const auto before = read_or_empty<bool>([&] { return gpu.persistence_mode(); });
+  std::function<void()> undo;
+  if (before) undo = [&gpu, was = *before] { gpu.set_persistence_mode(was); };
+  steps.run(
+      [&] { gpu.set_persistence_mode(enabled); },
+      fmt::format("GPU {}: persistence mode {}", index, enabled ? "on" : "off"), std::move(undo),
+      fmt::format("GPU {}: persistence mode back {}", index, before && *before ? "on" : "off"));
+}
+
+// Locked clocks cannot be read back (NVML sets and resets a range only), so a
+// lock is undone by unlocking, and an unlock cannot be undone.
+void apply_clocks(Gpu& gpu, int index, const GpuSettingsChange& c, Steps& steps) {
   if (c.gpu_clocks) {
-    gpu.set_gpu_locked_clocks(c.gpu_clocks->min, c.gpu_clocks->max);
-    done.push_back(
-        fmt::format("GPU {}: GPU clocks locked to {}", index, clocks_text(*c.gpu_clocks)));
+    steps.run([&] { gpu.set_gpu_locked_clocks(c.gpu_clocks->min, c.gpu_clocks->max); },
+              fmt::format("GPU {}: GPU clocks locked to {}", index, clocks_text(*c.gpu_clocks)),
+              [&gpu] { gpu.reset_gpu_locked_clocks(); },
+              fmt::format("GPU {}: GPU clocks unlocked", index));
   }
   if (c.reset_gpu_clocks) {
-    gpu.reset_gpu_locked_clocks();
-    done.push_back(fmt::format("GPU {}: GPU clocks unlocked", index));
+    steps.run([&] { gpu.reset_gpu_locked_clocks(); },
+              fmt::format("GPU {}: GPU clocks unlocked", index));
   }
   if (c.memory_clocks) {
-    gpu.set_memory_locked_clocks(c.memory_clocks->min, c.memory_clocks->max);
-    done.push_back(
-        fmt::format("GPU {}: memory clocks locked to {}", index, clocks_text(*c.memory_clocks)));
+    steps.run(
+        [&] { gpu.set_memory_locked_clocks(c.memory_clocks->min, c.memory_clocks->max); },
+        fmt::format("GPU {}: memory clocks locked to {}", index, clocks_text(*c.memory_clocks)),
+        [&gpu] { gpu.reset_memory_locked_clocks(); },
+        fmt::format("GPU {}: memory clocks unlocked", index));
   }
   if (c.reset_memory_clocks) {
-    gpu.reset_memory_locked_clocks();
-    done.push_back(fmt::format("GPU {}: memory clocks unlocked", index));
+    steps.run([&] { gpu.reset_memory_locked_clocks(); },
+              fmt::format("GPU {}: memory clocks unlocked", index));
   }
+}
+
+void apply_one(Gpu& gpu, int index, const GpuSettingsChange& c, Steps& steps) {
+  if (c.power_limit || c.reset_power_limit) apply_power_limit(gpu, index, c, steps);
+  if (c.persistence_mode) apply_persistence(gpu, index, *c.persistence_mode, steps);
+  apply_clocks(gpu, index, c, steps);
 }
 
 }  // namespace
@@ -148,18 +237,18 @@ AppliedSettings apply_gpu_settings(const std::vector<std::shared_ptr<Gpu>>& gpus
     throw_error(ErrorCode::kInternal, "apply_gpu_settings: one index per GPU");
   }
   validate(gpus, indices, change);
-  AppliedSettings applied;
+  Steps steps;
   for (std::size_t k = 0; k < gpus.size(); ++k) {
     try {
-      apply_one(*gpus[k], indices[k], change, applied.changes);
-    } catch (const Error& e) {
-      std::string so_far;
-      for (const auto& line : applied.changes) so_far += "\n  " + line;
-      throw Error(e.code(), fmt::format("GPU {}: {}; applied before the failure:{}", indices[k],
-                                        e.what(), so_far.empty() ? " nothing" : so_far));
+      apply_one(*gpus[k], indices[k], change, steps);
+    } catch (const std::exception& e) {
+      const auto* error = dynamic_cast<const Error*>(&e);
+      throw Error(error ? error->code() : ErrorCode::kUnknown,
+                  fmt::format("GPU {}: {}; rolled back what was applied before:{}", indices[k],
+                              e.what(), steps.roll_back()));
     }
   }
-  return applied;
+  return {steps.done()};
 }
 
 }  // namespace zeus

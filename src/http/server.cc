@@ -446,7 +446,7 @@ class Session final : public SessionBase, public std::enable_shared_from_this<Se
     res.body() = std::move(r.body);
     res.prepare_payload();
     log_status_ = r.status;
-    arm_timer(options().request_timeout);
+    arm_timer(options().response_timeout);
     bhttp::async_write(socket_, res,
                        [self = this->shared_from_this(), keep](error_code ec, std::size_t) {
                          self->disarm_timer();
@@ -550,9 +550,19 @@ class Session final : public SessionBase, public std::enable_shared_from_this<Se
       return;
     }
     writing_ = true;
+    // A client that takes nothing for this long has stopped reading: the
+    // timer cancels the write, which closes the stream.
+    arm_timer(options().event_write_timeout);
     asio::async_write(socket_, asio::buffer(outbox_.front()),
                       [self = this->shared_from_this()](error_code ec, std::size_t) {
+                        self->disarm_timer();
                         if (ec || self->phase_ != Phase::kStreaming) {
+                          if (self->timed_out_) {
+                            log::warn(
+                                "http: dropping an event-stream client ({}) that read "
+                                "nothing for {:g} s",
+                                self->remote_, self->options().event_write_timeout.count());
+                          }
                           self->writing_ = false;
                           return self->close();
                         }

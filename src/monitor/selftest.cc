@@ -52,6 +52,19 @@ class Checks {
           e.what());
     }
   }
+  // As run(), for a check the user asked for by name (--write): one that
+  // cannot be carried out (unsupported, or skipped for want of what it needs)
+  // is a failure, so a gate on the exit code cannot pass on a host where
+  // nothing could be written.
+  template <class F>
+  void run_required(const std::string& device, const std::string& name, F f) {
+    run(device, name, f);
+    SelftestCheck& c = checks_.back();
+    if (c.verdict == Verdict::kSkip) {
+      c.verdict = Verdict::kFail;
+      c.detail = "asked for (--write) but could not be done: " + c.detail;
+    }
+  }
   std::vector<SelftestCheck> take() { return std::move(checks_); }
 
  private:
@@ -362,23 +375,24 @@ void check_window_cost(const DeviceInventory& devices, int repetitions, Checks& 
 }
 
 void check_writes(const std::shared_ptr<Gpu>& gpu, const std::string& label, Checks& checks) {
-  checks.run(label, "power limit set and restored", [&]() -> std::pair<Verdict, std::string> {
-    const auto range = gpu->power_limit_constraints();
-    const Milliwatts original = gpu->power_limit();
-    const Milliwatts target = original != range.min ? range.min : range.max;
-    GpuSettingsGuard guard({gpu});
-    guard.set_power_limit(0, target);
-    const Milliwatts set = gpu->power_limit();
-    guard.restore_gpu(0);
-    const Milliwatts restored = gpu->power_limit();
-    const std::string detail =
-        fmt::format("{:.0f} W -> {:.0f} W -> {:.0f} W", to_watts(original).value(),
-                    to_watts(set).value(), to_watts(restored).value());
-    if (set != target) return {Verdict::kFail, detail + ": the new limit did not take"};
-    if (restored != original) return {Verdict::kFail, detail + ": the restore did not take"};
-    return {Verdict::kPass, detail};
-  });
-  checks.run(label, "clock lock set and reset", [&]() -> std::pair<Verdict, std::string> {
+  checks.run_required(
+      label, "power limit set and restored", [&]() -> std::pair<Verdict, std::string> {
+        const auto range = gpu->power_limit_constraints();
+        const Milliwatts original = gpu->power_limit();
+        const Milliwatts target = original != range.min ? range.min : range.max;
+        GpuSettingsGuard guard({gpu});
+        guard.set_power_limit(0, target);
+        const Milliwatts set = gpu->power_limit();
+        guard.restore_gpu(0);
+        const Milliwatts restored = gpu->power_limit();
+        const std::string detail =
+            fmt::format("{:.0f} W -> {:.0f} W -> {:.0f} W", to_watts(original).value(),
+                        to_watts(set).value(), to_watts(restored).value());
+        if (set != target) return {Verdict::kFail, detail + ": the new limit did not take"};
+        if (restored != original) return {Verdict::kFail, detail + ": the restore did not take"};
+        return {Verdict::kPass, detail};
+      });
+  checks.run_required(label, "clock lock set and reset", [&]() -> std::pair<Verdict, std::string> {
     const auto memory = gpu->supported_memory_clocks();
     if (memory.empty()) return {Verdict::kSkip, "no clock table"};
     const auto graphics =

@@ -8,13 +8,14 @@
 #include <filesystem>
 #include <mutex>
 #include <nlohmann/json.hpp>
-#include <thread>
 
 #include "zeus/http/client.h"
 #include "zeus/proxy/openai.h"
 #include "zeus/util/error.h"
 #include "zeus/util/files.h"
+#include "zeus/util/json.h"
 #include "zeus/util/text.h"
+#include "zeus/util/thread_group.h"
 
 namespace zeus::proxy {
 
@@ -45,6 +46,14 @@ std::string request_body(const LoadOptions& o, const std::string& prompt) {
   body["stream"] = o.stream;
   if (o.stream) body["stream_options"] = {{"include_usage", true}};
   return body.dump();
+}
+
+// The server's answers and the prompt file are not trusted: a value nested
+// without bound would make later use recurse without bound. Discarded (as a
+// parse error is) when too deep.
+nlohmann::json parse_bounded(std::string_view text) {
+  if (json_nesting_exceeds(text)) return nlohmann::json(nlohmann::json::value_t::discarded);
+  return nlohmann::json::parse(text, nullptr, false);
 }
 
 // One answer's numbers.
@@ -82,10 +91,10 @@ Answer send_one(http::Client& client, const LoadOptions& o, const std::string& b
       http::Response r = client.request(http::Method::kPost, o.endpoint, body, headers);
       a.latency = since(t0);
       if (r.status / 100 != 2) {
-        a.error = fmt::format("status {}: {}", r.status, r.body.substr(0, 200));
+        a.error = fmt::format("status {}: {}", r.status, printable(r.body, 200));
         return a;
       }
-      const auto doc = nlohmann::json::parse(r.body, nullptr, false);
+      const auto doc = parse_bounded(r.body);
       if (doc.is_object()) read_usage_object(doc, a);
       a.ok = true;
       return a;
@@ -108,7 +117,7 @@ Answer send_one(http::Client& client, const LoadOptions& o, const std::string& b
             const EventInfo info = inspect_event(frame);
             if (info.tokens > 0 && !a.ttft) a.ttft = since(t0);
             if (info.usage) {
-              const auto doc = nlohmann::json::parse(event_data(frame), nullptr, false);
+              const auto doc = parse_bounded(event_data(frame));
               if (doc.is_object()) read_usage_object(doc, a);
             }
           });
@@ -116,15 +125,32 @@ Answer send_one(http::Client& client, const LoadOptions& o, const std::string& b
         });
     a.latency = since(t0);
     if (status != 200) {
-      a.error = fmt::format("status {}: {}", status, error_body.substr(0, 200));
+      a.error = fmt::format("status {}: {}", status, printable(error_body, 200));
       return a;
     }
     a.ok = true;
   } catch (const std::exception& e) {
     a.latency = since(t0);
-    a.error = e.what();
+    a.error = printable(e.what(), 200);
   }
   return a;
+}
+
+void add_answer(LoadResult& result, const Answer& a) {
+  if (!a.ok) {
+    ++result.failed;
+    if (result.first_error.empty()) result.first_error = a.error;
+    return;
+  }
+  ++result.requests;
+  result.latencies_s.push_back(a.latency);
+  if (a.ttft) result.ttfts_s.push_back(*a.ttft);
+  if (a.prompt_tokens && *a.prompt_tokens > 0) result.prompt_tokens += *a.prompt_tokens;
+  if (a.output_tokens && *a.output_tokens > 0) result.output_tokens += *a.output_tokens;
+  if (a.joules) {
+    ++result.with_energy;
+    result.energy += Joules(*a.joules);
+  }
 }
 
 }  // namespace
@@ -149,36 +175,36 @@ LoadResult run_load(const LoadOptions& o) {
   LoadResult result;
   std::mutex mutex;
   std::atomic<std::size_t> next{0};
-  const auto t0 = steady::now();
-  std::vector<std::thread> clients;
-  const int n =
-      static_cast<int>(std::min<std::size_t>(static_cast<std::size_t>(o.concurrency), total));
-  for (int c = 0; c < n; ++c) {
-    clients.emplace_back([&] {
-      http::ClientOptions co;
-      co.request_timeout = o.timeout;
-      http::Client client(o.url, co);
-      for (std::size_t i = next++; i < total; i = next++) {
-        const Answer a = send_one(client, o, request_body(o, o.prompts[i % o.prompts.size()]));
-        std::lock_guard lock(mutex);
-        if (!a.ok) {
-          ++result.failed;
-          if (result.first_error.empty()) result.first_error = a.error;
-          continue;
-        }
-        ++result.requests;
-        result.latencies_s.push_back(a.latency);
-        if (a.ttft) result.ttfts_s.push_back(*a.ttft);
-        if (a.prompt_tokens && *a.prompt_tokens > 0) result.prompt_tokens += *a.prompt_tokens;
-        if (a.output_tokens && *a.output_tokens > 0) result.output_tokens += *a.output_tokens;
-        if (a.joules) {
-          ++result.with_energy;
-          result.energy += Joules(*a.joules);
-        }
-      }
-    });
+  // Every body is built here, before any thread starts: a prompt the JSON
+  // writer refuses is the caller's error, not a thread's.
+  std::vector<std::string> bodies;
+  bodies.reserve(o.prompts.size());
+  for (std::size_t i = 0; i < o.prompts.size(); ++i) {
+    if (!is_valid_utf8(o.prompts[i])) {
+      throw_error(ErrorCode::kInvalidArgument,
+                  fmt::format("prompt {} is not valid UTF-8: {}", i + 1, printable(o.prompts[i])));
+    }
+    bodies.push_back(request_body(o, o.prompts[i]));
   }
-  for (auto& t : clients) t.join();
+  const auto t0 = steady::now();
+  const auto n = std::min<std::size_t>(static_cast<std::size_t>(o.concurrency), total);
+  const auto client_loop = [&](std::size_t) {
+    http::ClientOptions co;
+    co.request_timeout = o.timeout;
+    http::Client client(o.url, co);
+    for (std::size_t i = next++; i < total; i = next++) {
+      const Answer a = send_one(client, o, bodies[i % bodies.size()]);
+      std::lock_guard lock(mutex);
+      add_answer(result, a);
+    }
+  };
+  try {
+    run_on_threads(n, client_loop, [&] { next = total; });
+  } catch (const Error& e) {
+    if (e.code() != ErrorCode::kResourceExhausted) throw;
+    throw_error(ErrorCode::kResourceExhausted,
+                fmt::format("{} clients: {} (--concurrency)", n, e.what()));
+  }
   result.wall = Seconds(since(t0));
   return result;
 }
@@ -220,15 +246,23 @@ std::vector<std::string> read_prompts(const std::string& path) {
   const std::string text = read_file(path);
   std::vector<std::string> prompts;
   std::size_t start = 0;
+  std::size_t line_number = 0;
   while (start < text.size()) {
     auto nl = text.find('\n', start);
     if (nl == std::string::npos) nl = text.size();
     std::string line = text.substr(start, nl - start);
     start = nl + 1;
+    ++line_number;
     if (!line.empty() && line.back() == '\r') line.pop_back();
     if (line.find_first_not_of(" \t") == std::string::npos) continue;
+    if (!is_valid_utf8(line)) {
+      // A request body is JSON, which carries only UTF-8 text.
+      throw_error(ErrorCode::kInvalidArgument,
+                  fmt::format("{} line {} is not valid UTF-8 text: {}", printable(path, 4096),
+                              line_number, printable(line)));
+    }
     if (line.front() == '{' || line.front() == '"') {
-      const auto doc = nlohmann::json::parse(line, nullptr, false);
+      const auto doc = parse_bounded(line);
       if (doc.is_string()) {
         prompts.push_back(doc.get<std::string>());
         continue;

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "zeus/util/error.h"
+#include "zeus/util/json.h"
 
 namespace zeus::proxy {
 
@@ -20,7 +21,10 @@ std::size_t skip_space(std::string_view s, std::size_t i) {
   return i;
 }
 
+// nullopt for anything but a JSON object, and for one nested deeper than
+// kMaxJsonDepth (the proxy would recurse once per level rewriting it).
 std::optional<ojson> parse_object(std::string_view text) {
+  if (json_nesting_exceeds(text)) return std::nullopt;
   ojson value = ojson::parse(text.begin(), text.end(), nullptr, false);
   if (value.is_discarded() || !value.is_object()) return std::nullopt;
   return value;
@@ -57,6 +61,11 @@ bool add_energy(ojson& doc, const ResponseEnergy& energy, Usage& usage) {
 }  // namespace
 
 CompletionRequest parse_completion_request(std::string_view body, bool ask_usage) {
+  if (json_nesting_exceeds(body)) {
+    throw_error(ErrorCode::kInvalidArgument,
+                fmt::format("the request body nests arrays and objects deeper than {} levels",
+                            kMaxJsonDepth));
+  }
   std::optional<ojson> doc = parse_object(body);
   if (!doc) {
     throw_error(ErrorCode::kInvalidArgument,
@@ -72,7 +81,11 @@ CompletionRequest parse_completion_request(std::string_view body, bool ask_usage
       throw_error(ErrorCode::kInvalidArgument, "\"stream\" must be true or false");
     r.stream = s->get<bool>();
   }
-  if (const auto o = doc->find("stream_options"); o != doc->end() && o->is_object()) {
+  if (const auto o = doc->find("stream_options"); o != doc->end() && !o->is_null()) {
+    // Checked here, not where it is rewritten: adding include_usage to a
+    // string or an array would fail there, as a 500.
+    if (!o->is_object())
+      throw_error(ErrorCode::kInvalidArgument, "\"stream_options\" must be an object");
     const auto u = o->find("include_usage");
     r.usage_requested = u != o->end() && u->is_boolean() && u->get<bool>();
   }

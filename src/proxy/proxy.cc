@@ -120,7 +120,9 @@ struct Proxy::Exchange {
   http::EventStream events;
   bool streaming = false;
   std::string buffered;
-  bool too_large = false;
+  bool too_large = false;        // cut off: over one of the size bounds
+  std::string too_large_what;    // which, for the message
+  std::size_t stream_bytes = 0;  // read from the server's event stream
   int status = 0;
   http::Headers head_fields;
   EventSplitter splitter;
@@ -429,11 +431,26 @@ void Proxy::report_tokens(Exchange& x) {
   x.reported = x.tokens;
 }
 
+// Stops reading a server that sent more than a bound allows (false: the
+// exchange ends; on_upstream_done answers 502).
+bool Proxy::cut_off(Exchange& x, std::string what) {
+  log::warn("proxy: {}: the inference server sent {}; cutting it off", x.record.request_id, what);
+  x.too_large = true;
+  x.too_large_what = std::move(what);
+  return false;
+}
+
 bool Proxy::on_upstream_body(Exchange& x, std::string_view bytes) {
   if (!x.streaming) {
-    x.too_large = x.buffered.size() + bytes.size() > options_.max_response_bytes;
-    if (!x.too_large) x.buffered.append(bytes);
-    return !x.too_large;
+    if (x.buffered.size() + bytes.size() > options_.max_response_bytes) {
+      return cut_off(x, fmt::format("an answer over {} bytes", options_.max_response_bytes));
+    }
+    x.buffered.append(bytes);
+    return true;
+  }
+  x.stream_bytes += bytes.size();
+  if (x.stream_bytes > options_.max_stream_bytes) {
+    return cut_off(x, fmt::format("a stream over {} bytes", options_.max_stream_bytes));
   }
   RequestRecord& r = x.record;
   x.out.clear();
@@ -460,6 +477,10 @@ bool Proxy::on_upstream_body(Exchange& x, std::string_view bytes) {
   });
   if (!x.ended) report_tokens(x);
   if (!x.out.empty() && !x.events.send_frames(std::move(x.out))) return false;
+  // An event without end would otherwise grow here by all the server sends.
+  if (x.splitter.pending_size() > options_.max_event_bytes) {
+    return cut_off(x, fmt::format("an event over {} bytes", options_.max_event_bytes));
+  }
   // Back-pressure: no further read while the client is behind.
   std::weak_ptr<Upstream> w = x.upstream;
   if (!x.events.when_drained(kClientBacklogBytes, [w] {
@@ -502,7 +523,9 @@ void Proxy::on_upstream_done(const std::shared_ptr<Exchange>& xp,
     r.status = upstream_error || x.too_large ? 502 : (interrupted && !x.streaming ? 503 : x.status);
     r.cancelled = cancelled && !answered;
     if (x.streaming) {
-      if (x.splitter.pending_size() > 0) x.events.send_frames(std::string(x.splitter.pending()));
+      if (x.splitter.pending_size() > 0 && !x.too_large) {
+        x.events.send_frames(std::string(x.splitter.pending()));
+      }
       x.events.close();
     } else {
       http::Response answer;
@@ -511,8 +534,7 @@ void Proxy::on_upstream_done(const std::shared_ptr<Exchange>& xp,
       } else if (upstream_error || x.too_large) {
         answer = http::Response::error(
             502, upstream_error ? fmt::format("the inference server: {}", *upstream_error)
-                                : fmt::format("the inference server's answer is over {} bytes",
-                                              options_.max_response_bytes));
+                                : fmt::format("the inference server sent {}", x.too_large_what));
       } else {
         answer.status = x.status;
         answer.headers = std::move(x.head_fields);

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "zeus/util/text.h"
+
 namespace zeus::proxy {
 
 namespace {
@@ -40,8 +42,11 @@ std::string format_summary(const ProxySummary& s) {
       s.requests_energy.value(), s.idle.value());
   for (const auto& [model, t] : s.models) {
     const double per_request = t.requests ? t.energy.value() / static_cast<double>(t.requests) : 0;
-    out += fmt::format("  {}: {} requests, {:.3f} J/request", model.empty() ? "(no model)" : model,
-                       t.requests, per_request);
+    // The client chose the name: escaped, so it cannot forge lines or send
+    // terminal escapes to whoever reads the summary.
+    out +=
+        fmt::format("  {}: {} requests, {:.3f} J/request",
+                    model.empty() ? "(no model)" : printable(model, 200), t.requests, per_request);
     if (t.output_tokens > 0) {
       out += fmt::format(", {:.4f} J/output token",
                          t.energy.value() / static_cast<double>(t.output_tokens));

@@ -146,13 +146,17 @@ TraceSet TraceSet::from_tables(const std::string& dir, const CsvTable& train,
                ce = t.column("target_epoch");
     ts.train_.reserve(t.num_rows());
     for (std::size_t r = 0; r < t.num_rows(); ++r) {
-      // "nan" (literally) marks a run that never reached the target.
-      const double epoch = t.as_double(r, ce);
+      // "nan" (literally) marks a run that never reached the target, and so
+      // does an empty cell: what pandas writes for NaN, so a trace read with
+      // pandas.read_csv and written back (or handed over as a DataFrame, as
+      // upstream's drivers do) means the same.
+      const bool blank = t.cell(r, ce).find_first_not_of(" \t") == std::string::npos;
+      const double epoch = blank ? std::nan("") : t.as_double(r, ce);
       if (!std::isnan(epoch) && !(epoch >= 0.0 && epoch <= kMaxTraceTargetEpoch)) {
         throw_error(
             ErrorCode::kParse,
             fmt::format("{}:{}: target_epoch must be a number of epochs in [0, {:g}] or "
-                        "'nan' (never reached), got {}",
+                        "'nan' or empty (never reached), got {}",
                         t.source(), t.line_of(r), kMaxTraceTargetEpoch, printable(t.cell(r, ce))));
       }
       TrainRow row{t.cell(r, cd),

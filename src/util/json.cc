@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include <cmath>
+#include <vector>
 
 #include "zeus/util/files.h"
 
@@ -51,7 +52,34 @@ std::string range_text(std::int64_t min, std::int64_t max) {
 
 }  // namespace
 
+bool json_nesting_exceeds(std::string_view text, std::size_t max_depth) {
+  std::size_t depth = 0;
+  bool in_string = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (c == '\\') {
+        ++i;  // the escaped character cannot end the string
+      } else if (c == '"') {
+        in_string = false;
+      }
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > max_depth) return true;
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+  return false;
+}
+
 json parse_json(std::string_view text, std::string_view source) {
+  if (json_nesting_exceeds(text)) {
+    throw FieldError(ErrorCode::kParse, "",
+                     fmt::format("{}: nested deeper than {} levels of arrays and objects", source,
+                                 kMaxJsonDepth));
+  }
   try {
     return json::parse(text.begin(), text.end());
   } catch (const json::out_of_range&) {
@@ -85,10 +113,74 @@ json parse_json(std::string_view text, std::string_view source) {
 
 json parse_json_file(const std::string& path) { return parse_json(read_file(path), path); }
 
+namespace {
+
+constexpr std::size_t kExcerptChars = 40;
+
+// Appends a string quoted, only a prefix of it (enough to fill the excerpt),
+// escaped by nlohmann (invalid UTF-8 replaced).
+void append_string(std::string& out, std::string_view s) {
+  const bool cut = s.size() > kExcerptChars;
+  std::string shown = json(std::string(cut ? s.substr(0, kExcerptChars) : s))
+                          .dump(-1, ' ', true, json::error_handler_t::replace);
+  if (cut) shown.pop_back();  // an unfinished string has no closing quote
+  out += shown;
+}
+
+void append_scalar(std::string& out, const json& v) {
+  if (v.is_string()) {
+    append_string(out, v.get_ref<const std::string&>());
+  } else {
+    out += v.dump();  // a number, boolean or null: short
+  }
+}
+
+// Cuts `text` to the excerpt's length on a UTF-8 character boundary.
+std::string shortened(std::string text) {
+  if (text.size() <= kExcerptChars) return text;
+  std::size_t end = kExcerptChars - 3;
+  while (end > 0 && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80) --end;
+  text.resize(end);
+  return text + "...";
+}
+
+}  // namespace
+
 std::string json_excerpt(const json& value) {
-  std::string text = value.dump(-1, ' ', true, json::error_handler_t::replace);
-  if (text.size() > 40) text = text.substr(0, 37) + "...";
-  return text;
+  // Depth-first with an explicit stack, stopping once the excerpt is full:
+  // dump() would recurse once per level and render the whole value.
+  struct Open {
+    const json* container;
+    json::const_iterator next;
+  };
+  std::string out;
+  std::vector<Open> stack;
+  const auto enter = [&](const json& v) {
+    if (v.is_array() || v.is_object()) {
+      out += v.is_array() ? '[' : '{';
+      stack.push_back({&v, v.cbegin()});
+    } else {
+      append_scalar(out, v);
+    }
+  };
+  enter(value);
+  while (!stack.empty() && out.size() <= kExcerptChars) {
+    Open& top = stack.back();
+    if (top.next == top.container->cend()) {
+      out += top.container->is_array() ? ']' : '}';
+      stack.pop_back();
+      continue;
+    }
+    if (top.next != top.container->cbegin()) out += ',';
+    if (top.container->is_object()) {
+      append_string(out, top.next.key());
+      out += ':';
+    }
+    const json& child = *top.next;
+    ++top.next;
+    enter(child);  // may grow the stack: `top` is not used after this
+  }
+  return shortened(std::move(out));
 }
 
 JsonObject::JsonObject(const json& value, std::string source, std::string path)

@@ -7,8 +7,9 @@
 namespace zeus {
 namespace {
 
-// Length of the valid UTF-8 sequence starting at s[i] (0 if invalid).
-std::size_t utf8_length(std::string_view s, std::size_t i) {
+// Length of the valid UTF-8 sequence starting at s[i] (0 if invalid), and its
+// code point.
+std::size_t utf8_sequence(std::string_view s, std::size_t i, unsigned& cp) {
   const auto b = static_cast<unsigned char>(s[i]);
   std::size_t n = 0;
   unsigned min = 0;
@@ -25,19 +26,39 @@ std::size_t utf8_length(std::string_view s, std::size_t i) {
     return 0;
   }
   if (i + n > s.size()) return 0;
-  unsigned cp = b & (0xFFu >> (n + 1));
+  cp = b & (0xFFu >> (n + 1));
   for (std::size_t k = 1; k < n; ++k) {
     const auto c = static_cast<unsigned char>(s[i + k]);
     if ((c & 0xC0) != 0x80) return 0;
     cp = (cp << 6) | (c & 0x3F);
   }
   if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;
-  // C1 controls (U+0080..U+009F) are terminal escapes too.
-  if (cp >= 0x80 && cp <= 0x9F) return 0;
   return n;
 }
 
+// Length of the printable UTF-8 sequence starting at s[i] (0 if invalid or a
+// C1 control: U+0080..U+009F are terminal escapes too).
+std::size_t utf8_length(std::string_view s, std::size_t i) {
+  unsigned cp = 0;
+  const std::size_t n = utf8_sequence(s, i, cp);
+  return cp >= 0x80 && cp <= 0x9F ? 0 : n;
+}
+
 }  // namespace
+
+bool is_valid_utf8(std::string_view text) {
+  for (std::size_t i = 0; i < text.size();) {
+    if (static_cast<unsigned char>(text[i]) < 0x80) {
+      ++i;
+      continue;
+    }
+    unsigned cp = 0;
+    const std::size_t n = utf8_sequence(text, i, cp);
+    if (n == 0) return false;
+    i += n;
+  }
+  return true;
+}
 
 std::string printable(std::string_view text, std::size_t max_length) {
   std::string out;

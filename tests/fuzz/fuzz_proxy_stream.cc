@@ -2,7 +2,8 @@
 // the SSE byte stream of a streamed completion. It is cut into events (two
 // different read sizes must give the same events, and the events plus the
 // unfinished rest must be the input), each event scanned for tokens and
-// usage, and a usage event rewritten with the energy field.
+// usage, and a usage event rewritten with the energy field. The whole input
+// is also read as a non-streamed answer's body, rewritten the same way.
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -45,6 +46,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       ZEUS_FUZZ_CHECK(framed->starts_with("data: ") && framed->ends_with("\n\n"));
       const auto doc = nlohmann::json::parse(zeus::proxy::event_data(*framed));
       ZEUS_FUZZ_CHECK(doc["usage"]["energy"]["joules"] == 1.5);
+    }
+    zeus::proxy::Usage usage;
+    if (const auto body = zeus::proxy::add_energy_to_body(text, {zeus::Joules(2.5), {}}, usage)) {
+      const auto doc = nlohmann::json::parse(*body);
+      ZEUS_FUZZ_CHECK(doc["usage"]["energy"]["joules"] == 2.5);
+      const auto again = zeus::proxy::read_usage(*body);
+      ZEUS_FUZZ_CHECK(again.completion_tokens == usage.completion_tokens);
     }
     if (!events.empty()) zeus::fuzz::accepted();
   } catch (const zeus::Error&) {

@@ -4,7 +4,9 @@
 // nothing here is undone when the process ends.
 //
 // A change to several GPUs is checked against every GPU before any is
-// touched, so a bad value or a GPU that cannot take it changes nothing.
+// touched, so a bad value or a GPU that cannot take it changes nothing. What
+// cannot be checked (a clock table the device or zeusd does not report) and
+// is refused midway is rolled back: the steps applied before are undone.
 #pragma once
 
 #include <memory>
@@ -53,9 +55,12 @@ struct AppliedSettings {
 };
 
 // Checks `change` against every GPU (kInvalidArgument naming the GPU and the
-// allowed range; contradictory or empty changes too), then applies it GPU by
-// GPU. When a device refuses midway, the Error's message lists what was
-// already applied. `gpus[k]` has index `indices[k]` in messages.
+// allowed range of power limits, graphics and memory clocks; contradictory or
+// empty changes too), then applies it GPU by GPU. When a device refuses
+// midway, every step applied before is undone, latest first (a power limit
+// and persistence mode are set back, a clock lock is unlocked; an unlock
+// cannot be undone), and the Error's message lists what was undone and what
+// was not. `gpus[k]` has index `indices[k]` in messages.
 AppliedSettings apply_gpu_settings(const std::vector<std::shared_ptr<Gpu>>& gpus,
                                    const std::vector<int>& indices,
                                    const GpuSettingsChange& change);

@@ -30,8 +30,17 @@ struct ServerOptions {
   std::size_t max_body_bytes = 1 << 20;     // larger bodies: 413
   std::size_t max_header_bytes = 16 << 10;  // larger heads: 431
   // A request must arrive completely within this once its first byte has
-  // arrived (else 408), and a response must be written within it.
+  // arrived (else 408).
   Seconds request_timeout{10.0};
+  // A response must be written within this (else the connection is closed).
+  // Apart from request_timeout, so a service whose answers are large or slow
+  // to read need not give a client that trickles its request as long.
+  Seconds response_timeout{10.0};
+  // An event-stream client that has not taken a queued event within this is
+  // dropped (on_close runs). A client that reads nothing while its producer
+  // waits for it to drain (EventStream::when_drained) never reaches
+  // max_event_backlog, so without this bound it would be kept forever.
+  Seconds event_write_timeout{60.0};
   Seconds idle_timeout{60.0};   // a keep-alive connection with no request is closed after this
   Seconds drain_timeout{10.0};  // shutdown() waits this long for in-flight requests
   int threads = 1;              // I/O threads; handlers run on them

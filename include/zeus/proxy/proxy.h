@@ -15,7 +15,10 @@
 // client is behind (back-pressure). At most max_in_flight requests at once
 // (more: 503). A client that disconnects, or stop(), aborts its upstream
 // exchange, which the inference server sees as a cancelled request; the
-// record is still written. A ticker thread closes a slice every
+// record is still written. So does a streaming client that reads nothing for
+// the HTTP server's event_write_timeout (the server drops it). A server that
+// sends an event or a stream over max_event_bytes / max_stream_bytes is cut
+// off (502). A ticker thread closes a slice every
 // slice_period; a request's start and end close one too, so a response's
 // energy is final when its last byte is known. All attribution state is
 // under one mutex. Call stop() before the HTTP server shuts down.
@@ -51,7 +54,12 @@ struct ProxyOptions {
   // Longest wait for an answer (non-streaming) or between two reads (streams).
   Seconds upstream_timeout{600.0};
   std::size_t max_in_flight = 2048;
-  std::size_t max_response_bytes = 64 << 20;
+  std::size_t max_response_bytes = 64 << 20;  // a non-streamed answer, read whole
+  // A streamed answer: one event (the proxy holds an unfinished one until its
+  // blank line) and the whole stream. A server past either is cut off: the
+  // client's stream ends, the record says 502.
+  std::size_t max_event_bytes = 4 << 20;
+  std::size_t max_stream_bytes = std::size_t{1} << 30;
   // Ask the server for the final usage chunk of streams whose client did not
   // (and drop it before the client), so every record has token counts.
   bool ask_usage = true;
@@ -88,6 +96,7 @@ class Proxy {
   void start_attempt(const std::shared_ptr<Exchange>& x);
   bool on_upstream_head(Exchange& x, const http::ResponseHead& head);
   bool on_upstream_body(Exchange& x, std::string_view bytes);
+  bool cut_off(Exchange& x, std::string what);
   void on_upstream_done(const std::shared_ptr<Exchange>& x, const http::AsyncOutcome& outcome);
   void report_tokens(Exchange& x);
   bool enter();  // false when at max_in_flight or stopping

@@ -30,13 +30,29 @@ class FieldError : public Error {
   std::string field_;
 };
 
-// Parses `text`. kParse naming `source` and the line and column on bad JSON.
+// The deepest nesting of arrays and objects that untrusted JSON may have.
+// nlohmann's parser is iterative, but copying, comparing and serializing a
+// value recurse once per level, so a body of a few hundred kilobytes nested
+// a few hundred thousand levels deep would overflow the stack later. No
+// document this project reads comes near this depth.
+inline constexpr std::size_t kMaxJsonDepth = 256;
+
+// True when `text` nests arrays and objects deeper than `max_depth` (a scan
+// of the bytes outside strings, without parsing). For valid JSON this is the
+// exact depth; for invalid JSON the answer does not matter (the parse fails).
+// Parsers that call nlohmann directly check this first.
+bool json_nesting_exceeds(std::string_view text, std::size_t max_depth = kMaxJsonDepth);
+
+// Parses `text`. kParse naming `source` and the line and column on bad JSON,
+// and on JSON nested deeper than kMaxJsonDepth.
 nlohmann::json parse_json(std::string_view text, std::string_view source);
 // Reads the file (bounded, regular files only: see read_file) and parses it.
 nlohmann::json parse_json_file(const std::string& path);
 
 // A short, printable rendering of a JSON value for messages (at most ~40
-// characters, control characters escaped).
+// characters, control characters escaped). It renders only the prefix it
+// shows, without recursion, so quoting a huge or deeply nested untrusted
+// value costs no more than quoting a small one.
 std::string json_excerpt(const nlohmann::json& value);
 
 // Read access to one JSON object. `source` names the document ("plans.json",

@@ -14,6 +14,10 @@ namespace zeus {
 // Printable ASCII and valid UTF-8 pass unchanged.
 std::string printable(std::string_view text, std::size_t max_length = 80);
 
+// True when `text` is well-formed UTF-8 (no overlong forms, surrogates or
+// code points beyond U+10FFFF): what JSON strings may carry.
+bool is_valid_utf8(std::string_view text);
+
 // Percent-encodes every byte but RFC 3986 unreserved characters (letters,
 // digits, "-_.~") and those in `also_keep`.
 std::string percent_encode(std::string_view text, std::string_view also_keep = {});

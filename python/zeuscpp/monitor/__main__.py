@@ -14,7 +14,7 @@ import math
 import sys
 import time
 from datetime import datetime
-from typing import Any, Literal, Sequence
+from typing import Any, Literal, NoReturn, Sequence
 
 from zeuscpp.monitor.energy import ZeusMonitor
 from zeuscpp.monitor.power import PowerMonitor
@@ -97,26 +97,49 @@ def power(
         monitor.stop()
 
 
+_MAX_PERIOD = 86400.0  # a day: beyond it time.sleep overflows long before anyone waits
+_MAX_INDEX = 2**31 - 1  # what the device layer's int holds
+
+
 def _period(text: str) -> float:
     try:
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"must be a number of seconds, got {text!r}") from None
-    if not math.isfinite(value) or value <= 0:
-        raise argparse.ArgumentTypeError(f"must be a positive number of seconds, got {text!r}")
+    if not math.isfinite(value) or value <= 0 or value > _MAX_PERIOD:
+        raise argparse.ArgumentTypeError(
+            f"must be a positive number of seconds, at most {_MAX_PERIOD:g}, got {text!r}"
+        )
     return value
+
+
+def _index(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a GPU index, got {text!r}") from None
+    if not 0 <= value <= _MAX_INDEX:
+        raise argparse.ArgumentTypeError(f"must be a GPU index (0 or more), got {text[:40]!r}")
+    return value
+
+
+class _Parser(argparse.ArgumentParser):
+    """Reports a bad argument in one line and exits 2 (its subcommands too)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message}\n")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the exit code (2 for bad arguments or devices)."""
-    parser = argparse.ArgumentParser(prog="python -m zeuscpp.monitor", description="Zeus monitor CLI (zeuscpp)")
+    parser = _Parser(prog="python -m zeuscpp.monitor", description="Zeus monitor CLI (zeuscpp)")
     commands = parser.add_subparsers(dest="subcommand", required=True, metavar="{energy,power}")
     energy_parser = commands.add_parser("energy", help="Measure the GPUs' time and energy until Ctrl+C.")
     power_parser = commands.add_parser(
         "power", help="Print the GPUs' power every period; on Ctrl+C, the total time and energy."
     )
     for sub in (energy_parser, power_parser):
-        sub.add_argument("--gpu-indices", nargs="+", type=int, metavar="I",
+        sub.add_argument("--gpu-indices", nargs="+", type=_index, metavar="I",
                          help="GPUs to monitor (CUDA indices). Default: all.")
     power_parser.add_argument("--update-period", type=_period, default=1.0,
                               help="Seconds between samples (default 1.0).")
@@ -129,7 +152,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             energy(args.gpu_indices)
         else:
             power(args.gpu_indices, args.update_period, args.power_domain)
-    except ValueError as e:  # a GPU that does not exist, an unsupported domain...
+    except (ValueError, OverflowError) as e:  # a GPU that does not exist, an unsupported domain...
         print(f"python -m zeuscpp.monitor {args.subcommand}: {e}", file=sys.stderr)
         return 2
     return 0

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import csv
 import logging
+import math
 import os
 import re
 from collections import deque
@@ -132,8 +133,9 @@ class ReplayZeusMonitor:
 
         Raises:
             RuntimeError: ``key`` is not running, no row is left, the row's
-                window name differs (with match_window_name), or the row has
-                the wrong number of cells.
+                window name differs (with match_window_name), the row has
+                the wrong number of cells, or a time or energy in it is not
+                a finite number at least 0 (NaN, infinite, negative, text).
         """
         try:
             self.ongoing_windows.remove(key)
@@ -154,13 +156,30 @@ class ReplayZeusMonitor:
         energy: dict[str, dict[int, float]] = {"gpu": {}, "cpu": {}, "dram": {}}
         for (kind, index), cell in zip(self._columns, row[3:]):
             if cell.strip():
-                energy[kind][index] = float(cell)
+                energy[kind][index] = self._amount(line, f"{kind}{index}_energy", cell)
         return Measurement(
-            time=float(row[2]),
+            time=self._amount(line, "elapsed_time", row[2]),
             gpu_energy=energy["gpu"],
             cpu_energy=energy["cpu"] if self.cpu_indices else None,
             dram_energy=energy["dram"] if energy["dram"] else None,
         )
+
+    def _amount(self, line: int, column: str, cell: str) -> float:
+        """A logged time or energy: a finite number, not negative.
+
+        A monitor never logs NaN, infinity or a negative amount; replaying one
+        would hand the optimizer a measurement no GPU can produce.
+        """
+        try:
+            value = float(cell)
+        except ValueError:
+            value = math.nan
+        if not (math.isfinite(value) and value >= 0.0):
+            raise RuntimeError(
+                f"{self.log_path} line {line}: {column} is {cell.strip()[:40]!r}; "
+                "a time or energy must be a finite number, not negative"
+            )
+        return value
 
     def window_running(self, key: str) -> bool:
         """Whether window ``key`` was begun and not yet ended."""

@@ -3,6 +3,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <filesystem>
 
 #include "zeus/optimizer/batch_size/policy.h"
 #include "zeus/util/error.h"
@@ -76,15 +77,34 @@ std::string PolicyRegistry::known_names() const {
   return fmt::format("{}", fmt::join(names(), ", "));
 }
 
+namespace {
+
+// What to hand dlopen. dlopen looks a name without '/' up on the library
+// search path only, never in the current directory, so `--policy-plugin
+// eg.so` beside the user failed with "No such file": such a name that is a
+// file here is taken as the path it looks like.
+std::string plugin_path(const std::string& path) {
+  if (path.find('/') != std::string::npos) return path;
+  std::error_code ec;
+  if (std::filesystem::is_regular_file(path, ec)) return "./" + path;
+  return path;  // not here: the library search path, as dlopen does
+}
+
+}  // namespace
+
 std::vector<std::string> load_policy_plugin(const std::string& path, PolicyRegistry& registry) {
   // RTLD_LOCAL: the plug-in's symbols stay its own; never dlclose()d, since
   // the registered policies run its code until the process ends.
-  void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  void* handle = dlopen(plugin_path(path).c_str(), RTLD_NOW | RTLD_LOCAL);
   if (handle == nullptr) {
     const char* why = dlerror();
+    const bool searched = path.find('/') == std::string::npos;
     throw_error(ErrorCode::kInvalidArgument,
-                fmt::format("cannot load the policy plug-in {}: {}", printable(path),
-                            why != nullptr ? printable(why) : std::string("unknown error")));
+                fmt::format("cannot load the policy plug-in {}: {}{}", printable(path),
+                            why != nullptr ? printable(why) : std::string("unknown error"),
+                            searched ? " (no such file here, and a name without '/' is then looked "
+                                       "up on the library search path; give the file's path)"
+                                     : ""));
   }
   auto entry = reinterpret_cast<PolicyPluginFn>(dlsym(handle, kPolicyPluginEntry));
   if (entry == nullptr) {

@@ -37,6 +37,29 @@ Distribution distribution(std::vector<double> v) {
   return d;
 }
 
+namespace {
+
+// A signal of absurd but finite values (1e306 g/kWh) makes a job's charge
+// overflow to infinity, and the changes against the baseline to NaN, which a
+// report would print as if it were a result ("-nan %"). Every number the
+// summary is built from passes here first.
+void require_finite_charge(const Replayer& replayer, std::initializer_list<double> values) {
+  for (const double v : values) {
+    if (std::isfinite(v)) continue;
+    const GridSignal& s = replayer.signal();
+    const auto values_of = s.values();
+    const auto [lo, hi] = std::minmax_element(values_of.begin(), values_of.end());
+    throw_error(
+        ErrorCode::kInvalidArgument,
+        fmt::format("{}: a job's {} out of range (beyond a double); the signal's "
+                    "values run from {:g} to {:g} {}: check the file and its unit",
+                    s.source(), s.kind() == SignalKind::kCarbon ? "emissions are" : "cost is", *lo,
+                    *hi, s.unit()));
+  }
+}
+
+}  // namespace
+
 SweepResult sweep_starts(const Replayer& replayer, std::vector<Policy> policies, std::int64_t from,
                          std::int64_t to, std::int64_t step_s, int threads) {
   if (step_s <= 0 || step_s % replayer.period_s() != 0) {
@@ -112,6 +135,7 @@ SweepResult sweep_starts(const Replayer& replayer, std::vector<Policy> policies,
     bt += r.time.count();
     be += r.energy.value();
     bc += r.charge;
+    require_finite_charge(replayer, {r.charge, bc});
   }
   for (std::size_t p = 0; p < policies.size(); ++p) {
     PolicySummary sum;
@@ -126,6 +150,7 @@ SweepResult sweep_starts(const Replayer& replayer, std::vector<Policy> policies,
       c += r.charge;
       dt.push_back(100.0 * (r.time.count() / b[i].time.count() - 1.0));
       if (b[i].charge > 0) dc.push_back(100.0 * (r.charge - b[i].charge) / b[i].charge);
+      require_finite_charge(replayer, {r.charge, c, dc.empty() ? 0.0 : dc.back()});
       if (r.forecast_mape) {
         mape += *r.forecast_mape;
         ++nmape;
@@ -137,6 +162,7 @@ SweepResult sweep_starts(const Replayer& replayer, std::vector<Policy> policies,
     sum.time_change_pct = 100.0 * (t / bt - 1.0);
     sum.energy_change_pct = 100.0 * (e / be - 1.0);
     sum.charge_change_pct = bc != 0.0 ? 100.0 * (c - bc) / std::abs(bc) : 0.0;
+    require_finite_charge(replayer, {sum.mean_charge, sum.charge_change_pct});
     sum.time_change = distribution(std::move(dt));
     sum.charge_change = distribution(std::move(dc));
     if (nmape > 0) sum.mean_forecast_mape = mape / nmape;

@@ -65,6 +65,14 @@ TEST(ProxyCli, UsageErrorsExitTwo) {
   EXPECT_EQ(r.exit_code, 2) << r.err;
   r = run_program({bin("zeus"), "proxy", "bench", "--prompts", "x", "--concurrency", "0"});
   EXPECT_EQ(r.exit_code, 2);
+  // A prompt file of invalid UTF-8: a clear error naming the line, no abort.
+  const std::string dir = temp_dir();
+  std::ofstream(dir + "/prompts.txt") << "hello\n\xff\xfe\n";
+  r = run_program({bin("zeus"), "proxy", "bench", "--prompts", dir + "/prompts.txt", "--url",
+                   "http://127.0.0.1:1"});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("line 2 is not valid UTF-8"), std::string::npos) << r.err;
+  std::filesystem::remove_all(dir);
   r = run_program({bin("zeus"), "proxy", "--help"});
   EXPECT_EQ(r.exit_code, 0);
   EXPECT_NE(r.out.find("bench"), std::string::npos);

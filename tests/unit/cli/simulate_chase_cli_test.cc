@@ -1,4 +1,5 @@
 // End-to-end tests of `zeus simulate chase` on the project's grid signals and traces.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -83,7 +84,16 @@ TEST(SimulateChaseCli, BadSignalFilesExitTwoNamingFileAndLine) {
       write("plain.csv", "time,value\n2024-01-01 00:00,1\n2024-01-01 01:00,2\n");
   const std::string neg =
       write("neg.csv", "time,ci [g/kWh]\n2024-01-01 00:00,1\n2024-01-01 01:00,-2\n");
+  // Finite but absurd values: the emissions overflow, which the report would
+  // print as "-nan %" with exit 0.
+  std::string huge_rows = "time,ci [g/kWh]\n";
+  for (int h = 0; h < 24 * 4; ++h) {
+    huge_rows +=
+        fmt::format("2024-01-{:02d} {:02d}:00,{}\n", 1 + h / 24, h % 24, h % 2 ? "1e306" : "9e307");
+  }
+  const std::string huge = write("huge.csv", huge_rows);
   const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"--signal", huge, "--epochs", "1"}, "out of range"},
       {{"--signal", gap}, "gap.csv:4"},
       {{"--signal", plain}, "--unit"},
       {{"--signal", neg}, "neg.csv:3"},

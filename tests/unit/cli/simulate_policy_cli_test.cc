@@ -24,6 +24,22 @@ TEST(SimulatePolicyCli, APluginPolicyRunsBesideTheBuiltIns) {
   EXPECT_EQ(t.cell(1, t.column("strategy")), "zeus");
 }
 
+TEST(SimulatePolicyCli, APluginNamedWithoutASlashInTheCurrentFolderIsThatFile) {
+  // dlopen alone would look the bare name up on the library search path only.
+  const std::string lib_dir = std::string(ZEUS_BINARY_DIR) + "/lib";
+  const auto r = run_program({"/bin/sh", "-c",
+                              "cd \"$0\" && exec \"$1\" simulate --policy-plugin "
+                              "libzeus_policy_epsilon_greedy.so --strategy epsilon-greedy --gpu "
+                              "v100 --workload imagenet/resnet50 --format csv",
+                              lib_dir, bin("zeus")});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("epsilon-greedy"), std::string::npos) << r.out;
+  // A bare name that is no file here says how to name one.
+  const auto missing = run_program({bin("zeus"), "simulate", "--policy-plugin", "nothere.so"});
+  EXPECT_EQ(missing.exit_code, 2) << missing.err;
+  EXPECT_NE(missing.err.find("give the file's path"), std::string::npos) << missing.err;
+}
+
 TEST(SimulatePolicyCli, UnknownPoliciesAndBadPluginsAreUsageErrors) {
   auto r = run_program({bin("zeus"), "simulate", "--strategy", "epsilon-greedy"});
   EXPECT_EQ(r.exit_code, 2) << r.err;

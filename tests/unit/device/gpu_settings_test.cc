@@ -6,7 +6,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "unit/optimizer/power_limit/test_support.h"
+#include "zeus/device/forwarding_gpu.h"
 #include "zeus/util/error.h"
 
 namespace zeus {
@@ -81,7 +84,7 @@ TEST(GpuSettings, AValueOneGpuCannotTakeChangesNoGpu) {
               HasSubstr("not both"));
 }
 
-TEST(GpuSettings, ARefusalMidwayNamesWhatWasApplied) {
+TEST(GpuSettings, ARefusalMidwayRollsBackWhatWasApplied) {
   SimRig rig(2);
   rig.gpus[1]->set_deny_setters(true);
   GpuSettingsChange c;
@@ -89,9 +92,59 @@ TEST(GpuSettings, ARefusalMidwayNamesWhatWasApplied) {
   const Error e = error_of([&] { apply_gpu_settings(gpus_of(rig), {0, 3}, c); });
   EXPECT_EQ(e.code(), ErrorCode::kNoPermission);
   EXPECT_THAT(e.what(), HasSubstr("GPU 3: "));
-  EXPECT_THAT(e.what(), HasSubstr("applied before the failure:\n  GPU 0: power limit 300 W -> "
-                                  "250 W"));
-  EXPECT_EQ(rig.sims[0]->power_limit(), 250000_mW);
+  EXPECT_THAT(e.what(), HasSubstr("rolled back what was applied before:\n  undone: GPU 0: power "
+                                  "limit back to 300 W"));
+  EXPECT_EQ(rig.sims[0]->power_limit(), 300000_mW);
+}
+
+// A GPU reached through zeusd: the daemon reports no clock table (so clocks
+// cannot be checked up front) and refuses clocks the GPU cannot take.
+class NoClockTableGpu final : public ForwardingGpu {
+ public:
+  using ForwardingGpu::ForwardingGpu;
+  std::vector<Megahertz> supported_memory_clocks() override {
+    throw_error(ErrorCode::kNotSupported, "zeusd does not report the clock table");
+  }
+  void set_gpu_locked_clocks(Megahertz, Megahertz) override {
+    throw_error(ErrorCode::kInvalidArgument, "the driver refused the clocks");
+  }
+};
+
+TEST(GpuSettings, ClocksRefusedAfterTheLimitWasSetLeaveTheLimitAsItWas) {
+  SimRig rig(2);
+  std::vector<std::shared_ptr<Gpu>> gpus = {std::make_shared<NoClockTableGpu>(rig.gpus[0]),
+                                            std::make_shared<NoClockTableGpu>(rig.gpus[1])};
+  rig.sims[0]->set_persistence_mode(false);
+  GpuSettingsChange c;
+  c.power_limit = 250000_mW;
+  c.persistence_mode = true;
+  c.gpu_clocks = ClockRange{Megahertz(1), Megahertz(99999)};
+  const Error e = error_of([&] { apply_gpu_settings(gpus, {0, 1}, c); });
+  EXPECT_EQ(e.code(), ErrorCode::kInvalidArgument);
+  EXPECT_THAT(e.what(), HasSubstr("the driver refused the clocks"));
+  EXPECT_THAT(e.what(), HasSubstr("undone: GPU 0: persistence mode back off"));
+  EXPECT_THAT(e.what(), HasSubstr("undone: GPU 0: power limit back to 300 W"));
+  EXPECT_EQ(rig.sims[0]->power_limit(), 300000_mW);
+  EXPECT_FALSE(rig.sims[0]->persistence_mode());
+  EXPECT_THAT(rig.gpus[0]->limit_calls(), ElementsAre(250000, 300000));
+  EXPECT_TRUE(rig.gpus[1]->calls().empty());  // never reached
+}
+
+TEST(GpuSettings, MemoryClocksOutsideTheTableChangeNoGpu) {
+  SimRig rig(2);
+  const auto memory = rig.sims[0]->supported_memory_clocks();
+  ASSERT_FALSE(memory.empty());
+  const Megahertz top = *std::max_element(memory.begin(), memory.end());
+  GpuSettingsChange c;
+  c.power_limit = 250000_mW;
+  c.memory_clocks = ClockRange{top, Megahertz(top.value() + 1000)};
+  const Error e = error_of([&] { apply_gpu_settings(gpus_of(rig), {0, 1}, c); });
+  EXPECT_EQ(e.code(), ErrorCode::kInvalidArgument);
+  EXPECT_THAT(e.what(), HasSubstr("supports memory clocks from"));
+  for (const auto& g : rig.gpus) {
+    EXPECT_TRUE(g->calls().empty());
+    EXPECT_TRUE(g->clock_calls().empty());
+  }
 }
 
 TEST(GpuSettings, ReadsWhatItCanAndLeavesTheRestUnknown) {

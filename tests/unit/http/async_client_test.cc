@@ -310,5 +310,41 @@ TEST(EventStream, WhenDrainedWaitsForASlowClient) {
   ::close(fd);
 }
 
+// A client that reads nothing while its producer waits for it to drain
+// never reaches max_event_backlog: event_write_timeout drops it, and on_close
+// tells the producer (the proxy cancels the request upstream there).
+TEST(EventStream, AClientThatReadsNothingIsDroppedAfterTheWriteTimeout) {
+  std::promise<EventStream> opened;
+  Router r;
+  r.route_async(Method::kGet, "/ev",
+                [&](Request, Responder resp) { opened.set_value(resp.start_events()); });
+  ServerOptions o;
+  o.max_event_backlog = 256 << 20;
+  o.event_write_timeout = Seconds(0.3);
+  Served s(std::move(r), o);
+
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  const int small = 16 << 10;
+  ::setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &small, sizeof small);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = htons(static_cast<uint16_t>(s.port));
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
+  const std::string get = "GET /ev HTTP/1.1\r\nHost: x\r\n\r\n";
+  ASSERT_EQ(::send(fd, get.data(), get.size(), MSG_NOSIGNAL), static_cast<ssize_t>(get.size()));
+  EventStream ev = opened.get_future().get();
+  std::promise<void> closed;
+  ev.on_close([&] { closed.set_value(); });
+  const std::string frame = "data: " + std::string(64 << 10, 'x') + "\n\n";
+  for (int i = 0; i < 64; ++i) ASSERT_TRUE(ev.send_frames(frame));  // 4 MiB: past the buffers
+  const auto t0 = std::chrono::steady_clock::now();
+  ASSERT_EQ(closed.get_future().wait_for(10s), std::future_status::ready)
+      << "a client that reads nothing was kept";
+  EXPECT_GE(std::chrono::steady_clock::now() - t0, 250ms);
+  EXPECT_FALSE(ev.send("more"));
+  ::close(fd);
+}
+
 }  // namespace
 }  // namespace zeus::http

@@ -189,6 +189,38 @@ TEST(HttpServer, SlowRequestIs408AndMalformedIs400AndHugeHeadIs431) {
               HasSubstr("HTTP/1.1 400"));
 }
 
+// Reading a request and writing its answer have bounds of their own: a
+// short request_timeout does not cut off a large answer to a slow reader.
+TEST(HttpServer, TheRequestReadIsTimedApartFromTheAnswer) {
+  const std::string big(8 << 20, 'z');
+  Router r;
+  r.route(Method::kGet, "/big", [&](const Request&) { return Response::text(200, big); });
+  ServerOptions o;
+  o.request_timeout = Seconds(0.2);
+  o.response_timeout = Seconds(10);
+  Running s(std::move(r), o);
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  const int small = 16 << 10;
+  ::setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &small, sizeof small);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = htons(static_cast<uint16_t>(s.port));
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
+  const std::string get = "GET /big HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
+  ASSERT_EQ(::send(fd, get.data(), get.size(), MSG_NOSIGNAL), static_cast<ssize_t>(get.size()));
+  std::this_thread::sleep_for(600ms);  // three request timeouts without reading
+  std::size_t got = 0;
+  std::vector<char> buf(1 << 16);
+  for (ssize_t n; (n = ::recv(fd, buf.data(), buf.size(), 0)) > 0;)
+    got += static_cast<std::size_t>(n);
+  ::close(fd);
+  EXPECT_GT(got, big.size()) << "the answer was cut off after " << got << " bytes";
+  // The request side keeps its own short bound.
+  EXPECT_THAT(raw_exchange(s.port, "GET /big HTTP/1.1\r\nHost: x\r\nX-Slow: "),
+              HasSubstr("HTTP/1.1 408"));
+}
+
 TEST(HttpServer, PipelinedRequestsAreAnsweredInOrder) {
   Running s(echo_router());
   const auto out =

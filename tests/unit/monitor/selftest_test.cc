@@ -7,6 +7,7 @@
 
 #include "fakes/amdsmi/fake_amdsmi_control.h"
 #include "fakes/nvml/fake_nvml_control.h"
+#include "zeus/device/forwarding_gpu.h"
 #include "zeus/util/error.h"
 
 namespace zeus {
@@ -132,6 +133,44 @@ TEST_F(SelftestOnFakeNvml, WriteWithoutPrivilegesFailsWithTheReason) {
   EXPECT_THAT(find(report, "GPU 0", "power limit set and restored").detail,
               HasSubstr("CAP_SYS_ADMIN"));
   EXPECT_TRUE(report.failed());
+}
+
+// A GPU reached through a daemon that serves reads but no writes (zeusd
+// without its write group answers 404, which the client reports as
+// kNotSupported), and knows no clock table.
+class ReadOnlyGpu final : public ForwardingGpu {
+ public:
+  using ForwardingGpu::ForwardingGpu;
+  PowerLimitConstraints power_limit_constraints() override { refuse(); }
+  void set_power_limit(Milliwatts) override { refuse(); }
+  std::vector<Megahertz> supported_memory_clocks() override { return {}; }
+  void set_gpu_locked_clocks(Megahertz, Megahertz) override { refuse(); }
+
+ private:
+  [[noreturn]] static void refuse() {
+    throw_error(ErrorCode::kNotSupported, "the daemon does not serve this API group");
+  }
+};
+
+TEST_F(SelftestOnFakeNvml, WriteThatCannotBeDoneFailsInsteadOfSkipping) {
+  auto devices = open();
+  devices.gpus[0] = std::make_shared<ReadOnlyGpu>(devices.gpus[0]);
+  auto o = options(120'000);
+  o.write = true;
+  const auto report = run_selftest(devices, o);
+  EXPECT_EQ(verdict(report, "GPU 0", "power limit set and restored"), SelftestVerdict::kFail);
+  EXPECT_THAT(find(report, "GPU 0", "power limit set and restored").detail,
+              HasSubstr("could not be done: the daemon does not serve"));
+  EXPECT_EQ(verdict(report, "GPU 0", "clock lock set and reset"), SelftestVerdict::kFail);
+  EXPECT_THAT(find(report, "GPU 0", "clock lock set and reset").detail,
+              HasSubstr("no clock table"));
+  EXPECT_TRUE(report.failed());  // exit 1: a gate cannot pass where nothing was written
+  // Without --write nothing was asked to be written: no write check at all.
+  o.write = false;
+  for (const auto& c : run_selftest(devices, o).checks) {
+    EXPECT_NE(c.name, "power limit set and restored");
+    EXPECT_NE(c.name, "clock lock set and reset");
+  }
 }
 
 TEST(Selftest, SimulatedGpusAreSaidToBeSimulatedAndTheirCountersMove) {

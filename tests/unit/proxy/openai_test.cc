@@ -2,6 +2,7 @@
 // across arbitrary reads, the per-chunk token scan, and the energy field.
 #include "zeus/proxy/openai.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -40,6 +41,50 @@ TEST(OpenAiRequest, RejectsBodiesItCannotRead) {
   EXPECT_THROW(parse_completion_request("[1]", true), Error);
   EXPECT_THROW(parse_completion_request(R"({"stream":"yes"})", true), Error);
   EXPECT_THROW(parse_completion_request(R"({"model":3})", true), Error);
+  // Not an object: the client's error (400), in every case, not only when the
+  // proxy would have rewritten it.
+  for (const char* options : {"\"yes\"", "[]", "3", "true"}) {
+    for (bool stream : {true, false}) {
+      const std::string body =
+          fmt::format(R"({{"stream":{},"stream_options":{}}})", stream, options);
+      try {
+        (void)parse_completion_request(body, true);
+        ADD_FAILURE() << "accepted " << body;
+      } catch (const Error& e) {
+        EXPECT_EQ(e.code(), ErrorCode::kInvalidArgument) << body;
+        EXPECT_NE(std::string(e.what()).find("stream_options"), std::string::npos) << e.what();
+      }
+    }
+  }
+  EXPECT_NO_THROW(parse_completion_request(R"({"stream":true,"stream_options":null})", true));
+}
+
+// Deep enough to overflow the stack where a value is serialized recursively
+// (the proxy rewrites a request to ask for usage, and an answer to add energy).
+std::string deeply_nested(const std::string& key, std::size_t depth = 300000) {
+  return "{\"" + key + "\":" + std::string(depth, '[') + std::string(depth, ']') + "}";
+}
+
+TEST(OpenAiRequest, DeeplyNestedBodiesAreRejectedNotRewritten) {
+  std::string body = deeply_nested("messages");
+  body.insert(1, "\"stream\":true,");
+  try {
+    (void)parse_completion_request(body, true);
+    FAIL() << "accepted a body nested 300000 levels deep";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kInvalidArgument);
+    EXPECT_NE(std::string(e.what()).find("deeper than"), std::string::npos) << e.what();
+  }
+}
+
+TEST(OpenAiAnswer, DeeplyNestedAnswersPassUnchangedNotRewritten) {
+  Usage usage;
+  std::string body = deeply_nested("x");
+  body.insert(1, "\"usage\":{\"completion_tokens\":1},");
+  EXPECT_FALSE(add_energy_to_body(body, ResponseEnergy{Joules(1.0), 1}, usage));
+  EXPECT_FALSE(
+      add_energy_to_event("data: " + body + "\n\n", ResponseEnergy{Joules(1.0), 1}, usage));
+  EXPECT_FALSE(read_usage(body).completion_tokens);
 }
 
 TEST(EventSplitter, CutsEventsAcrossReadsAndKeepsTheirBytes) {

@@ -42,8 +42,9 @@ std::shared_ptr<SimGpu> idle_gpu() {
 // A proxy served on loopback, collecting its records.
 class ProxyUnderTest {
  public:
+  using Tune = std::function<void(ProxyOptions&, http::ServerOptions&)>;
   ProxyUnderTest(std::string upstream, std::shared_ptr<SimGpu> gpu, std::string log = {},
-                 Seconds slice_period = Seconds(0.02)) {
+                 Seconds slice_period = Seconds(0.02), const Tune& tune = {}) {
     ProxyOptions o;
     o.upstream = std::move(upstream);
     o.slice_period = slice_period;
@@ -54,12 +55,13 @@ class ProxyUnderTest {
       records_.push_back(r);
       changed_.notify_all();
     };
-    proxy_ = std::make_unique<Proxy>(
-        o, std::make_unique<GpuEnergyMeter>(std::vector<std::shared_ptr<Gpu>>{gpu}));
     http::Router router;
-    proxy_->add_routes(router);
     http::ServerOptions so;
     so.threads = 2;
+    if (tune) tune(o, so);
+    proxy_ = std::make_unique<Proxy>(
+        o, std::make_unique<GpuEnergyMeter>(std::vector<std::shared_ptr<Gpu>>{gpu}));
+    proxy_->add_routes(router);
     server_ = std::make_unique<http::Server>(std::move(router), so);
     port_ = server_->listen_tcp("127.0.0.1", 0);
     energy_at_start_ = gpu->total_energy();
@@ -468,6 +470,105 @@ TEST(Proxy, ASlowClientHoldsTheUpstreamBackInsteadOfBeingDropped) {
   upstream.shutdown();
 }
 
+// An upstream that streams `frame` (until the stream closes or `limit`
+// frames), waiting for room like a real server; counts what it sent.
+class EndlessUpstream {
+ public:
+  EndlessUpstream(std::string frame, int limit) : frame_(std::move(frame)), limit_(limit) {
+    http::Router up;
+    up.route_async(http::Method::kPost, "/v1/chat/completions",
+                   [this](http::Request, http::Responder resp) {
+                     std::lock_guard lock(mutex_);
+                     writer_ = std::thread([this, resp] { write(resp); });
+                   });
+    server_ = std::make_unique<http::Server>(std::move(up));
+    port_ = server_->listen_tcp("127.0.0.1", 0);
+    server_->start();
+  }
+  ~EndlessUpstream() {
+    server_->shutdown();
+    std::lock_guard lock(mutex_);
+    if (writer_.joinable()) writer_.join();
+  }
+  std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }
+  // Whether the stream was closed by the proxy before `limit` frames.
+  bool wait_cut_off() {
+    return cut_off_.get_future().wait_for(std::chrono::seconds(20)) == std::future_status::ready &&
+           cut_;
+  }
+
+ private:
+  void write(http::Responder resp) {
+    auto events = resp.start_events();
+    for (int i = 0; i < limit_; ++i) {
+      std::promise<void> room;
+      if (!events.when_drained(256 << 10, [&] { room.set_value(); })) {
+        if (room.get_future().wait_for(std::chrono::seconds(20)) != std::future_status::ready)
+          break;
+      }
+      if (!events.send_frames(frame_)) {
+        cut_ = true;
+        break;
+      }
+    }
+    events.close();
+    cut_off_.set_value();
+  }
+  std::string frame_;
+  int limit_;
+  std::mutex mutex_;
+  std::thread writer_;
+  std::unique_ptr<http::Server> server_;
+  int port_ = 0;
+  std::atomic<bool> cut_{false};
+  std::promise<void> cut_off_;
+};
+
+TEST(Proxy, AServerSendingOneEventWithoutEndIsCutOff) {
+  // 16 KiB pieces of one event that never ends (no blank line): 64 MiB if let through.
+  EndlessUpstream upstream("data: " + std::string(16 << 10, 'x'), 4096);
+  auto gpu = idle_gpu();
+  ProxyUnderTest p(upstream.url(), gpu, {}, Seconds(0.02),
+                   [](ProxyOptions& o, http::ServerOptions&) { o.max_event_bytes = 256 << 10; });
+  const Streamed s = post(p.url(), "/v1/chat/completions", chat(true, 1));
+  EXPECT_EQ(s.status, 200);
+  EXPECT_LT(s.body.size(), std::size_t{256} << 10) << "the unfinished event reached the client";
+  const auto r = p.wait_records(1);
+  EXPECT_EQ(r[0].status, 502);
+  EXPECT_TRUE(upstream.wait_cut_off()) << "the server's request was not cancelled";
+  EXPECT_EQ(p.proxy().in_flight(), 0u);
+}
+
+TEST(Proxy, AClientThatStopsReadingIsDroppedAndItsRequestCancelledUpstream) {
+  EndlessUpstream upstream("data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"" +
+                               std::string(16 << 10, 'y') + "\"}}]}\n\n",
+                           1 << 20);
+  auto gpu = idle_gpu();
+  ProxyUnderTest p(
+      upstream.url(), gpu, {}, Seconds(0.02),
+      [](ProxyOptions&, http::ServerOptions& so) { so.event_write_timeout = Seconds(0.5); });
+  // A raw client with a small receive window that never reads.
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  const int small = 16 << 10;
+  ::setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &small, sizeof small);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = htons(static_cast<uint16_t>(std::stoi(p.url().substr(p.url().rfind(':') + 1))));
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
+  const std::string body = chat(true, 1);
+  const std::string req =
+      "POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: "
+      "application/json\r\nContent-Length: " +
+      std::to_string(body.size()) + "\r\n\r\n" + body;
+  ASSERT_EQ(::send(fd, req.data(), req.size(), MSG_NOSIGNAL), static_cast<ssize_t>(req.size()));
+  const auto r = p.wait_records(1);  // without the bound: never
+  EXPECT_TRUE(r[0].cancelled);
+  EXPECT_TRUE(upstream.wait_cut_off()) << "the server kept generating for a gone client";
+  EXPECT_EQ(p.proxy().in_flight(), 0u);
+  ::close(fd);
+}
+
 TEST(Proxy, ModelsPassThroughAndBadBodiesAre400) {
   auto gpu = idle_gpu();
   FakeOpenAiServer fake({.gpu = gpu});
@@ -480,6 +581,9 @@ TEST(Proxy, ModelsPassThroughAndBadBodiesAre400) {
   EXPECT_EQ(bad.status, 400);
   EXPECT_THAT(nlohmann::json::parse(bad.body)["message"].get<std::string>(),
               ::testing::HasSubstr("stream"));
+  const auto options = http::Client(p.url()).post_json(
+      "/v1/chat/completions", R"({"stream": true, "stream_options": "yes"})");
+  EXPECT_EQ(options.status, 400) << options.body;
 }
 
 TEST(Proxy, MetricsAndTheJsonlLogDescribeEachCompletion) {
@@ -545,6 +649,20 @@ TEST(LoadDriver, ReportsTheLeaderboardNumbersThroughTheProxy) {
   }
 }
 
+TEST(LoadDriver, AnInvalidUtf8PromptIsAnErrorBeforeAnyThreadStarts) {
+  LoadOptions o;
+  o.url = "http://127.0.0.1:1";
+  o.prompts = {"fine", std::string("bad \xc3\x28", 6)};
+  o.concurrency = 2;
+  try {
+    run_load(o);  // the JSON writer would throw inside a client thread: abort
+    ADD_FAILURE() << "an invalid UTF-8 prompt was sent";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kInvalidArgument);
+    EXPECT_THAT(e.what(), ::testing::HasSubstr("prompt 2 is not valid UTF-8"));
+  }
+}
+
 }  // namespace
 }  // namespace zeus::proxy
 
@@ -565,6 +683,15 @@ TEST(LoadDriver, ReadsPromptFilesOfTextAndJsonLines) {
     ADD_FAILURE() << "an empty prompt file was accepted";
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), ErrorCode::kInvalidArgument);
+  }
+  // JSON (the request body) carries only UTF-8: the line is named, not sent.
+  std::ofstream(path) << "fine\nbad \xff\xfe byte\n";
+  try {
+    read_prompts(path);
+    ADD_FAILURE() << "a prompt of invalid UTF-8 was accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kInvalidArgument);
+    EXPECT_THAT(e.what(), ::testing::HasSubstr("line 2 is not valid UTF-8"));
   }
   std::filesystem::remove(path);
   try {

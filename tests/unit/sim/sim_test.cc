@@ -385,6 +385,36 @@ TEST(TraceBounds, ImpossibleNumbersAreParseErrorsNamingFileAndLine) {
   }
 }
 
+TEST(TraceBounds, AnEmptyTargetEpochIsNeverReachedAsNanIs) {
+  // pandas writes NaN as an empty field: a trace that went through
+  // pandas.read_csv and to_csv must mean what the original meant.
+  const std::string power = "squad,bert_base_uncased,32,adamw,250,12.5,200\n";
+  const auto as_nan = TraceSet::parse(std::string(kTrainHeader) +
+                                          "squad,bert_base_uncased,32,adamw,84.0,3\n"
+                                          "squad,bert_base_uncased,32,adamw,84.0,nan\n",
+                                      {{"v100", kPowerHeader + power}}, "t");
+  const auto as_empty = TraceSet::parse(std::string(kTrainHeader) +
+                                            "squad,bert_base_uncased,32,adamw,84.0,3.0\n"
+                                            "squad,bert_base_uncased,32,adamw,84.0,\n",
+                                        {{"v100", kPowerHeader + power}}, "t");
+  const auto spec = find_workload("squad/bert_base_uncased");
+  const auto a = as_nan.workload("v100", spec).batch_sizes;
+  const auto b = as_empty.workload("v100", spec).batch_sizes;
+  ASSERT_EQ(a.size(), b.size());
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    ASSERT_EQ(a[i].target_epochs.size(), b[i].target_epochs.size());
+    for (std::size_t k = 0; k < a[i].target_epochs.size(); ++k) {
+      EXPECT_EQ(std::isnan(a[i].target_epochs[k]), std::isnan(b[i].target_epochs[k]));
+      if (!std::isnan(a[i].target_epochs[k])) {
+        EXPECT_EQ(a[i].target_epochs[k], b[i].target_epochs[k]);
+      }
+    }
+  }
+  // Text is still refused.
+  EXPECT_EQ(trace_error("squad,bert_base_uncased,32,adamw,84.0,soon\n", power).code(),
+            ErrorCode::kParse);
+}
+
 TEST(TraceBounds, DirectoriesAndFifosInPlaceOfTracesAreRefused) {
   const TempDir tmp;
   std::filesystem::create_directory(tmp.path() + "/summary_train.csv");

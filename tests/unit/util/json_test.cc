@@ -102,6 +102,59 @@ TEST(Json, NotAnObjectIsAParseError) {
   EXPECT_THROW(JsonObject(d, "z"), FieldError);
 }
 
+// Nested `depth` levels of arrays, built without recursion.
+json nested_array(std::size_t depth) {
+  json v = json::array();
+  for (std::size_t i = 1; i < depth; ++i) {
+    json outer = json::array();
+    outer.push_back(std::move(v));
+    v = std::move(outer);
+  }
+  return v;
+}
+
+TEST(ParseJson, NestingBeyondTheBoundIsAParseErrorAtTheBoundItIsAccepted) {
+  const std::size_t deep = 300000;  // overflows the stack if copied or dumped recursively
+  const std::string too_deep = std::string(deep, '[') + std::string(deep, ']');
+  const auto [e, thrown] = catch_field_error([&] { parse_json(too_deep, "request body"); });
+  ASSERT_TRUE(thrown);
+  EXPECT_EQ(e.code(), ErrorCode::kParse);
+  EXPECT_NE(std::string(e.what()).find("request body: nested deeper than"), std::string::npos)
+      << e.what();
+  const std::string at_bound = std::string(kMaxJsonDepth, '[') + std::string(kMaxJsonDepth, ']');
+  EXPECT_NO_THROW(parse_json(at_bound, "x"));
+  const std::string one_more = "[" + at_bound + "]";
+  EXPECT_THROW(parse_json(one_more, "x"), FieldError);
+}
+
+TEST(ParseJson, BracketsInsideStringsAndEscapesDoNotCountAsNesting) {
+  const std::string brackets(kMaxJsonDepth * 4, '[');
+  EXPECT_FALSE(json_nesting_exceeds("[\"" + brackets + "\"]"));
+  EXPECT_FALSE(json_nesting_exceeds("{\"a\\\"" + brackets + "\": 1}"));
+  EXPECT_TRUE(json_nesting_exceeds("{\"a\\\\\": " + brackets));
+  EXPECT_NO_THROW(parse_json("[\"" + brackets + "\"]", "x"));
+}
+
+TEST(JsonExcerpt, DeepOrHugeValuesAreQuotedByAShortPrefixWithoutRecursion) {
+  // dump() of this value would recurse 300000 times and overflow the stack.
+  const json deep = nested_array(300000);
+  const std::string shown = json_excerpt(deep);
+  EXPECT_LE(shown.size(), 40u);
+  EXPECT_EQ(shown.substr(0, 5), "[[[[[");
+  EXPECT_TRUE(shown.ends_with("...")) << shown;
+
+  json wide = json::array();
+  for (int i = 0; i < 100000; ++i) wide.push_back(i);
+  EXPECT_EQ(json_excerpt(wide).substr(0, 8), "[0,1,2,3");
+  EXPECT_LE(json_excerpt(wide).size(), 40u);
+
+  EXPECT_EQ(json_excerpt(json::parse(R"({"a":[1,{"b":null}],"c":"x\ny"})")),
+            R"({"a":[1,{"b":null}],"c":"x\ny"})");
+  const std::string long_text(1 << 20, 'z');
+  EXPECT_EQ(json_excerpt(json(long_text)), "\"" + std::string(36, 'z') + "...");
+  EXPECT_EQ(json_excerpt(json("\x1b[2J")), R"("\u001b[2J")");
+}
+
 }  // namespace
 }  // namespace zeus
 

@@ -35,6 +35,13 @@ ChaseController::ChaseController(GlobalPowerLimitOptimizer& optimizer, SignalSou
                             "least one period",
                             options_.period_s, options_.history_s));
   }
+  // A bad normaliser is the caller's error, found now: in the first decision
+  // it would be counted as a period without a signal, every period.
+  if (options_.signal_max && !(std::isfinite(*options_.signal_max) && *options_.signal_max > 0)) {
+    throw_error(ErrorCode::kInvalidArgument,
+                fmt::format("chase: the signal's normaliser must be positive and finite, got {}",
+                            *options_.signal_max));
+  }
   if (options_.forecaster == "oracle") {
     throw_error(ErrorCode::kInvalidArgument,
                 "chase: the oracle forecaster exists in the simulator only");

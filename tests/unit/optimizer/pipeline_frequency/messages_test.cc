@@ -66,6 +66,11 @@ TEST(PfoMessages, RefusesBadJobInfoNamingTheField) {
                            "world_size": 1073741824})"),
               HasSubstr("world_size | "));
   EXPECT_THAT(field_of("not json"), HasSubstr("register_job body: not valid JSON"));
+  // A body nested far deeper than any job info is refused before anything
+  // recurses over it (quoting a wrongly typed field would serialize it).
+  const std::string deep(300000, '[');
+  EXPECT_THAT(field_of(R"({"pp_degree": )" + deep + std::string(300000, ']') + "}"),
+              HasSubstr("register_job body: nested deeper than"));
 }
 
 TEST(PfoMessages, RankInfoScheduleAndResultRoundTrip) {

@@ -82,6 +82,26 @@ TEST(BsoApi, BadSpecsNameTheField) {
   expect_refused([](json& j) { j["number_of_gpus"] = true; }, "number_of_gpus");
 }
 
+TEST(BsoApi, AWronglyTypedDeepValueIsQuotedShortNotSerializedWhole) {
+  // Nested 300000 levels (built without recursion): serializing it whole to
+  // quote it in the message would overflow the stack.
+  json deep = json::array();
+  for (int i = 0; i < 300000; ++i) {
+    json outer = json::array();
+    outer.push_back(std::move(deep));
+    deep = std::move(outer);
+  }
+  json j = minimal();
+  j["gpu_model"] = std::move(deep);
+  try {
+    parse_job_spec(j);
+    ADD_FAILURE() << "accepted an array as gpu_model";
+  } catch (const FieldError& e) {
+    EXPECT_EQ(e.field(), "gpu_model");
+    EXPECT_THAT(e.what(), HasSubstr("[[[[")) << e.what();
+  }
+}
+
 TEST(BsoApi, ReportsRefuseNegativeAndHugeValues) {
   const json ok = {{"job_id", "a"},  {"batch_size", 32}, {"trial_number", 1}, {"time", 1.5},
                    {"energy", 10.0}, {"metric", 0.1},    {"current_epoch", 1}};

@@ -5,6 +5,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include <condition_variable>
 #include <mutex>
 #include <set>
@@ -346,6 +348,13 @@ TEST(ChaseController, RejectsBadOptionsAndEarlyApply) {
   ChaseControllerOptions period;
   period.period_s = 0;
   EXPECT_THROW(ChaseController(opt, source, period), Error);
+  // A normaliser of 0, below 0 or not finite would make every decision fail,
+  // counted as signal outages: refused up front instead.
+  for (double smax : {0.0, -1.0, std::nan(""), double{INFINITY}}) {
+    ChaseControllerOptions normaliser;
+    normaliser.signal_max = smax;
+    EXPECT_THROW(ChaseController(opt, source, normaliser), Error) << smax;
+  }
   try {
     opt.apply_power_limit(Milliwatts(200000));
     ADD_FAILURE() << "applied before profiling ended";
