@@ -218,11 +218,15 @@ void NodeAttributor::poll_gpu(GpuState& g, double now, double seconds) {
     uses_.push_back(Use{process_for(w.pid, now), kNoIndex, w.weight});
   DeviceInfo& info = infos_[g.device];
   const std::uint64_t intervals = ledger_.device(g.device).intervals;
+  const Millijoules idle_before = ledger_.device(g.device).idle;
   ledger_.record(
       DeviceReading{g.device, counter, idle_mj(info.idle_power, seconds), split.method, uses_},
       now);
   const DeviceTotals& totals = ledger_.device(g.device);
   if (totals.intervals == intervals || !(seconds > 0)) return;  // the first reading
+  // The idle the ledger booked (capped at what was measured), shared by the
+  // job steps holding the GPU.
+  book_job_gpu(g.device, totals.idle.value() - idle_before.value(), split.method);
   info.last_power = Watts(static_cast<double>(totals.last_interval.value()) / 1000.0 / seconds);
   if (!g.configured_idle && options_.learn_gpu_idle) {
     const auto before = g.learner.learned();

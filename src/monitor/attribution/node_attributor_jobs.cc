@@ -103,15 +103,18 @@ void NodeAttributor::assign_jobs(double now) {
   }
 }
 
-void NodeAttributor::share_idle(DeviceIndex device, std::int64_t idle_mj) {
-  if (idle_mj <= 0 || jobs_.empty()) return;
+void NodeAttributor::book_job_gpu(DeviceIndex device, std::int64_t idle_mj, Method method) {
+  if (jobs_.empty()) return;
   std::vector<JobState*> holders;
   for (auto& [key, job] : jobs_) {
     if (std::find(job.gpus.begin(), job.gpus.end(), device) != job.gpus.end()) {
       holders.push_back(&job);
+      // An interval with nobody on the GPU (say the step's last, after its
+      // processes ended) does not undo how the step's energy was split.
+      if (method != Method::kNone) job.method = method;
     }
   }
-  if (holders.empty()) return;
+  if (holders.empty() || idle_mj <= 0) return;
   std::vector<double> weights(holders.size(), 1.0);
   std::vector<std::int64_t> parts;
   SplitScratch scratch;
@@ -137,12 +140,8 @@ JobRecord NodeAttributor::record_of(const JobState& job) const {
   });
   r.gpu_j = static_cast<double>(gpu_mj) / 1000.0;
   r.cpu_j = static_cast<double>(cpu_mj) / 1000.0;
-  r.method = job.gpus.empty() ? method_name(Method::kCpuTime) : "none";
-  for (DeviceIndex d : job.gpus) {
-    r.gpus.push_back(infos_[d].uuid);
-    const Method m = ledger_.device(d).method;
-    if (m != Method::kNone) r.method = method_name(m);
-  }
+  r.method = job.gpus.empty() ? method_name(Method::kCpuTime) : method_name(job.method);
+  for (DeviceIndex d : job.gpus) r.gpus.push_back(infos_[d].uuid);
   if (cpus_.empty()) r.missing.push_back("no CPU energy counter (RAPL) is readable: cpu_j is 0");
   return r;
 }

@@ -93,6 +93,12 @@ struct ComputeProcess {
   unsigned long long used_bytes = 0;
 };
 
+struct ScriptedProcess {
+  unsigned pid = 0;
+  unsigned sm = 0;   // %
+  unsigned mem = 0;  // %
+};
+
 }  // namespace
 
 extern "C" {
@@ -231,6 +237,13 @@ struct nvmlDevice_st {
   std::vector<AccountingEntry> accounting;
   std::vector<ComputeProcess> processes;
   unsigned sm_count = 0;  // nvmlDeviceGetAttributes_v2; 0 on a parent: NOT_SUPPORTED
+  // $ZEUS_FAKE_NVML_SCRIPT: the processes the script says run here, and the
+  // power it gives the GPU (none: the energy counter stays where it is).
+  std::vector<ScriptedProcess> scripted;
+  bool scripted_power = false;
+  double scripted_idle_w = 0;
+  double scripted_busy_w = 0;
+  double energy_carry_mj = 0;  // the fraction of a millijoule not yet on the counter
   // Set on MIG device handles only: the GPU they belong to, and their GPU instance.
   nvmlDevice_st* parent = nullptr;
   unsigned gpu_instance_id = 0;
@@ -255,6 +268,7 @@ struct State {
   bool permission_denied = false;
   std::string driver_version;
   std::string nvml_version;
+  long long script_last_us = 0;  // when the script last advanced the GPUs; 0: not yet
 };
 
 // Never destroyed: a process may call nvmlShutdown from its own static
@@ -304,11 +318,95 @@ void reset_locked(State& s) {
   s.permission_denied = false;
   s.driver_version = "550.54.15";
   s.nvml_version = "12.550.54.15";
+  s.script_last_us = 0;
+}
+
+long long now_us() {
+  return std::chrono::duration_cast<std::chrono::microseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+// $ZEUS_FAKE_NVML_SCRIPT (fake_nvml_control.h): the GPUs' use as a file that
+// another process (a test driving zeusd, which loaded this library) rewrites.
+// Re-read at every call; what it said holds until the call that reads a
+// change, so the GPUs advance over (last call, this call] with the previous
+// contents first.
+constexpr long long kSamplePeriodUs = 166667;  // the driver samples every 1/6 s
+
+void read_script(State& s, const char* path) {
+  for (unsigned i = 0; i < s.count; ++i) {
+    nvmlDevice_st& d = s.devices[i];
+    d.scripted.clear();
+    d.scripted_power = false;
+  }
+  std::FILE* f = std::fopen(path, "re");
+  if (f == nullptr) return;  // no file yet: nothing runs, no GPU advances
+  char line[256];
+  while (std::fgets(line, sizeof(line), f) != nullptr) {
+    char word[16] = {};
+    unsigned gpu = 0;
+    double a = 0;
+    double b = 0;
+    unsigned pid = 0;
+    unsigned sm = 0;
+    unsigned mem = 0;
+    if (std::sscanf(line, "%15s", word) != 1 || word[0] == '#') continue;
+    if (std::strcmp(word, "power") == 0 && std::sscanf(line, "%*s %u %lf %lf", &gpu, &a, &b) == 3 &&
+        gpu < s.count) {
+      nvmlDevice_st& d = s.devices[gpu];
+      d.scripted_power = true;
+      d.scripted_idle_w = a;
+      d.scripted_busy_w = b;
+    } else if (std::strcmp(word, "process") == 0 &&
+               std::sscanf(line, "%*s %u %u %u %u", &gpu, &pid, &sm, &mem) >= 3 && gpu < s.count) {
+      nvmlDevice_st& d = s.devices[gpu];
+      d.scripted.push_back({pid, std::min(sm, 100U), std::min(mem, 100U)});
+    }
+  }
+  std::fclose(f);
+}
+
+void advance_script(State& s) {
+  const char* path = std::getenv("ZEUS_FAKE_NVML_SCRIPT");
+  if (path == nullptr || *path == '\0') return;
+  const long long now = now_us();
+  if (s.script_last_us != 0 && now > s.script_last_us) {
+    const long long last = s.script_last_us;
+    for (unsigned i = 0; i < s.count; ++i) {
+      nvmlDevice_st& d = s.devices[i];
+      if (d.lost) continue;
+      // Samples on the driver's grid in (last, now]; after a long silence
+      // only what the buffer would still hold.
+      long long t = (last / kSamplePeriodUs + 1) * kSamplePeriodUs;
+      t = std::max(t, now - static_cast<long long>(kMaxProcessSamples) * kSamplePeriodUs);
+      unsigned busy = 0;
+      for (const ScriptedProcess& p : d.scripted) busy += p.sm;
+      for (; t <= now; t += kSamplePeriodUs) {
+        for (const ScriptedProcess& p : d.scripted) {
+          if (d.samples.size() == kMaxProcessSamples) d.samples.pop_front();
+          d.samples.push_back({p.pid, static_cast<unsigned long long>(t), p.sm, p.mem});
+        }
+      }
+      if (d.scripted_power) {
+        const double watts = d.scripted_idle_w + (d.scripted_busy_w - d.scripted_idle_w) *
+                                                     static_cast<double>(std::min(busy, 100U)) /
+                                                     100.0;
+        d.energy_carry_mj += watts * static_cast<double>(now - last) / 1000.0;
+        const auto whole = static_cast<unsigned long long>(d.energy_carry_mj);
+        d.energy_mj += whole;
+        d.energy_carry_mj -= static_cast<double>(whole);
+      }
+    }
+  }
+  s.script_last_us = now;
+  read_script(s, path);
 }
 
 // Common prologue of every NVML entry point: count the call, apply scripted
 // failures, refuse to work before nvmlInit_v2. Call with the mutex held.
 int begin(State& s, const char* function, bool needs_init = true) {
+  advance_script(s);
   if (const int rc = s.script.enter(function); rc != NVML_SUCCESS) return rc;
   if (needs_init && s.init_refcount == 0) return NVML_ERROR_UNINITIALIZED;
   return NVML_SUCCESS;
@@ -352,12 +450,6 @@ int check_device_or_mig(State& s, nvmlDevice_t device) {
 
 nvmlDevice_st* control_device(State& s, unsigned i) {
   return i < kMaxDevices ? &s.devices[i] : nullptr;
-}
-
-long long now_us() {
-  return std::chrono::duration_cast<std::chrono::microseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
 }
 
 // Entry-point prologue: lock, count, inject, check init (and the device).
@@ -809,6 +901,9 @@ int compute_processes(nvmlDevice_t device, unsigned* count, nvmlProcessInfo_t* i
   for (const ComputeProcess& p : device->processes) {
     list.push_back(
         {p.pid, p.used_bytes, mig ? device->gpu_instance_id : kNoInstance, mig ? 0U : kNoInstance});
+  }
+  for (const ScriptedProcess& p : device->scripted) {
+    list.push_back({p.pid, 1ULL << 30U, kNoInstance, kNoInstance});  // 1 GiB each
   }
   return copy_entries(list, count, infos);
 }

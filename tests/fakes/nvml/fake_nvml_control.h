@@ -61,6 +61,23 @@
 // reset) are appended to that file, so a test can check what a process
 // set (and restored) after it has exited or been killed.
 //
+// $ZEUS_FAKE_NVML_SCRIPT: when set, the GPUs' use comes from that file, for
+// a test that drives another process (zeusd) which loaded the fake: no
+// FakeNvml can reach that process's state. The fake re-reads the file at
+// every call (write it whole and rename it into place), and first advances
+// every GPU from its last call to now by what the file said until then:
+//   power <gpu> <idle W> <busy W>       the GPU draws idle + (busy - idle) x
+//                                       min(100, sum of its processes' SM %)/100;
+//                                       its energy counter advances by that
+//                                       (a GPU without the line: unchanged)
+//   process <gpu> <pid> <SM %> [<mem %>] a running process: a per-process
+//                                       sample every 1/6 s (the driver's
+//                                       period, on a wall-clock grid) and an
+//                                       entry in the compute processes (1 GiB)
+// '#' starts a comment line; a missing file is an idle node. Scripted
+// samples join the buffer of add_process_sample; the rest of the state is
+// scripted as above. Unset (the default), none of this happens.
+//
 // Thread-safety: the fake's functions are thread-safe; FakeNvml itself is
 // immutable after construction.
 #pragma once

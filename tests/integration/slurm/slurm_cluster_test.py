@@ -3,17 +3,20 @@
 
 Starts, in a private temporary directory and on loopback only: munged,
 zeusd (over a fake powercap tree whose package counter a thread advances at
-a constant power, and one simulated GPU), slurmctld and slurmd (Debian's
-slurm-wlm, generated slurm.conf, proctrack/linuxproc, task/none) with
-spank_zeus.so in plugstack.conf; runs jobs with sbatch/srun and checks the
-step records, the jobs' AdminComment, `zeus slurm report` and zeusd's ledger.
+a constant power, and the fake NVML's two GPUs, driven by a script file),
+slurmctld and slurmd (Debian's slurm-wlm, generated slurm.conf,
+proctrack/linuxproc, task/none, the two GPUs as generic resources, GPU 0 in
+shards) with spank_zeus.so in plugstack.conf; runs jobs with sbatch/srun and
+checks the step records, the jobs' AdminComment, `zeus slurm report` and
+zeusd's ledger.
 Everything it started is stopped on every exit path.
 
 Exit status: 0 all cases passed, 1 a case failed, 77 skipped (not root, or
 Slurm/munge missing or unable to start: the reason is printed).
 
   slurm_cluster_test.py --zeusd build/bin/zeusd --zeus build/bin/zeus \
-      --plugin build/lib/slurm/spank_zeus.so
+      --plugin build/lib/slurm/spank_zeus.so \
+      --fake-nvml build/tests/fakes/nvml/libnvidia-ml.so.1 [--cases NAME,...]
 """
 import argparse
 import http.client
@@ -33,6 +36,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 SKIP = 77
 POWER_W = 40.0  # the fake package's constant power
 IDLE_W = 10.0  # zeusd's configured idle power of that package
+GPU_IDLE_W = 60.0  # the fake GPUs' power with nothing running, and zeusd's idle power for them
+GPU_BUSY_W = 300.0  # their power at 100 % SM (fake_nvml_control.h, $ZEUS_FAKE_NVML_SCRIPT)
 
 
 class Skip(Exception):
@@ -131,6 +136,17 @@ class Cluster:
         self.env = dict(os.environ, SLURM_CONF=self.conf)
         self.powercap = None
         self.metrics_port = free_port()
+        self.nvml_script = os.path.join(self.tmp, "nvml-script")
+        self.script_gpus({})
+
+    def script_gpus(self, processes):
+        """What the fake NVML in zeusd reports: {pid: SM %} on GPU 0, both GPUs' power."""
+        lines = [f"power {i} {GPU_IDLE_W} {GPU_BUSY_W}" for i in range(2)]
+        lines += [f"process 0 {pid} {sm}" for pid, sm in processes.items()]
+        tmp = self.nvml_script + ".tmp"
+        with open(tmp, "w") as f:
+            f.write("\n".join(lines) + "\n")
+        os.replace(tmp, self.nvml_script)  # the fake never reads half a file
 
     # ---- processes ------------------------------------------------------
     def start(self, name, argv, env=None):
@@ -169,11 +185,11 @@ class Cluster:
     # ---- zeusd ----------------------------------------------------------
     def start_zeusd(self):
         env = dict(self.env, ZEUS_POWERCAP_ROOT=os.path.join(self.tmp, "powercap"),
-                   ZEUS_SIM_GPUS="1")
+                   ZEUS_NVML_LIBRARY=self.args.fake_nvml, ZEUS_FAKE_NVML_SCRIPT=self.nvml_script)
         self.start("zeusd", [self.args.zeusd, "serve", "--mode", "uds", "--socket-path", self.sock,
-                             "--gpu-backend", "sim", "--enable", "gpu-read,cpu-read",
+                             "--gpu-backend", "nvml", "--enable", "gpu-read,cpu-read",
                              "--attribution-interval", "0.2", "--cpu-idle-power", f"0={IDLE_W}",
-                             "--gpu-idle-power", "0=30",
+                             "--gpu-idle-power", f"0={GPU_IDLE_W},1={GPU_IDLE_W}",
                              "--attribution-state", os.path.join(self.tmp, "attribution.json"),
                              "--metrics-address", f"127.0.0.1:{self.metrics_port}"], env=env)
 
@@ -226,12 +242,29 @@ KillWait=2
 JobAcctGatherType=jobacct_gather/none
 AccountingStorageType=accounting_storage/none
 PlugStackConfig={t}/plugstack.conf
-NodeName=localhost CPUs=2 State=UNKNOWN
+GresTypes=gpu,shard
+NodeName=localhost CPUs=2 Gres=gpu:2,shard:4 State=UNKNOWN
 PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP
 """)
-        with open(os.path.join(t, "plugstack.conf"), "w") as f:
+        # Two GPUs as generic resources without /dev/nvidia*: gres/gpu takes
+        # a device's index from its file name's number and wants a character
+        # or block device there (stat follows links), nothing more. GPU 0 is
+        # also cut into 4 shards, so that two jobs can share it: Slurm sets
+        # SLURM_JOB_GPUS/SLURM_STEP_GPUS to the shard's GPU.
+        os.makedirs(os.path.join(t, "dev"))
+        for i in range(2):
+            os.symlink("/dev/null", os.path.join(t, "dev", f"gpu{i}"))
+        with open(os.path.join(t, "gres.conf"), "w") as f:
+            f.write(f"AutoDetect=off\n"
+                    f"NodeName=localhost Name=gpu File={t}/dev/gpu[0-1]\n"
+                    f"NodeName=localhost Name=shard Count=4 File={t}/dev/gpu0\n")
+        self.write_plugstack()
+
+    def write_plugstack(self, extra=""):
+        """slurmstepd reads plugstack.conf at each step: a rewrite holds from the next step."""
+        with open(os.path.join(self.tmp, "plugstack.conf"), "w") as f:
             f.write(f"required {self.args.plugin} socket={self.sock} records={self.records} "
-                    f"timeout=2\n")
+                    f"timeout=2 {extra}\n")
 
     def start_slurm(self):
         for tool in ("munged", "slurmctld", "slurmd", "sbatch", "srun", "scontrol", "sinfo"):
@@ -251,7 +284,8 @@ PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP
         slurmctld = shutil.which("slurmctld") or "/usr/sbin/slurmctld"
         slurmd = shutil.which("slurmd") or "/usr/sbin/slurmd"
         self.start("slurmctld", [slurmctld, "-D", "-i", "-f", self.conf])
-        self.start("slurmd", [slurmd, "-D", "-N", "localhost", "-f", self.conf])
+        self.slurmd_argv = [slurmd, "-D", "-N", "localhost", "-f", self.conf]
+        self.start("slurmd", self.slurmd_argv)
 
         def idle():
             for name in ("slurmctld", "slurmd"):
@@ -373,6 +407,69 @@ def case_two_jobs_follow_cpu_use(c, state):
     check_conservation(c)
     state["jobs"] = (hi, lo)
     state["records"] = rec
+
+
+def gpu0(c):
+    status, ledger = zeusd_call(c.sock, "GET", "/attribution")
+    assert status == 200, ledger
+    return next(d for d in ledger["devices"] if d["kind"] == "gpu" and d["index"] == 0)
+
+
+def case_two_jobs_share_a_gpu(c, state):
+    """Two jobs on one GPU (Slurm shards) at 75 % and 25 % SM: GPU energy 3:1; the two, idle and
+    unattributed add up to the GPU's measured energy."""
+    before = gpu0(c)
+    stop = os.path.join(c.tmp, "gpu-stop")
+    # The batch shell is the step's task, the pid the plugin registers.
+    script = f"echo $$ > {c.tmp}/gpu-$SLURM_JOB_ID.pid; while [ ! -e {stop} ]; do sleep 0.05; done"
+    hi, lo = (c.sbatch("-n1", "-c1", "--gres=shard:1", "--wrap", script) for _ in range(2))
+    try:
+        def both_running():
+            status, body = zeusd_call(c.sock, "GET", "/attribution/jobs")
+            steps = {s["job"]: s for s in body["steps"] if s["step"] == "batch"}
+            return (all(j in steps and os.path.exists(f"{c.tmp}/gpu-{j}.pid") for j in (hi, lo))
+                    and steps)
+
+        running = wait_until(f"jobs {hi} and {lo} registered", both_running, 20)
+        for job in (hi, lo):
+            assert running[job]["gpus"] == [before["uuid"]], running[job]
+        pid = {}
+        for job in (hi, lo):
+            with open(f"{c.tmp}/gpu-{job}.pid") as f:
+                pid[job] = int(f.read())
+        t0 = time.monotonic()
+        c.script_gpus({pid[hi]: 75, pid[lo]: 25})
+        time.sleep(3.0)
+        c.script_gpus({})
+        busy_s = time.monotonic() - t0
+        time.sleep(0.6)  # zeusd polls every 0.2 s: the last samples are in the ledger
+    finally:
+        open(stop, "w").close()
+    for job in (hi, lo):
+        assert c.wait_job(job) == "COMPLETED", c.output(job)
+    rec = {job: c.record(job, "batch") for job in (hi, lo)}
+    after = gpu0(c)
+    for r in rec.values():
+        assert "error" not in r and not r["missing"], r
+        assert r["gpus"] == [before["uuid"]] and r["method"] == "process_utilization", r
+        assert r["gpu_j"] > 0 and r["idle_j"] > 0, r
+    ratio = rec[hi]["gpu_j"] / rec[lo]["gpu_j"]
+    delta = {k: after[k] - before[k] for k in ("measured_j", "idle_j", "attributed_j",
+                                                "unattributed_j", "before_start_j")}
+    print(f"    gpu_j {rec[hi]['gpu_j']:.3f} vs {rec[lo]['gpu_j']:.3f} (ratio {ratio:.3f}); "
+          f"GPU 0 delta {delta}")
+    assert 2.9 <= ratio <= 3.1, f"GPU energy does not follow SM use: {rec}"
+    # Nothing else ran on GPU 0: what it attributed is the two jobs' energy, to the mJ.
+    jobs_j = rec[hi]["gpu_j"] + rec[lo]["gpu_j"]
+    assert abs(delta["attributed_j"] - jobs_j) < 0.0015, (delta, jobs_j)
+    assert delta["before_start_j"] == 0, delta
+    assert abs(delta["measured_j"] - (jobs_j + delta["idle_j"] + delta["unattributed_j"])) < 0.0015
+    # The idle shares of the GPU's holders come out of its idle, never on top of it.
+    assert rec[hi]["idle_j"] + rec[lo]["idle_j"] <= delta["idle_j"] + 0.0015, (rec, delta)
+    # The fake draws GPU_BUSY_W - GPU_IDLE_W above idle at 100 % SM for busy_s.
+    expected = (GPU_BUSY_W - GPU_IDLE_W) * busy_s
+    # (The fake sees each rewrite at zeusd's next NVML call, at most a poll late.)
+    assert 0.85 * expected <= jobs_j <= 1.15 * expected, (jobs_j, expected)
 
 
 def case_admin_comment(c, state):
@@ -527,9 +624,113 @@ print(json.dumps([zeusd_call({c.sock!r}, "POST", "/attribution/jobs/start?job=99
     assert own == 200 and ended == 200, (own, ended)
 
 
-CASES = [case_two_jobs_follow_cpu_use, case_admin_comment, case_report,
+def node_state(c):
+    r = c.run(["sinfo", "-h", "-n", "localhost", "-o", "%T"], check=False, timeout=10)
+    return r.stdout.strip()
+
+
+def case_on_error(c, state):
+    """on_error=warn (default) runs a step with zeusd down; on_error=fail fails it (exit 1, the
+    reason in the job's output, the node not drained) and still runs steps while zeusd is up."""
+    c.write_plugstack("on_error=fail")
+    try:
+        r = c.run(["srun", "-n1", "-c1", "echo", "ran"], check=False)
+        assert r.returncode == 0 and "ran" in r.stdout, f"zeusd is up: {r.stdout}{r.stderr}"
+        c.stop("zeusd")
+        try:
+            r = c.run(["srun", "-n1", "-c1", "echo", "ran"], check=False)
+            assert r.returncode != 0, f"on_error=fail ran a step, zeusd down: {r.stdout}{r.stderr}"
+            assert "ran" not in r.stdout, r.stdout
+            assert "on_error=fail" in r.stderr and "zeusd" in r.stderr, r.stderr
+            job = c.sbatch("-n1", "-c1", "--wrap", "echo ran")
+            assert c.wait_job(job) == "FAILED", c.output(job)
+            out = c.output(job)
+            assert "ran" not in out and "on_error=fail: the step does not run" in out, out
+            assert c.job_field(job, "ExitCode") == "1:0", c.job_field(job, "ExitCode")
+            rec = c.record(job, "batch")
+            assert rec["gpu_j"] is None and rec["cpu_j"] is None and rec["missing"], rec
+            # A failed step is the job's failure, not the node's.
+            assert node_state(c) == "idle", node_state(c)
+            c.write_plugstack()  # on_error=warn, the default
+            job = c.sbatch("-n1", "-c1", "--wrap", "echo ran")
+            assert c.wait_job(job) == "COMPLETED", c.output(job)
+            assert "ran" in c.output(job), c.output(job)
+            assert c.record(job, "batch")["cpu_j"] is None
+        finally:
+            c.start_zeusd()
+    finally:
+        c.write_plugstack()
+
+
+def processes():
+    """{pid: (ppid, cmdline)} of every process now."""
+    out = {}
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat") as f:
+                stat = f.read()
+            with open(f"/proc/{name}/cmdline", "rb") as f:
+                cmdline = f.read().replace(b"\0", b" ").decode(errors="replace").strip()
+        except OSError:
+            continue
+        out[int(name)] = (int(stat[stat.rindex(")") + 2:].split()[1]), cmdline)
+    return out
+
+
+def case_node_reboot(c, state):
+    """A node that goes down mid-step (slurmstepd, the job's processes, slurmd and zeusd killed,
+    then slurmd and zeusd started again): the job ends as Slurm decides, and the step's record
+    says its energy is unknown (null, with the reason), never a number."""
+    job = c.sbatch("--no-requeue", "-n1", "-c1", "--wrap",
+                   f"echo $$ > {c.tmp}/reboot.pid; sleep 60")
+
+    def registered():
+        status, body = zeusd_call(c.sock, "GET", "/attribution/jobs")
+        return (any(s["job"] == job for s in body["steps"])
+                and os.path.exists(f"{c.tmp}/reboot.pid"))
+
+    wait_until(f"job {job} registered with zeusd", registered, 15)
+    # What a power cut takes: the step's daemon and everything under it.
+    procs = processes()
+    stepd = [pid for pid, (_, cmd) in procs.items() if cmd.startswith(f"slurmstepd: [{job}.batch]")]
+    assert len(stepd) == 1, f"no slurmstepd for job {job}: {procs}"
+    doomed = set(stepd)
+    grew = True
+    while grew:
+        more = {pid for pid, (ppid, _) in procs.items() if ppid in doomed} - doomed
+        doomed |= more
+        grew = bool(more)
+    for pid in sorted(doomed, reverse=True):
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    c.stop("zeusd", signal.SIGKILL)
+    c.stop("slurmd", signal.SIGKILL)
+    # What slurmctld does itself once the node has not answered for
+    # SlurmdTimeout (300 s by default): the node goes DOWN, its jobs with it.
+    c.run(["scontrol", "update", "NodeName=localhost", "State=DOWN", "Reason=zeus-test-reboot"])
+    end_state = c.wait_job(job, 20)
+    assert end_state in ("NODE_FAIL", "FAILED", "CANCELLED"), end_state
+    c.start_zeusd()
+    c.start("slurmd", c.slurmd_argv)  # ReturnToService=2: it comes back on registration
+    print(f"    job {job} ended {end_state} (Reason={c.job_field(job, 'Reason')})")
+    rec = c.record(job, "batch")
+    for key in ("gpu_j", "cpu_j", "idle_j"):
+        assert rec[key] is None, rec
+    assert "went down before the step's end" in rec["error"], rec
+    assert rec["missing"], rec
+    report = json.loads(c.run([c.args.zeus, "slurm", "report", "--records", c.records, "--job",
+                               job, "--json"]).stdout)
+    assert report["jobs"][0]["complete"] is False and report["jobs"][0]["gpu_j"] is None, report
+    wait_until("the node to be idle again", lambda: node_state(c) == "idle", 20, 0.2)
+
+
+CASES = [case_two_jobs_follow_cpu_use, case_admin_comment, case_report, case_two_jobs_share_a_gpu,
          case_zeusd_down_and_restarted, case_sigkill, case_two_steps_at_once, case_job_array,
-         case_foreign_pid_refused]
+         case_foreign_pid_refused, case_on_error, case_node_reboot]
 
 
 def main():
@@ -537,9 +738,11 @@ def main():
     ap.add_argument("--zeusd", required=True)
     ap.add_argument("--zeus", required=True)
     ap.add_argument("--plugin", required=True)
+    ap.add_argument("--fake-nvml", required=True, help="the fake libnvidia-ml.so.1 zeusd loads")
     ap.add_argument("--keep", action="store_true", help="keep the temporary directory")
+    ap.add_argument("--cases", help="comma-separated names of the cases to run (default: all)")
     args = ap.parse_args()
-    for name in ("zeusd", "zeus", "plugin"):
+    for name in ("zeusd", "zeus", "plugin", "fake_nvml"):
         setattr(args, name, os.path.abspath(getattr(args, name)))
         if not os.path.exists(getattr(args, name)):
             print(f"FAIL: --{name} {getattr(args, name)} does not exist (build it first)")
@@ -547,6 +750,9 @@ def main():
     if os.geteuid() != 0:
         print("SKIP: needs root (slurmd, munged and zeusd's RAPL group run as root)")
         return SKIP
+    cases = CASES
+    if args.cases:
+        cases = [case for case in CASES if case.__name__ in args.cases.split(",")]
     t0 = time.time()
     c = Cluster(args)
     failed = []
@@ -557,7 +763,7 @@ def main():
         c.start_slurm()
         print(f"cluster up in {time.time() - t0:.1f} s ({c.tmp})")
         state = {}
-        for case in CASES:
+        for case in cases:
             t = time.time()
             try:
                 case(c, state)
@@ -582,13 +788,14 @@ def main():
     if "setup" in failed:
         print(f"setup failed after {time.time() - t0:.1f} s: no case ran")
     else:
-        print(f"{len(passed)} passed, {len(failed)} failed, {len(CASES) - len(passed) - len(failed)} "
+        not_run = len(cases) - len(passed) - len(failed)
+        print(f"{len(passed)} passed, {len(failed)} failed, {not_run} "
               f"not run, in {time.time() - t0:.1f} s")
     if failed or args.keep:
         print(f"logs kept in {c.tmp}: slurmd.log, slurmctld.log, zeusd.out, records/")
     else:
         shutil.rmtree(c.tmp, ignore_errors=True)
-    return 1 if failed or len(passed) != len(CASES) else 0
+    return 1 if failed or len(passed) != len(cases) else 0
 
 
 if __name__ == "__main__":

@@ -161,11 +161,12 @@ class NodeAttributor {
     std::vector<std::pair<std::uint32_t, std::uint64_t>> roots;  // (pid, start_ticks)
     std::vector<DeviceIndex> gpus;
     std::int64_t idle_mj = 0;
+    Method method = Method::kNone;  // the last split of its GPUs that had consumers
     std::vector<std::string> missing;
     std::size_t processes = 0;
   };
   void assign_jobs(double now);
-  void share_idle(DeviceIndex device, std::int64_t idle_mj);
+  void book_job_gpu(DeviceIndex device, std::int64_t idle_mj, Method method);
   JobRecord record_of(const JobState& job) const;
   void read_processes(double now);
   WorkloadIndex workload_of(const std::string& cgroup, double now);

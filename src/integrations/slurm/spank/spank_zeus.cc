@@ -7,6 +7,9 @@
 //   slurm_spank_task_post_fork register the task's pid (before it execs), in
 //                              the step's slurmstepd itself, so what went
 //                              wrong is known when the step ends
+//   slurm_spank_task_init      in the task, just before it execs: with
+//                              on_error=fail and a failed registration, end
+//                              the task (exit 1) with the reason in its output
 //   slurm_spank_task_exit      after the last local task: end the step, write
 //                              the record and AdminComment while the job
 //                              still runs (slurmctld refuses updates after)
@@ -14,11 +17,20 @@
 //                              exited through task_exit (a failed launch)
 // Every callback catches everything: an exception must not cross into C.
 // With on_error=warn (the default) no failure of ours fails the user's step.
+//
+// Why on_error=fail does not fail task_post_fork itself: slurmstepd then
+// reports the launch as "could not execve", which for a batch job drains the
+// node (slurmctld blames the node), and srun still exits 0. A task that exits
+// 1 before exec is an ordinary failed step, charged to the job. post_fork
+// runs in slurmstepd before it releases the forked tasks to exec, so it
+// passes its verdict to them through a page shared across the fork.
 #include <pwd.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <cstdint>
+#include <cstring>
 #include <exception>
 #include <optional>
 #include <string>
@@ -70,7 +82,20 @@ struct StepState {
   std::uint32_t tasks_exited = 0;
   std::vector<std::string> problems;
   std::string first_failure;
+  // on_error=fail only: mapped shared before the tasks fork; a non-empty
+  // string there is why the tasks must not run.
+  char* refusal = nullptr;
 };
+
+constexpr std::size_t kRefusalBytes = 4096;
+
+// With on_error=fail: the tasks of this step will exit before exec, saying why.
+void refuse_tasks(StepState& s, const std::string& why) {
+  if (!s.options.fail_on_error || s.refusal == nullptr || s.refusal[0] != '\0') return;
+  const std::string text =
+      "spank_zeus: on_error=fail: the step does not run: " + why.substr(0, kRefusalBytes - 100);
+  std::memcpy(s.refusal, text.c_str(), text.size() + 1);
+}
 
 StepState& state() {
   static StepState s;
@@ -195,6 +220,27 @@ void end_with_zeusd(StepState& s, StepOutcome& outcome) {
   }
 }
 
+// At the step's start, a record that says its energy is unknown, replaced at
+// its end: if slurmstepd never gets there (the node rebooted or crashed, the
+// daemon was killed), the record that stays says what is missing rather
+// than nothing at all.
+void write_provisional_record(StepState& s) {
+  StepOutcome outcome;
+  outcome.id = s.id;
+  outcome.start_s = s.start_s;
+  outcome.end_s = s.start_s;
+  outcome.error =
+      "the step did not end on this node while the plugin ran: slurmstepd or the node went "
+      "down before the step's end (a reboot, a crash), so its energy is unknown";
+  try {
+    ensure_directory(s.options.records);
+    DirectoryLock lock(s.options.records, s.options.timeout_s);
+    write_record_atomically(s.options.records, record_file_name(s.id), make_record(outcome).dump());
+  } catch (const std::exception& e) {
+    log_error(std::string("step record not written at the step's start: ") + e.what());
+  }
+}
+
 // The job's summary into AdminComment, other keys kept.
 void update_admin_comment(StepState& s, const nlohmann::json& summary) {
   std::string error;
@@ -261,6 +307,16 @@ int slurm_spank_init(spank_t sp, int ac, char** av) {
     s.options = zsi::parse_options(ac, av, errors);
     s.configured = true;
     for (const auto& e : errors) zsi::log_error(e);
+    if (s.options.fail_on_error) {
+      void* page = ::mmap(nullptr, zsi::kRefusalBytes, PROT_READ | PROT_WRITE,
+                          MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+      if (page == MAP_FAILED) {
+        zsi::log_error("on_error=fail cannot be honoured: mmap failed");
+      } else {
+        s.refusal = static_cast<char*>(page);
+        s.refusal[0] = '\0';
+      }
+    }
   } catch (const std::exception& e) {
     zsi::log_error(e.what());
   }
@@ -271,11 +327,15 @@ int slurm_spank_task_post_fork(spank_t sp, int, char**) {
   try {
     auto& s = zsi::state();
     if (!s.configured || spank_remote(sp) != 1) return 0;
-    if (!s.started) zsi::begin_step(sp, s);
+    if (!s.started) {
+      zsi::begin_step(sp, s);
+      zsi::write_provisional_record(s);
+    }
     pid_t pid = 0;
     if (spank_get_item(sp, S_TASK_PID, &pid) != ESPANK_SUCCESS) {
       s.problems.push_back("a task's pid was not available to the plugin");
-      return s.options.fail_on_error ? -1 : 0;
+      zsi::refuse_tasks(s, s.problems.back());
+      return 0;
     }
     ++s.tasks_seen;
     if (zsi::register_task(s, pid)) {
@@ -283,10 +343,24 @@ int slurm_spank_task_post_fork(spank_t sp, int, char**) {
       return 0;
     }
     zsi::log_error(s.problems.back());
-    return s.options.fail_on_error ? -1 : 0;
+    zsi::refuse_tasks(s, s.problems.back());
+    return 0;  // not -1 even with on_error=fail: see the top
   } catch (const std::exception& e) {
     zsi::log_error(e.what());
-    return zsi::state().options.fail_on_error ? -1 : 0;
+    zsi::refuse_tasks(zsi::state(), e.what());
+    return 0;
+  }
+}
+
+int slurm_spank_task_init(spank_t sp, int, char**) {
+  try {
+    const auto& s = zsi::state();
+    if (s.refusal == nullptr || s.refusal[0] == '\0' || spank_remote(sp) != 1) return 0;
+    // In the task, whose stderr is the job's output: the user reads why.
+    zsi::log_error(std::string(s.refusal).substr(std::strlen("spank_zeus: ")));
+    return -1;  // slurmstepd ends the task with exit status 1
+  } catch (const std::exception&) {
+    return -1;
   }
 }
 
