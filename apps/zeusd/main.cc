@@ -39,6 +39,7 @@ struct ServeFlags {
   std::string gpu_command_overrides;
   std::string signing_key_path;
   std::string metrics_address;
+  std::string dcgm_hostname_label = zeus::zeusd::DaemonOptions{}.dcgm_hostname_label;
   std::size_t max_leases = zeus::zeusd::DaemonOptions{}.max_leases;
   std::size_t max_leases_per_owner = zeus::zeusd::DaemonOptions{}.max_leases_per_owner;
   bool no_attribution = false;
@@ -86,6 +87,7 @@ int serve(const ServeFlags& f) {
   o.gpu_command_overrides = f.gpu_command_overrides;
   o.signing_key_path = f.signing_key_path;
   o.metrics_address = f.metrics_address;
+  o.dcgm_hostname_label = f.dcgm_hostname_label;
   o.max_leases = f.max_leases;
   o.max_leases_per_owner = f.max_leases_per_owner;
 
@@ -207,6 +209,11 @@ int main(int argc, char** argv) {
   serve_cmd->add_option("--metrics-address", f.metrics_address,
                         "host:port of a Prometheus /metrics listener (e.g. 127.0.0.1:9400); off "
                         "by default");
+  serve_cmd
+      ->add_option("--dcgm-hostname-label", f.dcgm_hostname_label,
+                   "Name of the host label on the DCGM-compatible families (dcgm-exporter's "
+                   "hostname; Hostname for dashboards made before dcgm-exporter renamed it)")
+      ->capture_default_str();
   serve_cmd
       ->add_option("--max-leases", f.max_leases,
                    "Leases held at once by all clients together (503 with Retry-After beyond)")

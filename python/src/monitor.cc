@@ -126,9 +126,13 @@ std::unique_ptr<EnergyMonitorBinding> make_energy_monitor(
   warn_once_if_simulated(*b->inventory, *b->monitor);
   // Upstream scripts build monitors on GPU-less machines, so this is a warning
   // (once per call site, Python's default), not an error; it says why.
-  if (b->monitor->gpu_indices().empty() && b->monitor->cpu_indices().empty()) {
+  // A Jetson's rails are measured even with no GPU or CPU package selected.
+  if (b->monitor->gpu_indices().empty() && b->monitor->cpu_indices().empty() &&
+      !b->inventory->jetson) {
+    // nothing_to_measure says nothing when devices exist but none was chosen.
     const auto why = zeus::nothing_to_measure(*b->inventory, zeus::DeviceSelection{});
-    const std::string text = *why + "; every window of this ZeusMonitor will be empty";
+    const std::string text = why.value_or("gpu_indices and cpu_indices select no device") +
+                             "; every window of this ZeusMonitor will be empty";
     if (PyErr_WarnEx(PyExc_RuntimeWarning, text.c_str(), 1) != 0) throw py::error_already_set();
   }
   return b;
@@ -254,6 +258,11 @@ void bind_monitor(py::module_& core) {
       .def_readwrite("soc_energy", &MeasurementBinding::soc_energy,
                      "A Jetson board's rails (zeuscpp.device.soc.jetson.JetsonMeasurement, in "
                      "mJ as upstream), or None without one.")
+      .def_readwrite("interrupted_by", &MeasurementBinding::interrupted_by,
+                     "repr() of the exception that ended the window early (a `with "
+                     "monitor.window(...)` block or a function under zeuscpp.monitor.measure "
+                     "that raised), or None: such a window measured the work up to the "
+                     "exception only.")
       .def_property_readonly(
           "total_energy", [](const MeasurementBinding& x) { return sum_values(x.gpu_energy); },
           "Joules of all GPUs (GPUs only, as in the Python Zeus).")
@@ -302,17 +311,25 @@ void bind_monitor(py::module_& core) {
       .def("__repr__",
            [](const MeasurementBinding& x) {
              return fmt::format(
-                 "Measurement(time={}, gpu_energy={}, cpu_energy={}, dram_energy={}{})",
+                 "Measurement(time={}, gpu_energy={}, cpu_energy={}, dram_energy={}{}{})",
                  repr_or_none(py::float_(x.time)), repr_or_none(x.gpu_energy),
                  repr_or_none(x.cpu_energy), repr_or_none(x.dram_energy),
-                 x.soc_energy.is_none() ? "" : ", soc_energy=" + repr_or_none(x.soc_energy));
+                 x.soc_energy.is_none() ? "" : ", soc_energy=" + repr_or_none(x.soc_energy),
+                 x.interrupted_by.is_none() ? ""
+                                            : ", interrupted_by=" + repr_or_none(x.interrupted_by));
            })
       .def(py::pickle(
           [](const MeasurementBinding& x) {
-            return py::make_tuple(x.time, x.gpu_energy, x.cpu_energy, x.dram_energy, x.soc_energy);
+            if (x.interrupted_by.is_none()) {
+              return py::make_tuple(x.time, x.gpu_energy, x.cpu_energy, x.dram_energy,
+                                    x.soc_energy);
+            }
+            return py::make_tuple(x.time, x.gpu_energy, x.cpu_energy, x.dram_energy, x.soc_energy,
+                                  x.interrupted_by);
           },
           [](const py::tuple& t) {
-            if (t.size() != 4 && t.size() != 5) {  // 4: pickled before soc_energy existed
+            // 4: pickled before soc_energy existed; 6: with interrupted_by.
+            if (t.size() < 4 || t.size() > 6) {
               zeus::throw_error(zeus::ErrorCode::kInvalidArgument, "bad Measurement pickle");
             }
             MeasurementBinding x;
@@ -320,7 +337,8 @@ void bind_monitor(py::module_& core) {
             x.gpu_energy = t[1].cast<py::dict>();
             x.cpu_energy = t[2];
             x.dram_energy = t[3];
-            if (t.size() == 5) x.soc_energy = t[4];
+            if (t.size() >= 5) x.soc_energy = t[4];
+            if (t.size() == 6) x.interrupted_by = t[5];
             return x;
           }));
 
@@ -339,6 +357,20 @@ void bind_monitor(py::module_& core) {
             return b.monitor->window_running(key);
           },
           py::arg("key"), "Whether window `key` is running.")
+      .def(
+          "running",
+          [](EnergyMonitorBinding& b, const std::string& key, bool sync_execution) {
+            zeus::Measurement so_far;
+            {
+              ReleaseGil release;
+              so_far = b.monitor->running(key, sync_execution);
+            }
+            return to_python(so_far);
+          },
+          py::arg("key"), py::arg("sync_execution") = false,
+          "The Measurement of running window `key` so far, without ending it (progress bars, "
+          "early stopping); nothing is logged. ValueError (ZeusNotFoundError) for a window that "
+          "is not running. sync_execution=True waits for queued GPU work first.")
       .def_property_readonly(
           "gpu_indices", [](const EnergyMonitorBinding& b) { return b.monitor->gpu_indices(); },
           "Measured GPU indices.")

@@ -23,6 +23,12 @@ struct MeasurementBinding {
   py::object cpu_energy = py::none();
   py::object dram_energy = py::none();
   py::object soc_energy = py::none();
+  // repr() of the exception that ended the window early (a `with
+  // monitor.window(...)` block that raised), or None: such a window measured
+  // only part of its work. A string, not the exception: its traceback holds
+  // the frames that hold the measurement, a cycle through this class (which
+  // the garbage collector cannot see into) that would keep the monitor alive.
+  py::object interrupted_by = py::none();
   std::vector<int> below_update_period;
   std::map<int, zeus::EnergySource> sources;
 };

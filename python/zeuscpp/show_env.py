@@ -4,7 +4,7 @@ Sections, each after a separator line as wide as the terminal, as upstream:
 package versions (Python, zeuscpp, PyTorch with or without CUDA, JAX with or
 without CUDA, CuPy), GPUs (``CUDA_VISIBLE_DEVICES``/``HIP_VISIBLE_DEVICES``
 and the physical -> CUDA index mapping), CPUs (RAPL zones and DRAM), SoC
-(none: zeuscpp has no SoC backend) and zeusd. The device facts come from
+(a Jetson's rails, or none) and zeusd. The device facts come from
 :func:`zeuscpp.device.environment_report` (``zeus show-env --json``).
 """
 
@@ -104,7 +104,15 @@ def show_env() -> None:
     print(separator)
     print("## SoC availability\n")
     print("Detected:")
-    print("  No SoC available (zeuscpp has no Apple Silicon or Jetson backend).")
+    jetson = report.get("jetson")
+    if jetson and jetson.get("rails"):
+        fields = {"cpu": "cpu_energy_mj", "gpu": "gpu_energy_mj", "total": "total_energy_mj"}
+        print(f"  NVIDIA Jetson ({jetson['driver']} power monitor)")
+        print("    Available metrics: " + ", ".join(fields[r["rail"]] for r in jetson["rails"] if r["rail"] in fields))
+        for rail in jetson["rails"]:
+            print(f"    {rail['rail']} rail: {rail['label']}")
+    else:
+        print("  No SoC available (no Jetson power rails found; Apple Silicon needs macOS).")
     print()
 
     zeusd = report.get("zeusd")

@@ -180,13 +180,35 @@ Measurement EnergyMonitor::end_window(const std::string& name, bool sync, bool c
   // and can be ended again.
   if (!cancel && sync && options_.sync_execution && !gpus_.empty()) options_.sync_execution();
   const WindowState start = take_window();
-  Measurement m;
   if (cancel) {
+    Measurement m;
     for (int i : gpu_indices_) m.gpu_energy[i] = Joules(0);
     for (int i : cpu_indices_) m.cpu_energy[i] = Joules(0);
     if (jetson_) m.soc_energy = soc_energy(Seconds(0), Seconds(0));
     return m;
   }
+  Measurement m = measure(name, start);
+  if (log_ != nullptr) log_window(name, start, m);
+  return m;
+}
+
+Measurement EnergyMonitor::running(const std::string& name, bool sync) {
+  if (sync && options_.sync_execution && !gpus_.empty()) options_.sync_execution();
+  WindowState start;
+  {
+    std::lock_guard lock(mutex_);
+    auto it = windows_.find(name);
+    if (it == windows_.end()) {
+      throw_error(ErrorCode::kNotFound,
+                  fmt::format("no measurement window named '{}' is running", name));
+    }
+    start = it->second;  // a copy: the window keeps running
+  }
+  return measure(name, start);
+}
+
+Measurement EnergyMonitor::measure(const std::string& name, const WindowState& start) {
+  Measurement m;
   const WindowState end = read_state(/*tolerate_failures=*/true);
   if (power_monitor_) power_monitor_->sample_now();  // a sample at the window's right edge
   m.time = end.time - start.time;
@@ -254,7 +276,6 @@ Measurement EnergyMonitor::end_window(const std::string& name, bool sync, bool c
     log::warn("window '{}': CPU package {} could not be read at the end and is left out: {}", name,
               i, why);
   }
-  if (log_ != nullptr) log_window(name, start, m);
   return m;
 }
 

@@ -311,7 +311,8 @@ Daemon::Daemon(DaemonOptions options, DaemonDevices devices, Clock& clock)
       "CPU", static_cast<int>(s.devices.cpus.size()), Seconds(1.0 / s.options.cpu_power_poll_hz),
       [cpu_sampler](int cpu, bool restart) { return (*cpu_sampler)(cpu, restart); });
   std::vector<std::shared_ptr<Gpu>> metric_gpus(s.devices.gpus.begin(), s.devices.gpus.end());
-  s.metrics = std::make_unique<MetricsRenderer>(metric_gpus, s.devices.cpus);
+  s.metrics = std::make_unique<MetricsRenderer>(metric_gpus, s.devices.cpus, host_name(),
+                                                s.options.dcgm_hostname_label);
   make_attribution(s);
   s.metrics->extra = [&s](std::string& out) {
     out.append(

@@ -8,6 +8,8 @@
 #include <iterator>
 #include <optional>
 
+#include "zeus/util/error.h"
+
 namespace zeus::zeusd {
 namespace {
 
@@ -64,7 +66,23 @@ std::string escape_label_value(std::string_view text) {
 }
 
 MetricsRenderer::MetricsRenderer(std::vector<std::shared_ptr<Gpu>> gpus,
-                                 std::vector<std::shared_ptr<Cpu>> cpus, std::string hostname) {
+                                 std::vector<std::shared_ptr<Cpu>> cpus, std::string hostname,
+                                 std::string_view hostname_label) {
+  // Prometheus's label-name grammar; names starting "__" are reserved for it.
+  const auto name_char = [](char c, bool first) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' ||
+           (!first && c >= '0' && c <= '9');
+  };
+  bool valid = !hostname_label.empty() && !hostname_label.starts_with("__");
+  for (std::size_t i = 0; valid && i < hostname_label.size(); ++i) {
+    valid = name_char(hostname_label[i], i == 0);
+  }
+  if (!valid) {
+    throw_error(ErrorCode::kInvalidArgument,
+                fmt::format("DCGM host label '{}' is not a Prometheus label name (letters, digits "
+                            "and '_', not starting with a digit or '__'; e.g. hostname)",
+                            hostname_label));
+  }
   for (std::size_t i = 0; i < gpus.size(); ++i) {
     GpuEntry e;
     e.gpu = gpus[i];
@@ -97,7 +115,7 @@ MetricsRenderer::MetricsRenderer(std::vector<std::shared_ptr<Gpu>> gpus,
     }
     e.dcgm_labels += fmt::format(R"(,modelName="{}")", escape_label_value(name));
     if (!hostname.empty()) {
-      e.dcgm_labels += fmt::format(R"(,Hostname="{}")", escape_label_value(hostname));
+      e.dcgm_labels += fmt::format(R"(,{}="{}")", hostname_label, escape_label_value(hostname));
     }
     gpus_.push_back(std::move(e));
   }

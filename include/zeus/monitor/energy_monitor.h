@@ -128,6 +128,10 @@ class EnergyMonitor final : public WindowMonitor {
   // (and warned about) instead of failing the whole window. kIo when the log
   // row cannot be written (the window is ended all the same).
   Measurement end_window(const std::string& name, bool sync = true, bool cancel = false) override;
+  // What window `name` has measured so far, without ending it (progress
+  // bars, early stopping): the measurement end_window would return now, not
+  // logged. kNotFound for a window that is not running. sync: as end_window.
+  Measurement running(const std::string& name, bool sync = false);
   // Drops every running window.
   void reset_windows();
   bool window_running(const std::string& name) const override;
@@ -152,6 +156,8 @@ class EnergyMonitor final : public WindowMonitor {
   // tolerate_failures: record a failing device's error instead of throwing.
   WindowState read_state(bool tolerate_failures);
   void log_window(const std::string& name, const WindowState& start, const Measurement& m);
+  // The measurement of a window that began at `start`, read now (end_window, running).
+  Measurement measure(const std::string& name, const WindowState& start);
   // The Jetson rails' energy over [start, end] (zeros for a cancelled window).
   SocEnergy soc_energy(Seconds start, Seconds end) const;
 

@@ -52,6 +52,9 @@ struct DaemonOptions {
   // Ours: "host:port" of a TCP listener that serves only GET /metrics
   // (Prometheus cannot scrape a Unix socket); "" none.
   std::string metrics_address;
+  // The DCGM families' host label name: dcgm-exporter's current `hostname`,
+  // or `Hostname` for dashboards written before it was renamed.
+  std::string dcgm_hostname_label = "hostname";
   std::size_t max_leases = 1024;  // all owners together (503 beyond)
   // Per owner: a token's subject, else the peer's uid on a Unix socket (429
   // beyond), so one user cannot lock every other one out.

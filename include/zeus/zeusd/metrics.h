@@ -12,7 +12,7 @@
 //   zeus_metrics_read_errors_total{device}              counter of failed reads
 //
 // and, for the same GPUs, the DCGM exporter's names, units and labels
-// ({gpu,UUID,pci_bus_id,device,modelName,Hostname}) where we read the same
+// ({gpu,UUID,pci_bus_id,device,modelName,hostname}) where we read the same
 // thing, so its dashboards work unchanged (docs/zeusd.md has the table):
 //   DCGM_FI_DEV_SM_CLOCK, DCGM_FI_DEV_MEM_CLOCK (MHz), DCGM_FI_DEV_GPU_TEMP (C),
 //   DCGM_FI_DEV_POWER_USAGE (W), DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION (mJ),
@@ -29,6 +29,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "zeus/device/cpu.h"
@@ -39,12 +40,19 @@ namespace zeus::zeusd {
 // This machine's name (gethostname), or empty.
 std::string host_name();
 
+// The DCGM families' host label: dcgm-exporter renamed its `Hostname` to
+// `hostname`; dashboards written before that still query the old name.
+inline constexpr std::string_view kDcgmHostnameLabel = "hostname";
+
 // render() may run on several threads at once (devices are thread-safe).
 class MetricsRenderer {
  public:
-  // `hostname` is the DCGM Hostname label (empty: left out).
+  // `hostname` is the value of the DCGM families' host label (empty: left
+  // out), `hostname_label` its name; a name Prometheus would not accept
+  // throws kInvalidArgument.
   MetricsRenderer(std::vector<std::shared_ptr<Gpu>> gpus, std::vector<std::shared_ptr<Cpu>> cpus,
-                  std::string hostname = host_name());
+                  std::string hostname = host_name(),
+                  std::string_view hostname_label = kDcgmHostnameLabel);
 
   // Appends the exposition to `out`; with enough capacity in `out`, no
   // allocation happens.
@@ -62,7 +70,7 @@ class MetricsRenderer {
     std::shared_ptr<Gpu> gpu;
     std::size_t index = 0;
     std::string labels;       // gpu="0",uuid="...",model_name="..."
-    std::string dcgm_labels;  // gpu="0",UUID="...",pci_bus_id=...,Hostname="..."
+    std::string dcgm_labels;  // gpu="0",UUID="...",pci_bus_id=...,hostname="..."
     bool energy = false;
   };
   struct CpuEntry {

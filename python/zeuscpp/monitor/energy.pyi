@@ -1,10 +1,13 @@
 import os
-from typing import Callable, Literal, Sequence
+from types import TracebackType
+from typing import Any, Callable, Literal, Sequence, TypeVar
 
 from zeuscpp.device.soc.common import SoCMeasurement
 from zeuscpp.utils.framework import SyncWith
 
-__all__ = ["ZeusMonitor", "Measurement"]
+__all__ = ["ZeusMonitor", "Measurement", "MeasurementWindow", "measure"]
+
+_F = TypeVar("_F", bound=Callable[..., Any])
 
 class Measurement:
     """The time and energy of one window."""
@@ -14,6 +17,8 @@ class Measurement:
     cpu_energy: dict[int, float] | None
     dram_energy: dict[int, float] | None
     soc_energy: SoCMeasurement | None
+    interrupted_by: str | None
+    """repr() of the exception that ended the window early (a ``with`` block or a measured call that raised), or None."""
     def __init__(
         self,
         time: float,
@@ -68,3 +73,39 @@ class ZeusMonitor:
         """Drops every running window."""
     def window_running(self, key: str) -> bool:
         """Whether window `key` is running."""
+    def running(self, key: str, sync_execution: bool = False) -> Measurement:
+        """The Measurement of running window `key` so far, without ending it."""
+    def window(self, key: str, sync_execution: bool = True, restart: bool = False) -> MeasurementWindow:
+        """Window `key` as a ``with`` block; its Measurement is ``.measurement`` afterwards."""
+
+class MeasurementWindow:
+    """One named window of a monitor, begun and ended as a ``with`` block."""
+
+    monitor: Any
+    key: str
+    sync_execution: bool
+    restart: bool
+    measurement: Measurement | None
+    def __init__(self, monitor: Any, key: str, sync_execution: bool = True, restart: bool = False) -> None: ...
+    def begin(self) -> MeasurementWindow:
+        """Begins the window."""
+    def end(self, interrupted_by: BaseException | None = None) -> Measurement:
+        """Ends the window and returns its Measurement."""
+    def running(self, sync_execution: bool = False) -> Measurement:
+        """The Measurement so far of the open window, which keeps running."""
+    def __enter__(self) -> MeasurementWindow: ...
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None: ...
+
+def measure(
+    monitor: Any,
+    name: str | None = None,
+    *,
+    sync_execution: bool = True,
+    on_measurement: Callable[[Measurement], None] | None = None,
+) -> Callable[[_F], _F]:
+    """Decorator: each call of the function is a window of `monitor` (``last_measurement`` on the wrapper)."""

@@ -69,6 +69,53 @@ TEST(EnergyMonitor, WindowsNestAndOverlap) {
   EXPECT_NEAR(outer.gpu_energy.at(0).value(), 2 * inner.gpu_energy.at(0).value(), 1e-9);
 }
 
+std::filesystem::path unique_dir(const std::string& name);  // below
+
+// running(): the energy so far of an open window, which keeps running and is
+// measured whole when it ends; nothing is logged for the peek.
+TEST(EnergyMonitor, RunningReadsAnOpenWindowWithoutEndingIt) {
+  ManualClock clock;
+  auto rig = make_rig(clock, 1, {}, 1);
+  const auto path = unique_dir("monitor_running") / "log.csv";
+  std::filesystem::remove_all(path.parent_path());
+  int syncs = 0;
+  auto opts = on_clock(clock);
+  opts.log_file = path.string();
+  opts.sync_execution = [&] { ++syncs; };
+  {
+    EnergyMonitor monitor(rig.inventory, opts);
+    monitor.begin_window("epoch", /*sync=*/false);
+    clock.advance(Seconds(1));
+    rig.cpus[0]->add(Joules(4.0), Joules(1.0));
+    const Measurement so_far = monitor.running("epoch");
+    EXPECT_EQ(syncs, 0);  // no sync unless asked
+    EXPECT_DOUBLE_EQ(so_far.time.count(), 1.0);
+    EXPECT_NEAR(so_far.gpu_energy.at(0).value(), SimGpuModel{}.busy_power.value(), 1e-3);
+    EXPECT_DOUBLE_EQ(so_far.cpu_energy.at(0).value(), 4.0);
+    EXPECT_DOUBLE_EQ(so_far.dram_energy.at(0).value(), 1.0);
+    EXPECT_TRUE(monitor.window_running("epoch"));
+    clock.advance(Seconds(2));
+    rig.cpus[0]->add(Joules(6.0), Joules(0.0));
+    const Measurement later = monitor.running("epoch", /*sync=*/true);
+    EXPECT_EQ(syncs, 1);
+    EXPECT_DOUBLE_EQ(later.time.count(), 3.0);
+    EXPECT_NEAR(later.gpu_energy.at(0).value(), 3 * so_far.gpu_energy.at(0).value(), 1e-6);
+    const Measurement whole = monitor.end_window("epoch", /*sync=*/false);
+    EXPECT_DOUBLE_EQ(whole.time.count(), 3.0);
+    EXPECT_DOUBLE_EQ(whole.cpu_energy.at(0).value(), 10.0);
+    EXPECT_NEAR(whole.gpu_energy.at(0).value(), later.gpu_energy.at(0).value(), 1e-9);
+    try {
+      monitor.running("epoch");
+      ADD_FAILURE() << "running() of an ended window";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), ErrorCode::kNotFound);
+    }
+  }
+  // One row: the ended window's, none for the peeks.
+  EXPECT_EQ(CsvTable::read_file(path.string()).num_rows(), 1u);
+  std::filesystem::remove_all(path.parent_path());
+}
+
 TEST(EnergyMonitor, DuplicateUnknownRestartAndCancel) {
   ManualClock clock;
   auto rig = make_rig(clock, 1);

@@ -89,7 +89,7 @@ TEST(Metrics, DcgmExporterFamiliesWithItsUnitsAndLabels) {
   m.render(out);
   const std::string l0 =
       R"({gpu="0",UUID="GPU-1a2b3c4d-5e6f-4a1b-8c2d-000000000000",pci_bus_id="00000000:18:00.0",)"
-      R"(device="nvidia0",modelName="NVIDIA H100 80GB HBM3",Hostname="node\"7"})";
+      R"(device="nvidia0",modelName="NVIDIA H100 80GB HBM3",hostname="node\"7"})";
   EXPECT_THAT(out, HasSubstr("# TYPE DCGM_FI_DEV_SM_CLOCK gauge\n"));
   EXPECT_THAT(out, HasSubstr("DCGM_FI_DEV_SM_CLOCK" + l0 + " 1755\n"));
   EXPECT_THAT(out, HasSubstr("DCGM_FI_DEV_MEM_CLOCK" + l0 + " 2619\n"));
@@ -140,6 +140,27 @@ TEST(Metrics, DcgmLabelsLeaveOutWhatTheBackendCannotSay) {
                              "\n"));
 }
 
+// dcgm-exporter renamed Hostname to hostname; dashboards made before that
+// get the old name back by asking for it, and the families carry only one.
+TEST(Metrics, DcgmHostLabelNameIsConfigurable) {
+  ManualClock clock;
+  std::vector<std::shared_ptr<Gpu>> gpus = {std::make_shared<SimGpu>(SimGpuModel{}, clock)};
+  std::string current, old;
+  MetricsRenderer(gpus, {}, "n1").render(current);
+  MetricsRenderer(gpus, {}, "n1", "Hostname").render(old);
+  EXPECT_THAT(current, HasSubstr(R"(modelName="Zeus Simulated GPU",hostname="n1"} 100)"));
+  EXPECT_THAT(current, Not(HasSubstr("Hostname")));
+  EXPECT_THAT(old, HasSubstr(R"(modelName="Zeus Simulated GPU",Hostname="n1"} 100)"));
+  EXPECT_THAT(old, Not(HasSubstr("hostname=")));
+  // Zeus's own families never carry the host label (Prometheus adds instance).
+  EXPECT_THAT(current, HasSubstr(R"(zeus_gpu_power_limit_watts{gpu="0",uuid=)"));
+  EXPECT_THAT(current, Not(HasSubstr(R"(model_name="Zeus Simulated GPU",hostname)")));
+  for (const char* bad : {"", "9host", "host-name", "__name", "host name"}) {
+    EXPECT_THROW(MetricsRenderer(gpus, {}, "n1", bad), Error) << "'" << bad << "'";
+  }
+  EXPECT_NO_THROW(MetricsRenderer(gpus, {}, "n1", "node_name2"));
+}
+
 TEST(Metrics, LabelValuesAreEscaped) {
   EXPECT_EQ(escape_label_value("a\"b\\c\nd"), "a\\\"b\\\\c\\nd");
 }
@@ -159,7 +180,7 @@ TEST(Metrics, DaemonServesThemOnItsOwnListener) {
   EXPECT_THAT(r.body, HasSubstr("zeusd_leases 0\n"));
   EXPECT_THAT(r.body, HasSubstr(R"(DCGM_FI_DEV_SM_CLOCK{gpu="1",UUID="GPU-1a2b3c4d-5e6f-4a1b-8c2d-)"
                                 R"(000000000001",pci_bus_id="00000000:38:00.0",device="nvidia1",)"
-                                R"(modelName="NVIDIA H100 80GB HBM3",Hostname=")" +
+                                R"(modelName="NVIDIA H100 80GB HBM3",hostname=")" +
                                 escape_label_value(host_name()) +
                                 R"("} 1980)"
                                 "\n"));
@@ -167,6 +188,25 @@ TEST(Metrics, DaemonServesThemOnItsOwnListener) {
   EXPECT_EQ(m.get("/discover").status, 404);
   auto c = d.client();
   EXPECT_EQ(c.get("/metrics").status, 404);
+}
+
+// The daemon option reaches the scrape; a name Prometheus rejects stops the
+// daemon before it serves anything.
+TEST(Metrics, DaemonUsesTheConfiguredHostLabel) {
+  FakeNode node;
+  DaemonOptions o;
+  o.metrics_address = "127.0.0.1:0";
+  o.num_workers = 1;
+  o.dcgm_hostname_label = "Hostname";
+  {
+    RunningDaemon d(o, node.devices);
+    const auto body = http::Client(d.daemon->metrics_url()).get("/metrics").body;
+    EXPECT_THAT(body, HasSubstr(R"(modelName="NVIDIA H100 80GB HBM3",Hostname=")" +
+                                escape_label_value(host_name()) + R"("} 1980)"));
+    EXPECT_THAT(body, Not(HasSubstr("hostname=")));
+  }
+  o.dcgm_hostname_label = "host-name";
+  EXPECT_THROW(Daemon(o, node.devices), Error);
 }
 
 }  // namespace

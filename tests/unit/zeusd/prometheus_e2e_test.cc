@@ -140,7 +140,8 @@ TEST(PrometheusEndToEnd, ScrapedSeriesMatchTheSimulatedGpus) {
             std::round(model.clock_fraction_at(Milliwatts(200000)) * 1410.0));
   EXPECT_EQ(sm[0]["metric"]["modelName"], model.name);
   EXPECT_TRUE(sm[0]["metric"].contains("UUID"));
-  EXPECT_EQ(sm[0]["metric"]["Hostname"], zeus::zeusd::host_name());
+  EXPECT_EQ(sm[0]["metric"]["hostname"], zeus::zeusd::host_name());  // dcgm-exporter's new name
+  EXPECT_FALSE(sm[0]["metric"].contains("Hostname"));
   const auto reasons = prom.query("DCGM_FI_DEV_CLOCKS_EVENT_REASONS");
   EXPECT_EQ(value_of(reasons, "gpu", "0"), 0.0);
   EXPECT_EQ(value_of(reasons, "gpu", "1"), 4.0);  // sw_power_cap
@@ -178,8 +179,9 @@ TEST(PrometheusEndToEnd, ScrapedSeriesMatchTheSimulatedGpus) {
   for (const auto& panel : dash["panels"]) {
     for (const auto& t : panel["targets"]) {
       std::string expr = t["expr"];
-      for (const auto& [from, to] :
-           {std::pair<std::string, std::string>{"$instance", ".*"}, {"$__range", "1m"}}) {
+      for (const auto& [from, to] : {std::pair<std::string, std::string>{"$instance", ".*"},
+                                     {"$hostname", zeus::zeusd::host_name()},
+                                     {"$__range", "1m"}}) {
         for (auto at = expr.find(from); at != std::string::npos; at = expr.find(from)) {
           expr.replace(at, from.size(), to);
         }

@@ -199,6 +199,12 @@ TEST(ZeusdCli, BadFlagsAndMissingPrivileges) {
   std::tie(rc, out) = run(kZeusd + " serve --gpu-backend rocm");
   EXPECT_EQ(rc, 2);
   EXPECT_THAT(out, HasSubstr("'rocm' is not a backend"));
+  // Checked before anything is served (timeout: a daemon that started anyway).
+  std::tie(rc, out) = run("ZEUS_SIM_GPUS=1 timeout 20 " + kZeusd +
+                          " serve --gpu-backend sim --enable gpu-read --socket-path "
+                          "/nonexistent/zeusd.sock --dcgm-hostname-label host-name");
+  EXPECT_EQ(rc, 2) << out;
+  EXPECT_THAT(out, HasSubstr("'host-name' is not a Prometheus label name"));
   std::tie(rc, out) = run(kZeusd + " --help");
   EXPECT_EQ(rc, 0);
   EXPECT_THAT(out, HasSubstr("serve"));
