@@ -29,14 +29,13 @@ void check_range(const ClockRange& r, const char* what) {
   }
 }
 
-// The GPU's graphics clocks at its highest memory clock span what it can be
-// locked to. A device that cannot list them is left to refuse by itself.
-void check_supported_gpu_clocks(Gpu& gpu, int index, const ClockRange& r) {
+// `r` within the span of `list()` (the clocks the GPU lists for `kind`); a
+// device that cannot list them is left to refuse by itself.
+template <class List>
+void check_within_listed(Gpu& gpu, int index, const ClockRange& r, const char* kind, List list) {
   std::vector<Megahertz> clocks;
   try {
-    const auto memory = gpu.supported_memory_clocks();
-    if (memory.empty()) return;
-    clocks = gpu.supported_graphics_clocks(*std::max_element(memory.begin(), memory.end()));
+    clocks = list();
   } catch (const Error& e) {
     if (e.code() == ErrorCode::kNotSupported) return;
     throw;
@@ -44,33 +43,27 @@ void check_supported_gpu_clocks(Gpu& gpu, int index, const ClockRange& r) {
   if (clocks.empty()) return;
   const auto [lo, hi] = std::minmax_element(clocks.begin(), clocks.end());
   if (r.min < *lo || r.max > *hi) {
-    throw_error(
-        ErrorCode::kInvalidArgument,
-        fmt::format("GPU {} ({}) supports graphics clocks from {} to {} MHz, not {}-{} "
-                    "MHz; no GPU was changed",
-                    index, gpu.name(), lo->value(), hi->value(), r.min.value(), r.max.value()));
+    throw_error(ErrorCode::kInvalidArgument,
+                fmt::format("GPU {} ({}) supports {} clocks from {} to {} MHz, not {}-{} "
+                            "MHz; no GPU was changed",
+                            index, gpu.name(), kind, lo->value(), hi->value(), r.min.value(),
+                            r.max.value()));
   }
 }
 
-// The memory clocks the GPU lists span what its memory can be locked to; as
-// for graphics clocks, a device that cannot list them is left to refuse.
+// The GPU's graphics clocks at its highest memory clock span what it can be
+// locked to.
+void check_supported_gpu_clocks(Gpu& gpu, int index, const ClockRange& r) {
+  check_within_listed(gpu, index, r, "graphics", [&] {
+    const auto memory = gpu.supported_memory_clocks();
+    if (memory.empty()) return std::vector<Megahertz>{};
+    return gpu.supported_graphics_clocks(*std::max_element(memory.begin(), memory.end()));
+  });
+}
+
+// The memory clocks the GPU lists span what its memory can be locked to.
 void check_supported_memory_clocks(Gpu& gpu, int index, const ClockRange& r) {
-  std::vector<Megahertz> clocks;
-  try {
-    clocks = gpu.supported_memory_clocks();
-  } catch (const Error& e) {
-    if (e.code() == ErrorCode::kNotSupported) return;
-    throw;
-  }
-  if (clocks.empty()) return;
-  const auto [lo, hi] = std::minmax_element(clocks.begin(), clocks.end());
-  if (r.min < *lo || r.max > *hi) {
-    throw_error(
-        ErrorCode::kInvalidArgument,
-        fmt::format("GPU {} ({}) supports memory clocks from {} to {} MHz, not {}-{} "
-                    "MHz; no GPU was changed",
-                    index, gpu.name(), lo->value(), hi->value(), r.min.value(), r.max.value()));
-  }
+  check_within_listed(gpu, index, r, "memory", [&] { return gpu.supported_memory_clocks(); });
 }
 
 // Everything that can be known before touching a GPU.
