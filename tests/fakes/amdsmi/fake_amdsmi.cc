@@ -42,7 +42,8 @@ constexpr std::uint32_t AMDSMI_STATUS_SUCCESS = 0;
 constexpr std::uint32_t AMDSMI_STATUS_INVAL = 1;
 constexpr std::uint32_t AMDSMI_STATUS_NOT_SUPPORTED = 2;
 constexpr std::uint32_t AMDSMI_STATUS_NO_PERM = 10;
-constexpr std::uint32_t AMDSMI_STATUS_OUT_OF_RESOURCES = 15;
+// Unused in the build without the process list (FAKE_AMDSMI_NO_PROCESS_LIST).
+[[maybe_unused]] constexpr std::uint32_t AMDSMI_STATUS_OUT_OF_RESOURCES = 15;
 constexpr std::uint32_t AMDSMI_STATUS_NOT_INIT = 32;
 constexpr std::uint32_t AMDSMI_STATUS_INSUFFICIENT_SIZE = 41;
 constexpr std::uint32_t kNa = 0xFFFFFFFFU;
