@@ -416,7 +416,7 @@ void Daemon::start() {
       body.reserve(s.metrics_capacity.load(std::memory_order_relaxed));
       // One poll's numbers for the whole scrape: the energy counters and
       // their split families must add up.
-      std::shared_lock<std::shared_mutex> frame;
+      std::unique_lock<std::mutex> frame;
       if (s.attributor) frame = s.attributor->hold_frame();
       s.metrics->render(body);
       s.metrics_capacity.store(body.size() + body.size() / 4 + 256, std::memory_order_relaxed);

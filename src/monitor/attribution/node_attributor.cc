@@ -375,7 +375,7 @@ void NodeAttributor::poll_cpus(double now, double seconds) {
 }
 
 void NodeAttributor::poll() {
-  std::unique_lock frame(frame_);
+  std::lock_guard frame(frame_);
   std::lock_guard lock(mutex_);
   const double now = clock_.now().count();
   const double seconds = last_poll_s_ < 0 ? 0.0 : now - last_poll_s_;

@@ -22,7 +22,6 @@
 #include <memory>
 #include <mutex>
 #include <optional>
-#include <shared_mutex>
 #include <span>
 #include <string>
 #include <unordered_map>
@@ -113,11 +112,10 @@ class NodeAttributor {
   std::vector<JobRecord> jobs() const;
 
   // Holds polls off while alive, so that several reads (a scrape's energy
-  // counters and their split families) see one poll's numbers. Readers do
-  // not exclude each other.
-  std::shared_lock<std::shared_mutex> hold_frame() const {
-    return std::shared_lock<std::shared_mutex>(frame_);
-  }
+  // counters and their split families) see one poll's numbers. A plain
+  // mutex: scrapes are rare, and GCC 12's ThreadSanitizer hung in
+  // std::shared_mutex's exclusive lock with no holder.
+  std::unique_lock<std::mutex> hold_frame() const { return std::unique_lock<std::mutex>(frame_); }
 
   // Runs `f(const Ledger&, std::span<const DeviceInfo>)` under the lock.
   template <class F>
@@ -182,7 +180,7 @@ class NodeAttributor {
   AttributorOptions options_;
   Clock& clock_;
   ConsumerReader reader_;
-  mutable std::shared_mutex frame_;  // poll() exclusive, hold_frame() shared
+  mutable std::mutex frame_;  // held by poll() and hold_frame(); taken before mutex_
   mutable std::mutex mutex_;
   Ledger ledger_;
   std::vector<GpuState> gpus_;
