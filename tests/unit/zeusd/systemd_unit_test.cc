@@ -149,6 +149,11 @@ TEST(SystemdUnit, SystemdAnalyzeVerifyIsClean) {
   if (std::system("command -v systemd-analyze >/dev/null 2>&1") != 0) {
     GTEST_SKIP() << "systemd-analyze is not installed";
   }
+  // verify checks that ExecStart names an executable: the built zeusd, which
+  // the ThreadSanitizer build does not make (it builds only its suites).
+  if (!std::filesystem::exists(std::string(ZEUS_BINARY_DIR) + "/bin/zeusd")) {
+    GTEST_SKIP() << "this build has no bin/zeusd for the unit's ExecStart";
+  }
   std::string unit = read_text(kUnitIn);
   for (const auto& [from, to] :
        {std::pair<std::string, std::string>{"@ZEUS_BINDIR@", std::string(ZEUS_BINARY_DIR) + "/bin"},
