@@ -60,6 +60,15 @@ class LocalSource final : public LedgerSource {
     options.cpu_idle = attribution::parse_idle_powers(f.cpu_idle_power, "--cpu-idle-power");
     attributor_ =
         std::make_unique<attribution::NodeAttributor>(devices_.gpus, devices_.cpus, options);
+    bool any = false;
+    attributor_->visit(
+        [&](const attribution::Ledger& ledger, auto) { any = ledger.device_count() > 0; });
+    if (!any) {
+      // An empty table would look like a machine where nobody used anything.
+      throw_error(ErrorCode::kNotFound,
+                  "nothing to attribute: no GPU with an energy counter and no readable RAPL "
+                  "package on this machine (see `zeus show-env`; RAPL needs root)");
+    }
     attributor_->poll();  // the counters' starting points
   }
   std::string json() override { return attributor_->json(true); }

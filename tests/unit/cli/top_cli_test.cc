@@ -59,6 +59,14 @@ TEST(ZeusTop, ReadsARunningZeusdWhenOneIsConfigured) {
   EXPECT_GT(body.at("polls").get<int>(), 1);
 }
 
+TEST(ZeusTop, AMachineWithNothingToAttributeIsAnErrorNotAnEmptyTable) {
+  const auto r = run_program({bin("zeus"), "top", "--once", "--local", "--interval", "0.1"},
+                             {"ZEUS_GPU_BACKEND=none", "ZEUS_POWERCAP_ROOT=/nonexistent"});
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_THAT(r.err, HasSubstr("nothing to attribute"));
+  EXPECT_TRUE(r.out.empty()) << r.out;
+}
+
 TEST(ZeusTop, BadFlagsExitTwoWithTheReason) {
   for (const auto& args : std::vector<std::vector<std::string>>{{"--interval", "nan"},
                                                                 {"--interval", "0"},
