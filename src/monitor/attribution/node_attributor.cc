@@ -150,17 +150,6 @@ void NodeAttributor::set_pods(PodDeviceMap pods) {
   pods_ = std::move(pods);
 }
 
-void NodeAttributor::label_job(const std::string& cgroup, const std::string& job) {
-  std::lock_guard lock(mutex_);
-  job_labels_[cgroup] = job;
-  if (ledger_.find_workload(cgroup)) {
-    WorkloadLabels labels;
-    labels.cgroup = cgroup;
-    labels.hpc_job = job;
-    ledger_.workload(labels, last_poll_s_);
-  }
-}
-
 WorkloadIndex NodeAttributor::workload_of(const std::string& cgroup, double now) {
   if (auto known = ledger_.find_workload(cgroup)) {
     ledger_.touch_workload(*known, now);
@@ -168,11 +157,9 @@ WorkloadIndex NodeAttributor::workload_of(const std::string& cgroup, double now)
   }
   WorkloadLabels labels;
   labels.cgroup = cgroup;
-  if (auto it = job_labels_.find(cgroup); it != job_labels_.end()) {
-    labels.hpc_job = it->second;
-  } else {
-    labels.hpc_job = parse_cgroup_owner(cgroup).slurm_job;
-  }
+  // A Slurm job's cgroup names it; jobs without one register their
+  // processes instead (start_job).
+  labels.hpc_job = parse_cgroup_owner(cgroup).slurm_job;
   return ledger_.workload(labels, now);
 }
 

@@ -94,9 +94,6 @@ class NodeAttributor {
 
   // The kubelet's latest answer (zeusd refreshes it).
   void set_pods(PodDeviceMap pods);
-  // Slurm (or any batch system) says which cgroup holds job `job`: its
-  // workload gets the hpc_job label.
-  void label_job(const std::string& cgroup, const std::string& job);
 
   // A job step's processes: `pids` and, from then on, their descendants
   // count for the step (workload "slurm:<job>.<step>", labelled hpc_job),
@@ -187,9 +184,8 @@ class NodeAttributor {
   std::vector<CpuState> cpus_;
   std::vector<DeviceInfo> infos_;  // by DeviceIndex
   PodDeviceMap pods_;
-  std::unordered_map<std::string, std::string> job_labels_;  // cgroup -> job id
-  std::map<std::string, JobState> jobs_;                     // "<job>.<step>" -> state
-  std::unordered_map<std::uint32_t, Seen> seen_;             // by pid, this poll's and the last's
+  std::map<std::string, JobState> jobs_;          // "<job>.<step>" -> state
+  std::unordered_map<std::uint32_t, Seen> seen_;  // by pid, this poll's and the last's
   // CPU time bookkeeping between polls.
   std::unordered_map<std::string, std::uint64_t> cgroup_time_us_;
   std::unordered_map<std::uint64_t, std::uint64_t> process_time_us_;  // (pid, start) hash -> µs
