@@ -63,7 +63,11 @@ GpuSettingsGuard::GpuSettingsGuard(std::vector<std::shared_ptr<Gpu>> gpus)
     Record r;
     r.original_limit = gpu->power_limit();
     r.current_limit = r.original_limit;
-    r.original_persistence = gpu->persistence_mode();
+    try {
+      r.original_persistence = gpu->persistence_mode();
+    } catch (const Error& e) {
+      if (e.code() != ErrorCode::kNotSupported) throw;
+    }
     records_.push_back(r);
   }
   add_guard(this);
@@ -136,6 +140,10 @@ bool GpuSettingsGuard::set_persistence_mode(std::size_t gpu, bool enabled) {
   std::lock_guard lock(mutex_);
   if (restored_) return false;
   Record& r = records_[gpu];
+  if (!r.original_persistence) {
+    gpus_[gpu]->set_persistence_mode(enabled);  // says why it has none; nothing to restore
+    return true;
+  }
   if (r.original_persistence == enabled && !r.persistence_changed) return true;
   r.persistence_changed = true;
   gpus_[gpu]->set_persistence_mode(enabled);
@@ -173,7 +181,7 @@ void GpuSettingsGuard::restore_locked(std::size_t k) noexcept {
     try_restore("power limit", k, [&] { gpu.set_power_limit(r.original_limit); });
   }
   if (r.persistence_changed) {
-    try_restore("persistence mode", k, [&] { gpu.set_persistence_mode(r.original_persistence); });
+    try_restore("persistence mode", k, [&] { gpu.set_persistence_mode(*r.original_persistence); });
   }
   r.current_limit = r.original_limit;
   r.limit_changed = r.persistence_changed = r.gpu_clocks_locked = r.memory_clocks_locked = false;
@@ -207,7 +215,7 @@ std::vector<Milliwatts> GpuSettingsGuard::original_power_limits() const {
 std::vector<bool> GpuSettingsGuard::original_persistence_modes() const {
   std::lock_guard lock(mutex_);
   std::vector<bool> out;
-  for (const auto& r : records_) out.push_back(r.original_persistence);
+  for (const auto& r : records_) out.push_back(r.original_persistence.value_or(false));
   return out;
 }
 

@@ -253,10 +253,14 @@ void LeaseManager::run_under_lease(const std::string& id, const std::string& own
     throw_error(ErrorCode::kNotFound, "the lease ended before this command ran");
   }
   OverriddenGpu& device = *gpus_[gpu];
-  auto& guard = lease->guards[gpu];
-  if (!guard) {
-    guard = std::make_unique<GpuSettingsGuard>(std::vector<std::shared_ptr<Gpu>>{gpus_[gpu]});
+  auto found = lease->guards.find(gpu);
+  if (found == lease->guards.end()) {
+    // Made before it is stored: a guard that cannot read the GPU throws and
+    // leaves no empty entry for the lease's end to restore through.
+    auto made = std::make_unique<GpuSettingsGuard>(std::vector<std::shared_ptr<Gpu>>{gpus_[gpu]});
+    found = lease->guards.emplace(gpu, std::move(made)).first;
   }
+  GpuSettingsGuard* guard = found->second.get();
   switch (op) {
     case GpuOp::kSetPowerLimit:
       guard->set_power_limit(Milliwatts(args.power_limit_mw));

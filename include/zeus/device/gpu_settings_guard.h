@@ -34,7 +34,8 @@ namespace zeus {
 class GpuSettingsGuard {
  public:
   // Reads each GPU's current power limit and persistence mode (throws what the
-  // GPU throws) and registers for signal/atexit restore.
+  // GPU throws; a GPU without persistence mode, as AMD's, is fine: setting it
+  // throws the GPU's kNotSupported) and registers for signal/atexit restore.
   explicit GpuSettingsGuard(std::vector<std::shared_ptr<Gpu>> gpus);
   ~GpuSettingsGuard();  // restore()
   GpuSettingsGuard(const GpuSettingsGuard&) = delete;
@@ -77,8 +78,8 @@ class GpuSettingsGuard {
   // What was changed on one GPU through the guard.
   struct Record {
     Milliwatts original_limit{0};
-    bool original_persistence = false;
-    Milliwatts current_limit{0};  // last limit set through this guard
+    std::optional<bool> original_persistence;  // nullopt: the GPU has none (AMD)
+    Milliwatts current_limit{0};               // last limit set through this guard
     bool limit_changed = false;
     bool persistence_changed = false;
     bool gpu_clocks_locked = false;

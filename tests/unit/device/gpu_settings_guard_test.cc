@@ -9,6 +9,8 @@
 #include <cstdlib>
 
 #include "unit/optimizer/power_limit/test_support.h"
+#include "zeus/device/forwarding_gpu.h"
+#include "zeus/util/error.h"
 
 namespace zeus {
 namespace {
@@ -129,6 +131,36 @@ TEST(GpuSettingsGuard, RejectsAPositionOutsideTheSet) {
   GpuSettingsGuard guard({rig.gpus[0]});
   EXPECT_THROW(guard.set_power_limit(1, 200000_mW), Error);
   EXPECT_THROW(guard.set_gpu_locked_clocks(7, Megahertz(900), Megahertz(900)), Error);
+}
+
+// An AMD GPU has no persistence mode: its guard still guards the power limit
+// (zeusd's leases and the power-limit optimizer build one per GPU), and
+// asking for persistence gets the GPU's own answer.
+class WithoutPersistence final : public ForwardingGpu {
+ public:
+  using ForwardingGpu::ForwardingGpu;
+  bool persistence_mode() override {
+    throw_error(ErrorCode::kNotSupported, "AMD GPUs have no persistence mode");
+  }
+  void set_persistence_mode(bool) override { (void)persistence_mode(); }
+};
+
+TEST(GpuSettingsGuard, AGpuWithoutPersistenceModeKeepsItsLimitGuarded) {
+  SimRig rig;
+  auto amd_like = std::make_shared<WithoutPersistence>(rig.gpus[0]);
+  {
+    GpuSettingsGuard guard({amd_like});
+    EXPECT_TRUE(guard.set_power_limit(200000_mW));
+    EXPECT_EQ(rig.sims[0]->power_limit(), 200000_mW);
+    try {
+      guard.set_persistence_mode(true);
+      FAIL() << "persistence mode was set on a GPU without one";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), ErrorCode::kNotSupported);
+    }
+    EXPECT_THAT(guard.original_persistence_modes(), ElementsAre(false));
+  }
+  EXPECT_EQ(rig.sims[0]->power_limit(), 300000_mW);  // restored
 }
 
 }  // namespace
