@@ -124,7 +124,8 @@ void setup(CLI::App& root) {
     const auto devices = zeus::discover_devices();
     auto report = zeus::environment_report(devices);
     if (!*skip_check && !devices.gpus.empty()) {
-      const auto checks = zeus::check_energy_counters(devices.gpus, zeus::SteadyClock::instance());
+      const auto checks = zeus::check_energy_counters(devices.gpus, zeus::SteadyClock::instance(),
+                                                      zeus::Seconds(0.5), devices.gpu_backend);
       for (std::size_t k = 0; k < checks.size(); ++k) {
         report["gpus"][k]["energy_counter_check"] = zeus::to_json(checks[k]);
       }

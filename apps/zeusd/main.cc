@@ -4,14 +4,19 @@
 // daemon; the library (zeus/zeusd) does the work.
 #include <CLI/CLI.hpp>
 
+#include "late_gpus.h"
+
 #include <unistd.h>
 #include <atomic>
+#include <cmath>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
 #include <future>
+#include <optional>
 #include <string>
+#include <string_view>
 
 #include "zeus/device/devices.h"
 #include "zeus/monitor/attribution/node_attributor.h"
@@ -49,7 +54,34 @@ struct ServeFlags {
   std::string cpu_idle_power;
   std::string attribution_state;
   std::string pod_resources_socket = zeus::zeusd::DaemonOptions{}.pod_resources_socket;
+  double rediscover_interval = 30.0;
 };
+
+// CLI11's Range lets NaN through (every comparison with NaN is false).
+CLI::Validator finite_number() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        char* end = nullptr;
+        const double v = std::strtod(text.c_str(), &end);
+        if (end == text.c_str() || *end != '\0' || !std::isfinite(v)) {
+          return "'" + text + "' is not a finite number";
+        }
+        return {};
+      },
+      "NUMBER");
+}
+
+// The device layer's advice names the library's environment variable; zeusd
+// chooses its backend with a flag and ignores the variable.
+std::string in_zeusd_words(std::string text) {
+  constexpr std::string_view variable = "ZEUS_GPU_BACKEND=";
+  constexpr std::string_view flag = "--gpu-backend ";
+  for (auto at = text.find(variable); at != std::string::npos; at = text.find(variable, at)) {
+    text.replace(at, variable.size(), flag);
+    at += flag.size();
+  }
+  return text;
+}
 
 int serve(const ServeFlags& f) {
   using namespace zeus;
@@ -104,8 +136,13 @@ int serve(const ServeFlags& f) {
     return !explicit_groups || std::find(groups.begin(), groups.end(), g) != groups.end();
   };
   d.cpus = wants(zeusd::ApiGroup::kCpuRead);
-  DeviceInventory inv = discover_devices(d);
-  for (const auto& note : inv.notes) log::info("zeusd: {}", note);
+  DeviceInventory inv;
+  try {
+    inv = discover_devices(d);
+  } catch (const Error& e) {
+    throw Error(e.code(), in_zeusd_words(e.what()));
+  }
+  for (const auto& note : inv.notes) log::info("zeusd: {}", in_zeusd_words(note));
   if (!explicit_groups) {
     // Upstream's defaults on Linux: everything with a GPU backend, else cpu-read.
     groups = inv.gpus.empty() ? std::vector<zeusd::ApiGroup>{zeusd::ApiGroup::kCpuRead}
@@ -142,7 +179,29 @@ int serve(const ServeFlags& f) {
   if (!daemon.metrics_url().empty()) {
     std::fprintf(stderr, "zeusd: metrics on %s/metrics\n", daemon.metrics_url().c_str());
   }
+  // Started without GPUs: keep looking for a driver that loads late.
+  constexpr int kGpusAppeared = -1;
+  std::optional<zeusd_app::LateGpuWatch> watch;
+  if (inv.gpus.empty() && f.gpu_backend != "none" && f.gpu_backend != "sim" &&
+      f.rediscover_interval > 0) {
+    log::warn(
+        "zeusd: no GPU found; looking again every {} s (--rediscover-interval) and, when GPUs "
+        "appear, exiting with status {} so that the service manager (the systemd unit's "
+        "Restart=on-failure) starts zeusd again to serve them",
+        f.rediscover_interval, zeusd_app::kExitGpusAppeared);
+    watch.emplace(d, Seconds(f.rediscover_interval), [&](std::size_t n) {
+      log::warn(
+          "zeusd: {} GPU(s) appeared after zeusd started (a driver loaded late); stopping "
+          "with status {} to be started again with them",
+          n, zeusd_app::kExitGpusAppeared);
+      if (!stopping.exchange(true)) stop.set_value(kGpusAppeared);
+    });
+  }
   const int sig = stop.get_future().get();
+  if (sig == kGpusAppeared) {
+    daemon.shutdown();
+    return zeusd_app::kExitGpusAppeared;
+  }
   log::info("zeusd: signal {} received; restoring leased settings and stopping", sig);
   daemon.shutdown();
   return 0;
@@ -231,6 +290,7 @@ int main(int argc, char** argv) {
   serve_cmd
       ->add_option("--attribution-interval", f.attribution_interval,
                    "Seconds between the ledger's polls")
+      ->check(finite_number())
       ->check(CLI::Range(0.05, 3600.0))
       ->capture_default_str();
   serve_cmd->add_flag("--attribution-processes", f.attribution_processes,
@@ -243,6 +303,14 @@ int main(int argc, char** argv) {
   serve_cmd->add_option("--attribution-state", f.attribution_state,
                         "File that keeps learned idle powers across restarts (e.g. "
                         "/var/lib/zeusd/attribution.json)");
+  serve_cmd
+      ->add_option("--rediscover-interval", f.rediscover_interval,
+                   "Started with no GPU (a driver that loads late): look again every this many "
+                   "seconds, and exit with status 75 when GPUs appear so that systemd restarts "
+                   "zeusd with them (0: never look again)")
+      ->capture_default_str()
+      ->check(finite_number())
+      ->check(CLI::Range(0.0, 86400.0));
   serve_cmd
       ->add_option("--pod-resources-socket", f.pod_resources_socket,
                    "The kubelet's PodResources socket, read for pod labels when it exists "

@@ -82,9 +82,11 @@ struct EnergyMonitorBinding {
 };
 
 // The simulated GPU draws power from its own model of the work it is given
-// (SimulatedGPU.execute); it cannot see PyTorch's kernels. A training loop
-// measured on it gets idle power over wall time, and an optimizer on it
-// "learns" that the lowest limit is as fast as any. Said once per process.
+// (SimulatedGPU.execute); it cannot see PyTorch's kernels. Left alone it runs
+// at the model's load (full by default), so a training loop measured on it
+// gets the model's busy power (capped by its limit) over wall time, and an
+// optimizer on it "learns" that the lowest limit is as fast as any. Said once
+// per process.
 void warn_once_if_simulated(const zeus::DeviceInventory& inventory,
                             const zeus::EnergyMonitor& monitor) {
   static bool warned = false;
@@ -92,9 +94,10 @@ void warn_once_if_simulated(const zeus::DeviceInventory& inventory,
   warned = true;
   const char* text =
       "measuring a simulated GPU (ZEUS_GPU_BACKEND=sim): it cannot see PyTorch's work, so a "
-      "window's energy is its idle power over the wall time unless the script runs work on it "
-      "with zeuscpp.device.get_gpus().simulated(i).execute(work_units); power-limit choices "
-      "made on it say nothing about a real GPU";
+      "window's energy is the model's busy power (capped by its power limit) over the wall "
+      "time, whatever the script does, unless the script runs work on it with "
+      "zeuscpp.device.get_gpus().simulated(i).execute(work_units); power-limit choices made on "
+      "it say nothing about a real GPU";
   if (PyErr_WarnEx(PyExc_UserWarning, text, 1) != 0) throw py::error_already_set();
 }
 

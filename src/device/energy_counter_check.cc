@@ -41,7 +41,9 @@ const char* counter_verdict_name(CounterVerdict verdict) {
 }
 
 std::vector<CounterCheck> check_energy_counters(const std::vector<std::shared_ptr<Gpu>>& gpus,
-                                                Clock& clock, Seconds duration) {
+                                                Clock& clock, Seconds duration,
+                                                std::string_view gpu_backend) {
+  const bool amd = gpu_backend.starts_with("amdsmi");
   std::vector<CounterCheck> out(gpus.size());
   std::vector<std::optional<Watts>> power(gpus.size());
   std::vector<std::optional<Joules>> start(gpus.size());
@@ -97,9 +99,12 @@ std::vector<CounterCheck> check_energy_counters(const std::vector<std::shared_pt
       c.verdict = CounterVerdict::kInconsistent;
       c.detail = fmt::format(
           "counter {:.3f} J vs power x time {:.3f} J over {:.2f} s (ratio {:.3g}, outside "
-          "(0.1, 10)): the energy counter is not trustworthy on this GPU/driver (known on some "
-          "AMD GPUs, ROCm/amdsmi#38); measure with `zeus monitor power` instead",
-          c.measured->value(), c.expected->value(), elapsed.count(), *c.ratio);
+          "(0.1, 10)): the energy counter is not trustworthy on this GPU/driver ({}); measure "
+          "with `zeus monitor power` instead",
+          c.measured->value(), c.expected->value(), elapsed.count(), *c.ratio,
+          amd ? "a known AMD SMI problem on some AMD GPUs, ROCm/amdsmi#38"
+              : "rerun it while the GPU is busy; if it repeats, report the GPU and driver "
+                "version from `zeus show-env`");
     }
   }
   return out;

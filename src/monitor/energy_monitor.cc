@@ -10,6 +10,13 @@
 #include "zeus/util/text.h"
 
 namespace zeus {
+namespace {
+
+// NVIDIA counters update every 10-100 ms (AMD's about every millisecond): a
+// window this long sees several updates unless the counter is stuck.
+constexpr Seconds kLongerThanAnyUpdatePeriod{0.5};
+
+}  // namespace
 
 const char* energy_source_name(EnergySource source) {
   switch (source) {
@@ -252,12 +259,24 @@ Measurement EnergyMonitor::measure(const std::string& name, const WindowState& s
   // always carries the flag.
   if (!m.gpus_below_update_period.empty() && !options_.approx_instant_energy &&
       !warned_short_window_.exchange(true)) {
-    log::warn(
-        "the energy counter of GPU(s) {1} did not move during window '{0}' ({2:.4f} s), so their "
-        "energy reads 0 (flagged in the measurement): the window was probably shorter than the "
-        "counter's update period (about 100 ms on NVIDIA GPUs); measure longer windows or enable "
-        "approx_instant_energy",
-        name, fmt::join(m.gpus_below_update_period, ", "), m.time.count());
+    // Counters step every 10-100 ms: only a window shorter than a few steps
+    // can honestly miss every update. A longer one means a stuck counter.
+    if (m.time < kLongerThanAnyUpdatePeriod) {
+      log::warn(
+          "the energy counter of GPU(s) {1} did not move during window '{0}' ({2:.4f} s), so "
+          "their energy reads 0 (flagged in the measurement): the window was probably shorter "
+          "than the counter's update period (about 100 ms on NVIDIA GPUs); measure longer windows "
+          "or enable approx_instant_energy",
+          name, fmt::join(m.gpus_below_update_period, ", "), m.time.count());
+    } else {
+      log::warn(
+          "the energy counter of GPU(s) {1} did not move during window '{0}' ({2:.3f} s, far "
+          "longer than any counter's update period), so their energy reads 0 (flagged in the "
+          "measurement): the counter looks stuck on this GPU or driver; check it with `zeus "
+          "show-env` (energy counter check) and measure with approx_instant_energy or `zeus "
+          "monitor power` meanwhile",
+          name, fmt::join(m.gpus_below_update_period, ", "), m.time.count());
+    }
   }
   for (std::size_t k = 0; k < cpus_.size(); ++k) {
     if (!end.cpu_error[k].empty()) {

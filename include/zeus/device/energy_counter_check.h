@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "zeus/device/gpu.h"
@@ -34,9 +35,12 @@ struct CounterCheck {
 
 // Checks every GPU over one shared `duration` (default 0.5 s, as upstream):
 // one sleep on `clock` for all of them. Never throws for a device problem;
-// the detail says what failed.
+// the detail says what failed. `gpu_backend` (DeviceInventory::gpu_backend)
+// picks the advice for an inconsistent counter: a known AMD SMI bug is cited
+// for AMD GPUs only.
 std::vector<CounterCheck> check_energy_counters(const std::vector<std::shared_ptr<Gpu>>& gpus,
-                                                Clock& clock, Seconds duration = Seconds(0.5));
+                                                Clock& clock, Seconds duration = Seconds(0.5),
+                                                std::string_view gpu_backend = {});
 
 // {"verdict", "expected_j", "measured_j", "ratio", "detail"} (nulls where unknown).
 nlohmann::json to_json(const CounterCheck& check);

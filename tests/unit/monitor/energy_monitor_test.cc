@@ -166,7 +166,26 @@ TEST(EnergyMonitor, ShortWindowsAreWarnedOncePerMonitor) {
       EXPECT_EQ(monitor.end_window("short").gpus_below_update_period, std::vector<int>{0});
     }
     EXPECT_EQ(sink->count(log::Level::kWarn, "did not move"), static_cast<std::size_t>(monitors));
+    EXPECT_EQ(sink->count(log::Level::kWarn, "shorter than"), static_cast<std::size_t>(monitors));
   }
+}
+
+// A counter that stays still for a whole second is not a short window: the
+// warning says it looks stuck and does not tell the user to measure longer.
+TEST(EnergyMonitor, ACounterStillForASecondIsCalledStuckNotAShortWindow) {
+  auto sink = std::make_shared<log::CapturingSink>();
+  log::ScopedSink scoped(sink, log::Level::kWarn);
+  ManualClock clock(Seconds(100.0));
+  SimGpuModel model;
+  model.counter_update_period = Seconds(50.0);  // no step between 100.2 s and 101.2 s
+  auto rig = make_rig(clock, 1, model);
+  EnergyMonitor monitor(rig.inventory, on_clock(clock));
+  clock.advance(Seconds(0.2));
+  monitor.begin_window("epoch");
+  clock.advance(Seconds(1.0));
+  EXPECT_EQ(monitor.end_window("epoch").gpus_below_update_period, std::vector<int>{0});
+  EXPECT_EQ(sink->count(log::Level::kWarn, "looks stuck"), 1u);
+  EXPECT_EQ(sink->count(log::Level::kWarn, "shorter than"), 0u);
 }
 
 TEST(EnergyMonitor, ShortWindowsAreFlaggedNeverSilentlyZero) {

@@ -17,6 +17,7 @@
 #include <thread>
 
 #include "fakes/amdsmi/fake_amdsmi_control.h"
+#include "fakes/nvml/fake_nvml_control.h"
 #include "zeus/zeusd/jwt.h"
 #include "zeusd_test_helpers.h"
 
@@ -143,6 +144,61 @@ TEST(ZeusdCli, ServesAmdGpusThroughAmdSmi) {
   ::waitpid(pid, &status, 0);
   ASSERT_TRUE(WIFEXITED(status));
   EXPECT_EQ(WEXITSTATUS(status), 0);
+  std::filesystem::remove_all(dir);
+}
+
+// A node whose NVIDIA driver loads after zeusd started: zeusd serves what it
+// has (no GPU), says in its own flag's words how to get simulated GPUs, keeps
+// looking, and exits with status 75 once the driver is there, so systemd's
+// Restart=on-failure starts it again with the GPUs.
+TEST(ZeusdCli, ADriverThatLoadsLateMakesZeusdExitToBeRestarted) {
+  const std::string dir = make_temp_dir("zeusd_late");
+  const std::string sock = dir + "/zeusd.sock";
+  const std::string nvml = dir + "/libnvidia-ml.so.1";  // not there yet
+  const std::string log = dir + "/stderr";
+  const pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    ::dup2(fd, 2);
+    ::setenv("ZEUS_NVML_LIBRARY", nvml.c_str(), 1);
+    ::setenv("ZEUS_AMDSMI_LIBRARY", (dir + "/libamd_smi.so.26").c_str(), 1);
+    ::setenv("ZEUS_POWERCAP_ROOT", "/nonexistent/powercap", 1);
+    ::setenv("ZEUS_LOG_LEVEL", "info", 1);
+    ::execl(kZeusd.c_str(), "zeusd", "serve", "--socket-path", sock.c_str(),
+            "--rediscover-interval", "0.1", nullptr);
+    ::_exit(127);
+  }
+  bool up = false;
+  for (int i = 0; i < 500 && !up; ++i) {
+    up = std::filesystem::exists(sock);
+    if (!up) std::this_thread::sleep_for(10ms);
+  }
+  ASSERT_TRUE(up);
+  {
+    http::Client c("unix:" + sock);
+    EXPECT_EQ(json_of(c.get("/discover"))["gpus"].size(), 0u);
+  }
+  std::filesystem::copy_file(zeus::testing::fake_nvml_path(), nvml);  // the driver loads
+  int status = 0;
+  for (int i = 0; i < 1000; ++i) {
+    if (::waitpid(pid, &status, WNOHANG) == pid) break;
+    std::this_thread::sleep_for(10ms);
+  }
+  if (::waitpid(pid, &status, WNOHANG) == 0) {
+    ::kill(pid, SIGKILL);
+    ::waitpid(pid, &status, 0);
+    FAIL() << "zeusd did not notice the GPUs that appeared";
+  }
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 75);
+  std::ifstream in(log);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_THAT(text, HasSubstr("looking again every 0.1 s"));
+  EXPECT_THAT(text, HasSubstr("2 GPU(s) appeared after zeusd started"));
+  // zeusd's own flag, never the variable it ignores.
+  EXPECT_THAT(text, HasSubstr("--gpu-backend sim"));
+  EXPECT_THAT(text, ::testing::Not(HasSubstr("ZEUS_GPU_BACKEND")));
   std::filesystem::remove_all(dir);
 }
 
