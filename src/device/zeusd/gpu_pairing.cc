@@ -18,8 +18,10 @@ bool parse_hex(std::string_view text, std::uint32_t& out) {
 }
 
 std::string lower_trimmed(std::string_view text) {
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front()))) text.remove_prefix(1);
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.remove_suffix(1);
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front())))
+    text.remove_prefix(1);
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back())))
+    text.remove_suffix(1);
   std::string out(text);
   std::transform(out.begin(), out.end(), out.begin(),
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
@@ -80,9 +82,9 @@ GpuPairing pair_with_daemon_gpus(const std::vector<LocalGpuAddress>& local,
       id = daemon_id_at(daemon, gpu.physical_index);
       address = fmt::format("index {}", gpu.physical_index);
       if (daemon_has_addresses) {
-        out.notes.push_back(fmt::format(
-            "GPU {} has no PCI address, so it is paired with zeusd's GPU {} by index", k,
-            gpu.physical_index));
+        out.notes.push_back(
+            fmt::format("GPU {} has no PCI address, so it is paired with zeusd's GPU {} by index",
+                        k, gpu.physical_index));
       }
     } else {
       address = normalized_pci_address(gpu.pci_address);

@@ -81,7 +81,7 @@ TEST_F(ZeusdGpuPairingEndToEnd, AGpuTheDaemonDoesNotServeRefusesItsSettingsByNam
     EXPECT_EQ(e.code(), ErrorCode::kNotFound);
     EXPECT_THAT(e.what(), HasSubstr("does not serve GPU 1 (0000:c2:00.0)"));
   }
-  EXPECT_EQ(amd_.power_cap_uw(1), 750000000u);  // untouched
+  EXPECT_EQ(amd_.power_cap_uw(1), 750000000u);       // untouched
   EXPECT_GT(inv.gpus[1]->power_limit().value(), 0);  // reads still work
   bool noted = false;
   for (const auto& n : inv.notes) noted |= n.find("is not among the GPUs zeusd serves") != n.npos;
