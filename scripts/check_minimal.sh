@@ -6,8 +6,7 @@
 # monitor energy on the simulated GPU, power-limit; its zeus command and its
 # Python module reach a zeusd (ZEUSD: a full build's, serving simulated GPUs
 # on a Unix socket in a temporary folder) and change power limits through
-# it; the commands it leaves out are not there, and the modules it leaves
-# out say so and how to get them.
+# it; and the commands and modules it leaves out say so and how to get them.
 #
 #   scripts/check_minimal.sh BUILD_DIR [ZEUSD]
 set -euo pipefail
@@ -102,18 +101,33 @@ PY
   zeusd_pid=
 fi
 
-step "the services say they are not built"
-if "$zeus" bso --help >/dev/null 2>&1; then
-  echo "zeus bso exists in the minimal build" >&2
-  exit 1
-fi
-for offline in simulate perseus; do
-  if "$zeus" "$offline" --help >/dev/null 2>&1; then
-    echo "zeus $offline exists in the minimal build (ZEUS_WITH_SIM/ZEUS_WITH_PERSEUS are off)" >&2
+step "the commands it leaves out say so and how to get them (exit 2)"
+# expect_absent WORD... SWITCH: `zeus WORD... --help` names SWITCH.
+expect_absent() {
+  local needs=${*: -1}
+  set -- "${@:1:$#-1}"
+  set +e
+  out=$("$zeus" "$@" --help 2>&1)
+  rc=$?
+  set -e
+  if [ $rc -ne 2 ] || ! echo "$out" | grep -q "is not in this build (built without .*$needs.*); to get it: "; then
+    echo "zeus $*: exit $rc: $out" >&2
     exit 1
   fi
-done
-echo "  zeus bso, simulate, perseus: not built"
+}
+expect_absent simulate ZEUS_WITH_SIM
+expect_absent simulate chase ZEUS_WITH_SIM
+expect_absent perseus ZEUS_WITH_PERSEUS
+expect_absent perseus serve ZEUS_WITH_PERSEUS
+expect_absent bso ZEUS_WITH_BSO_SERVER
+expect_absent proxy ZEUS_WITH_HTTP
+set +e
+out=$("$zeus" bogus 2>&1)
+rc=$?
+set -e
+{ [ $rc -eq 2 ] && echo "$out" | grep -q "unknown command 'bogus'"; } ||
+  { echo "zeus bogus: exit $rc: $out" >&2; exit 1; }
+"$zeus" simulate 2>&1 | sed 's/^/  /' || true
 
 step "the module's missing parts fail to import with a clear message"
 for module in zeuscpp.metric zeuscpp.optimizer.batch_size.client zeuscpp._legacy.simulate \
