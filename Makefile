@@ -108,13 +108,14 @@ bench-bso: build
 	@bash scripts/run_bso_load.sh $(BUILD)
 
 # The measurement-only configuration (ZEUS_MINIMAL: no Boost, SQLite,
-# libpq/libpqxx, libcurl, OpenSSL or MPI), built and its programs run.
+# libpq/libpqxx, libcurl, OpenSSL or MPI), built and its programs run, also
+# against the zeusd of $(BUILD) (CI's `make test` has built it).
 build-minimal:
 	@bash scripts/setup.sh --only minimal
 	@cmake -S . -B $(MIN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DZEUS_MINIMAL=ON \
 	  $(LINE_TABLES) $(LAUNCHER) $(CMAKE_ARGS) >/dev/null
 	@cmake --build $(MIN_BUILD) -j $(JOBS)
-	@bash scripts/check_minimal.sh $(MIN_BUILD)
+	@bash scripts/check_minimal.sh $(MIN_BUILD) $(BUILD)/bin/zeusd
 
 # Debian packages (zeus, libzeus-dev, zeusd, python3-zeuscpp) into
 # $(PKG_BUILD)/packages, with lintian's findings (docs/install.md).

@@ -1,6 +1,7 @@
 // The zeus command line: parses flags, runs the chosen subcommand, maps errors
 // to exit codes (zeus::exit_code_for: 2 for bad input, 1 for other failures),
 // and fails when the output could not be written (a full disk, a closed pipe).
+// A command this build left out (absent_commands.h) says how to get it.
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
@@ -12,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "absent_commands.h"
 #include "command_registry.h"
 #include "numeric_flags.h"
 #include "zeus/util/error.h"
@@ -91,6 +93,16 @@ int main(int argc, char** argv) {
   require_finite_numbers(app);
 
   if (const auto unknown = unknown_subcommand(app, argc, argv)) {
+    // A command of the full build that this one left out says so, and how to get it.
+    std::string path = unknown->first;
+    for (const CLI::App* a = unknown->second; a != nullptr && a->get_parent() != nullptr;
+         a = a->get_parent()) {
+      path = a->get_name() + " " + path;
+    }
+    if (const auto absent = absent_command_message(path, options_off_in_this_build())) {
+      std::fprintf(stderr, "zeus: error: %s\n", absent->c_str());
+      return zeus::kExitUsage;
+    }
     std::vector<std::string> names;
     for (const CLI::App* sub : unknown->second->get_subcommands({})) {
       names.push_back(sub->get_name());

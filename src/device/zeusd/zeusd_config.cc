@@ -1,6 +1,5 @@
-// What the library needs to know about zeusd without talking to it (where it
-// is, what a status allows): no HTTP here, so every configuration has it,
-// including the one built without the HTTP layer (ZEUS_MINIMAL).
+// What the library needs to know about zeusd without talking to it: where it
+// is (the environment) and what a status allows.
 #include <algorithm>
 #include <cstdlib>
 

@@ -1,9 +1,12 @@
+// ZeusdConnection: discovery, whoami, and commands under a lease, over the
+// device part's own HTTP/1.1 client (zeusd_wire.h), so every build of the
+// library, the minimal one and pip's included, reaches zeusd.
 #include <fmt/format.h>
 
 #include <nlohmann/json.hpp>
 
+#include "device/zeusd/zeusd_wire.h"
 #include "zeus/device/zeusd_backend.h"
-#include "zeus/http/client.h"
 #include "zeus/util/error.h"
 #include "zeus/util/log.h"
 #include "zeus/util/text.h"
@@ -11,7 +14,10 @@
 namespace zeus {
 namespace {
 
-std::string error_text(const http::Response& r) {
+using device_internal::WireClient;
+using device_internal::WireResponse;
+
+std::string error_text(const WireResponse& r) {
   try {
     const auto j = nlohmann::json::parse(r.body);
     if (j.contains("error") && j["error"].is_string()) return j["error"];
@@ -33,25 +39,26 @@ std::string error_text(const http::Response& r) {
 class ZeusdConnection::Impl {
  public:
   explicit Impl(ZeusdConfig c) : config(std::move(c)), client(config.url, options()) {}
-  static http::ClientOptions options() {
-    http::ClientOptions o;
+  static device_internal::WireOptions options() {
+    device_internal::WireOptions o;
     o.connect_timeout = Seconds(5.0);
     o.request_timeout = Seconds(60.0);  // a blocking command may run an override command
     return o;
   }
-  http::Response send(http::Method method, const std::string& target) {
-    http::Headers h;
-    if (!config.token.empty()) h.set("Authorization", "Bearer " + config.token);
+  WireResponse send(const char* method, const std::string& target) {
+    device_internal::WireHeaders h;
+    if (!config.token.empty()) h.emplace_back("Authorization", "Bearer " + config.token);
     try {
-      return client.request(method, target, {}, h);
+      return client.request(method, target, h);
     } catch (const Error& e) {
+      if (e.code() == ErrorCode::kInvalidArgument) throw;  // e.g. a line break in ZEUSD_TOKEN
       throw_error(ErrorCode::kIo,
                   fmt::format("cannot reach zeusd at {}: {}. Start it (docs/zeusd.md) or unset "
                               "ZEUSD_SOCK_PATH/ZEUSD_HOST_PORT",
                               config.endpoint, e.what()));
     }
   }
-  [[noreturn]] void fail(const http::Response& r, const std::string& what) const {
+  [[noreturn]] void fail(const WireResponse& r, const std::string& what) const {
     const std::string msg =
         fmt::format("zeusd at {} refused {}: {}", config.endpoint, what, error_text(r));
     switch (r.status) {
@@ -76,7 +83,7 @@ class ZeusdConnection::Impl {
         std::find(s.extensions.begin(), s.extensions.end(), "leases") == s.extensions.end()) {
       return;
     }
-    const auto r = send(http::Method::kPost, "/lease/acquire");
+    const auto r = send("POST", "/lease/acquire");
     if (r.status != 200) fail(r, "a lease");
     lease = nlohmann::json::parse(r.body).at("lease_id").get<std::string>();
     log::debug("zeusd: holding lease {} on {}", lease, config.endpoint);
@@ -84,7 +91,7 @@ class ZeusdConnection::Impl {
 
   ZeusdConfig config;
   std::mutex mutex;  // guards client and lease
-  http::Client client;
+  WireClient client;
   std::string lease;
 };
 
@@ -92,7 +99,7 @@ ZeusdConnection::ZeusdConnection(ZeusdConfig config)
     : impl_(std::make_unique<Impl>(std::move(config))) {
   std::lock_guard lock(impl_->mutex);
   status_.endpoint = impl_->config.endpoint;
-  const auto r = impl_->send(http::Method::kGet, "/discover");
+  const auto r = impl_->send("GET", "/discover");
   if (r.status != 200) impl_->fail(r, "discovery");
   try {
     const auto j = nlohmann::json::parse(r.body);
@@ -117,7 +124,7 @@ ZeusdConnection::ZeusdConnection(ZeusdConfig config)
     if (impl_->config.token.empty()) {
       status_.auth_error = "the daemon requires a token and ZEUSD_TOKEN is not set";
     } else {
-      const auto w = impl_->send(http::Method::kGet, "/auth/whoami");
+      const auto w = impl_->send("GET", "/auth/whoami");
       if (w.status == 200) {
         const auto j = nlohmann::json::parse(w.body);
         status_.user = j.value("sub", "");
@@ -140,7 +147,7 @@ void ZeusdConnection::gpu_command(const std::string& op, int gpu, const std::str
     std::string target = fmt::format("/gpu/{}?gpu_ids={}&block=true", op, gpu);
     if (!query.empty()) target += "&" + query;
     if (!impl_->lease.empty()) target += "&lease_id=" + impl_->lease;
-    const auto r = impl_->send(http::Method::kPost, target);
+    const auto r = impl_->send("POST", target);
     if (r.status == 200) return;
     if (r.status == 410 && attempt == 0) {
       // The connection (and with it our lease) was lost and zeusd restored
@@ -155,7 +162,7 @@ void ZeusdConnection::gpu_command(const std::string& op, int gpu, const std::str
 
 std::string ZeusdConnection::get(const std::string& target) {
   std::lock_guard lock(impl_->mutex);
-  const auto r = impl_->send(http::Method::kGet, target);
+  const auto r = impl_->send("GET", target);
   if (r.status != 200) impl_->fail(r, target);
   return r.body;
 }

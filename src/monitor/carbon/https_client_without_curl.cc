@@ -15,8 +15,9 @@ HttpsResponse https_get(const std::string& url, const std::vector<std::string>&,
   throw_error(ErrorCode::kNotSupported,
               fmt::format("cannot fetch {}: this build of Zeus has no HTTPS client (configured "
                           "with ZEUS_MINIMAL or ZEUS_WITH_CURL=OFF). Give constant rates "
-                          "(--carbon-intensity, --price) or a CSV of hourly rates, or install "
-                          "the full build (docs/install.md)",
+                          "(--carbon-intensity, --price) or a CSV of hourly rates; or get the "
+                          "providers: reinstall with ZEUSCPP_FULL=1 (pip), or configure CMake "
+                          "with -DZEUS_WITH_CURL=ON (libcurl4-openssl-dev; docs/install.md)",
                           url));
 }
 
