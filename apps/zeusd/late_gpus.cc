@@ -11,9 +11,8 @@ LateGpuWatch::LateGpuWatch(DiscoveryOptions discovery, Seconds interval,
                            std::function<void(std::size_t)> found) {
   discovery.cpus = false;
   discovery.soc = false;
-  thread_ = std::thread([this, discovery, interval, found = std::move(found)] {
-    run(discovery, interval, found);
-  });
+  thread_ = std::thread(
+      [this, discovery, interval, found = std::move(found)] { run(discovery, interval, found); });
 }
 
 LateGpuWatch::~LateGpuWatch() {

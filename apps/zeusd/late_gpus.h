@@ -24,7 +24,8 @@ class LateGpuWatch {
   // Runs GPU discovery (`discovery`, CPUs off) every `interval` on its own
   // thread; the first time it finds a GPU it calls `found` (once) with how
   // many, and stops looking.
-  LateGpuWatch(DiscoveryOptions discovery, Seconds interval, std::function<void(std::size_t)> found);
+  LateGpuWatch(DiscoveryOptions discovery, Seconds interval,
+               std::function<void(std::size_t)> found);
   ~LateGpuWatch();  // stops the thread
   LateGpuWatch(const LateGpuWatch&) = delete;
   LateGpuWatch& operator=(const LateGpuWatch&) = delete;

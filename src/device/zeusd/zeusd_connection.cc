@@ -52,6 +52,14 @@ class ZeusdConnection::Impl {
       return client.request(method, target, h);
     } catch (const Error& e) {
       if (e.code() == ErrorCode::kInvalidArgument) throw;  // e.g. a line break in ZEUSD_TOKEN
+      if (e.code() == ErrorCode::kNoPermission) {
+        // zeusd is there; its socket lets in its group only (the unit's 660).
+        throw_error(ErrorCode::kNoPermission,
+                    fmt::format("cannot reach zeusd at {}: {}. The socket admits members of its "
+                                "group (zeusd in the packaged unit): ask an administrator to add "
+                                "you (sudo adduser $USER zeusd), then log in again (docs/zeusd.md)",
+                                config.endpoint, e.what()));
+      }
       throw_error(ErrorCode::kIo,
                   fmt::format("cannot reach zeusd at {}: {}. Start it (docs/zeusd.md) or unset "
                               "ZEUSD_SOCK_PATH/ZEUSD_HOST_PORT",

@@ -58,7 +58,10 @@ void connect_by(int fd, const sockaddr* addr, socklen_t len, WireClock::time_poi
       if (so_error == 0) return;
       throw_error(ErrorCode::kIo, "cannot connect: " + errno_text(so_error));
     }
-    throw_error(ErrorCode::kIo, "cannot connect: " + errno_text(err));
+    // Permission on a Unix socket is its file's mode: the fix differs (a
+    // group to join, not a daemon to start), so the caller is told apart.
+    throw_error(err == EACCES || err == EPERM ? ErrorCode::kNoPermission : ErrorCode::kIo,
+                "cannot connect: " + errno_text(err));
   }
 }
 
