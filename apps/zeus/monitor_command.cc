@@ -28,6 +28,7 @@ using zeus::Seconds;
 struct DeviceFlags {
   std::string gpus;
   std::string cpus;
+  bool verbose = false;
 };
 
 void add_device_flags(CLI::App* cmd, DeviceFlags& flags) {
@@ -35,13 +36,22 @@ void add_device_flags(CLI::App* cmd, DeviceFlags& flags) {
                   "GPU indices to measure, e.g. 0,2 or 0-3 (default: all visible GPUs)");
   cmd->add_option("--cpus", flags.cpus,
                   "CPU package indices to measure, e.g. 0,1 (default: all readable packages)");
+  cmd->add_flag("--verbose", flags.verbose,
+                "Also print what device discovery tried (each library's own error, the paths "
+                "searched), as `zeus show-env` does");
 }
 
-void announce(const zeus::DeviceInventory& devices) {
+// Notes are a line each; what stands behind them (every path tried) only
+// when asked. Our own sentences with paths in them: printed whole (bounded
+// only against a runaway), control characters escaped.
+void announce(const zeus::DeviceInventory& devices, bool verbose) {
   for (const auto& note : devices.notes) {
-    // Notes are our own sentences with paths in them: printed whole (bounded
-    // only against a runaway), control characters escaped.
     fmt::print(stderr, "zeus: note: {}\n", zeus::printable(note, 4000));
+  }
+  if (verbose) {
+    for (const auto& detail : devices.details) {
+      fmt::print(stderr, "zeus: detail: {}\n", zeus::printable(detail, 4000));
+    }
   }
   if (devices.gpu_backend == "sim") {
     fmt::print(stderr,
@@ -101,18 +111,21 @@ struct EnergyFlags {
 
 void run_energy(const EnergyFlags& f) {
   const auto devices = zeus::discover_devices();
-  announce(devices);
   zeus::EnergyMonitorOptions options;
   options.gpu_indices = zeus::cli::parse_device_indices(f.devices.gpus, "--gpus");
   options.cpu_indices = zeus::cli::parse_device_indices(f.devices.cpus, "--cpus");
   // A measurement of nothing is refused before the command runs: a 0 J total
-  // would be recorded as if it had been measured.
-  if (const auto why = zeus::nothing_to_measure(
-          devices, zeus::select_devices(devices, options.gpu_indices, options.cpu_indices))) {
-    if (!f.allow_empty) {
-      throw zeus::Error(zeus::ErrorCode::kNotFound,
-                        *why + "; pass --allow-empty to record an empty measurement anyway");
-    }
+  // would be recorded as if it had been measured. The refusal carries the
+  // notes itself, so they are not printed before it a second time.
+  const auto why = zeus::nothing_to_measure(
+      devices, zeus::select_devices(devices, options.gpu_indices, options.cpu_indices));
+  if (why && !f.allow_empty) {
+    if (f.devices.verbose) announce(devices, true);
+    throw zeus::Error(zeus::ErrorCode::kNotFound,
+                      *why + "; pass --allow-empty to record an empty measurement anyway");
+  }
+  announce(devices, f.devices.verbose);
+  if (why) {
     fmt::print(stderr, "zeus: note: {}; the measurement will be empty (--allow-empty)\n",
                zeus::printable(*why, 600));
   }
@@ -244,14 +257,16 @@ std::string energy_cell(const std::optional<zeus::Joules>& e) {
 void run_power(const PowerFlags& f, bool domain_given, bool duration_given) {
   const zeus::cli::Pacing pacing = zeus::cli::parse_pacing(f.pacing, duration_given);
   const auto devices = zeus::discover_devices();
-  announce(devices);
   const auto selection =
       zeus::select_devices(devices, zeus::cli::parse_device_indices(f.devices.gpus, "--gpus"),
                            zeus::cli::parse_device_indices(f.devices.cpus, "--cpus"));
   if (selection.gpus.empty() && selection.cpus.empty()) {
+    if (f.devices.verbose) announce(devices, true);
+    const auto why = zeus::nothing_to_measure(devices, selection);
     throw zeus::Error(zeus::ErrorCode::kNotFound,
-                      "no GPU or readable CPU package to monitor (see `zeus show-env`)");
+                      why ? *why : "no GPU or readable CPU package to monitor");
   }
+  announce(devices, f.devices.verbose);
   if (domain_given && selection.gpus.empty()) {
     fmt::print(stderr, "zeus: note: --domain applies to GPUs; no GPU is monitored\n");
   }

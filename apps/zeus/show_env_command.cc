@@ -102,6 +102,11 @@ void print_text(const json& r) {
     for (const auto& n : r["notes"])
       fmt::print("  - {}\n", zeus::printable(n.get<std::string>(), 4000));
   }
+  if (r.contains("details") && !r["details"].empty()) {
+    fmt::print("{}\nDetails (what was tried):\n", rule);
+    for (const auto& n : r["details"])
+      fmt::print("  - {}\n", zeus::printable(n.get<std::string>(), 4000));
+  }
   fmt::print("{}\n", rule);
 }
 

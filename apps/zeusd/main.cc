@@ -143,6 +143,7 @@ int serve(const ServeFlags& f) {
     throw Error(e.code(), in_zeusd_words(e.what()));
   }
   for (const auto& note : inv.notes) log::info("zeusd: {}", in_zeusd_words(note));
+  for (const auto& detail : inv.details) log::info("zeusd: detail: {}", in_zeusd_words(detail));
   if (!explicit_groups) {
     // Upstream's defaults on Linux: everything with a GPU backend, else cpu-read.
     groups = inv.gpus.empty() ? std::vector<zeusd::ApiGroup>{zeusd::ApiGroup::kCpuRead}

@@ -138,6 +138,13 @@ def show_env() -> None:
         for note in notes:
             print(f"  {note}")
         print()
+    details = report.get("details") or []
+    if details:
+        print(separator)
+        print("## Details (what was tried)\n")
+        for detail in details:
+            print(f"  {detail}")
+        print()
     print(separator)
 
 

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <string_view>
 
 #include "device/amdsmi.h"
 #include "device/nvml/cuda_visible_devices.h"
@@ -21,6 +22,12 @@ namespace {
 std::string env_or(const char* name, const std::string& fallback) {
   const char* v = std::getenv(name);
   return v != nullptr && *v != '\0' ? std::string(v) : fallback;
+}
+
+// A backend's error says what is wrong, then (after "; ") what to do and
+// every path it tried: the note keeps what is wrong, the details the rest.
+std::string diagnosis(std::string_view message) {
+  return std::string(message.substr(0, message.find("; ")));
 }
 
 void add_sim_gpus(const DiscoveryOptions& options, DeviceInventory& inv) {
@@ -121,8 +128,12 @@ void add_auto_gpus(const DiscoveryOptions& options, DeviceInventory& inv) {
         nvml.gpus.size(), amd.gpus.size()));
   }
   if (chosen.gpu_backend == "none" || chosen.gpu_backend.empty()) {
-    for (const auto& m : missing)
-      inv.notes.push_back(fmt::format("{}{}", m, kContinuingWithoutGpus));
+    // One line for the user; each library's own error (paths tried, dlopen's
+    // words) goes to the details.
+    std::vector<std::string> diagnoses;
+    for (const auto& m : missing) diagnoses.push_back(diagnosis(m));
+    inv.notes.push_back(fmt::format("{}{}", fmt::join(diagnoses, "; "), kContinuingWithoutGpus));
+    inv.details.insert(inv.details.end(), missing.begin(), missing.end());
     return;
   }
   inv.gpus = std::move(chosen.gpus);
@@ -159,8 +170,13 @@ std::vector<int> resolve_indices(const std::optional<std::vector<int>>& requeste
 // What discovery said about the devices it did not find (one sentence per
 // note), for the errors of a selection that names none.
 std::string why_no_device(const DeviceInventory& devices) {
-  return devices.notes.empty() ? fmt::format("GPU backend '{}'", devices.gpu_backend)
-                               : fmt::format("{}", fmt::join(devices.notes, "; "));
+  if (devices.notes.empty()) return fmt::format("GPU backend '{}'", devices.gpu_backend);
+  std::vector<std::string_view> reasons;
+  for (std::string_view note : devices.notes) {
+    if (note.ends_with(kContinuingWithoutGpus)) note.remove_suffix(kContinuingWithoutGpus.size());
+    reasons.push_back(note);
+  }
+  return fmt::format("{}", fmt::join(reasons, "; "));
 }
 
 }  // namespace
@@ -191,6 +207,10 @@ std::optional<std::string> nothing_to_measure(const DeviceInventory& devices,
   } else {
     why = fmt::format("no GPU (GPU backend '{}') and no readable CPU package", devices.gpu_backend);
     if (!devices.notes.empty()) why += ": " + why_no_device(devices);
+    return fmt::format(
+        "nothing to measure: {} (`zeus show-env` says what was tried; ZEUS_GPU_BACKEND=sim gives "
+        "simulated GPUs)",
+        why);
   }
   return fmt::format("nothing to measure: {} (see `zeus show-env`)", why);
 }

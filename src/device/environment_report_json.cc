@@ -139,6 +139,7 @@ json environment_report(const DeviceInventory& devices) {
                   {"extensions", z->extensions}};
   }
   r["notes"] = devices.notes;
+  r["details"] = devices.details;
   return r;
 }
 

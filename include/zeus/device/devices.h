@@ -60,8 +60,12 @@ struct DeviceInventory {
   std::vector<RaplZoneInfo> rapl_zones;
   // The Jetson board's rails (null when this is not a Jetson).
   std::shared_ptr<const JetsonBoard> jetson;
-  // Plain-language notes for the user: a missing driver, unreadable RAPL...
+  // Plain-language notes for the user, a line each: a missing driver,
+  // unreadable RAPL...
   std::vector<std::string> notes;
+  // What stands behind the notes, in full: each library's own error and every
+  // path tried. `zeus show-env` prints them, other commands with --verbose.
+  std::vector<std::string> details;
   // The zeusd this process goes through (null when none is configured).
   std::shared_ptr<const ZeusdStatus> zeusd;
 };

@@ -1,8 +1,10 @@
 // End-to-end tests of `zeus show-env` and `zeus monitor` on the simulated GPU.
 #include <gtest/gtest.h>
+
 #include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <algorithm>
 
 #include <chrono>
 #include <thread>
@@ -343,6 +345,32 @@ TEST(MonitorEnergy, LogIsAppendedAndItsWriteErrorsAreFailures) {
   EXPECT_EQ(full.exit_code, 1) << full.err;
   EXPECT_NE(full.err.find("/dev/full"), std::string::npos) << full.err;
   run_program({"/bin/rm", "-rf", dir});
+}
+
+// Issue 37: a machine without drivers got 2.2 kB of notes with the AMD
+// paragraph twice. Now one line says what is wrong and what to do; what was
+// tried comes with --verbose (and `zeus show-env`).
+TEST(MonitorEnergy, NoDriverIsOneLineAndVerboseSaysWhatWasTried) {
+  const std::vector<std::string> no_driver = {"ZEUS_GPU_BACKEND=auto",
+                                              "ZEUS_NVML_LIBRARY=/nonexistent/libnvidia-ml.so.1",
+                                              "ZEUS_AMDSMI_LIBRARY=/nonexistent/libamd_smi.so.26",
+                                              "ZEUS_POWERCAP_ROOT=/nonexistent/powercap"};
+  const auto r = run_program({bin("zeus"), "monitor", "energy", "--", "true"}, no_driver);
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_LT(r.err.size(), 600u) << r.err;
+  EXPECT_NE(r.err.find("no NVIDIA driver found"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("no AMD SMI found"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("ZEUS_GPU_BACKEND=sim"), std::string::npos) << "what to do: " << r.err;
+  EXPECT_EQ(r.err.find("Tried:"), std::string::npos) << r.err;
+  const auto verbose =
+      run_program({bin("zeus"), "monitor", "energy", "--verbose", "--", "true"}, no_driver);
+  EXPECT_EQ(verbose.exit_code, 2);
+  EXPECT_NE(verbose.err.find("zeus: detail: no NVIDIA driver found"), std::string::npos)
+      << verbose.err;
+  EXPECT_NE(verbose.err.find("Tried:"), std::string::npos) << verbose.err;
+  const auto env = run_program({bin("zeus"), "show-env", "--no-counter-check"}, no_driver);
+  EXPECT_NE(env.out.find("Tried:"), std::string::npos) << env.out;
 }
 
 TEST(MonitorEnergy, CudaVisibleDevicesSelectsSimulatedGpusAsCudaDoes) {

@@ -270,8 +270,16 @@ TEST_F(NvmlLoaderTest, DiscoveryAutoWithoutDriverNotesItAndGoesOn) {
   DeviceInventory inv = discover_devices(o);
   EXPECT_EQ(inv.gpu_backend, "none");
   EXPECT_TRUE(inv.gpus.empty());
-  ASSERT_FALSE(inv.notes.empty());
-  EXPECT_THAT(inv.notes[0], StartsWith("no NVIDIA driver found"));
+  // One line for the user, each library's own words in the details.
+  ASSERT_EQ(inv.notes.size(), 1u);
+  EXPECT_THAT(inv.notes[0], StartsWith("no NVIDIA driver found: cannot load "
+                                       "/nonexistent/libnvidia-ml.so.1"));
+  EXPECT_THAT(inv.notes[0], ::testing::EndsWith("; continuing without GPUs"));
+  EXPECT_THAT(inv.notes[0], ::testing::Not(HasSubstr("install the NVIDIA driver")));
+  EXPECT_THAT(inv.notes[0], ::testing::Not(HasSubstr("Tried:")));
+  ASSERT_FALSE(inv.details.empty());
+  EXPECT_THAT(inv.details[0], StartsWith("no NVIDIA driver found"));
+  EXPECT_THAT(inv.details[0], HasSubstr("install the NVIDIA driver"));
 }
 
 TEST_F(NvmlLoaderTest, DiscoveryAutoStillRejectsABadCudaVisibleDevices) {
