@@ -36,26 +36,48 @@ endif()" COMPONENT development)
 endfunction()
 
 # How the installed package finds a dependency that a part's link interface
-# names: the namespace of the imported target -> the find call (and for
-# pkg-config targets the module), and its pkg-config module for zeus-*.pc. The
-# measurement parts' dependencies are required; a service part's are looked
-# for quietly, so a program that links only Zeus::monitor needs none of them
-# (CMake complains only when a target that needs a missing one is linked).
-# A part that brings a new imported dependency adds its lines here;
-# configuring warns until it does.
-set(ZEUS_FIND_fmt "find_dependency(fmt)")
-set(ZEUS_FIND_nlohmann_json "find_dependency(nlohmann_json)")
-set(ZEUS_FIND_Threads "find_dependency(Threads)")
-set(ZEUS_FIND_CURL "find_package(CURL QUIET)")
-set(ZEUS_FIND_SQLite "find_package(SQLite3 QUIET)")
-set(ZEUS_FIND_OpenSSL "find_package(OpenSSL QUIET COMPONENTS Crypto)")
-set(ZEUS_FIND_MPI "find_package(MPI QUIET COMPONENTS C)")
-set(ZEUS_FIND_CLI11 "find_dependency(CLI11)")
-set(ZEUS_FIND_Boost "find_package(Boost QUIET)")
-set(ZEUS_FIND_LibLZMA "find_package(LibLZMA QUIET)")
-set(ZEUS_FIND_gRPC "find_package(gRPC CONFIG QUIET)")
-set(ZEUS_FIND_protobuf "find_package(Protobuf QUIET)")
+# names, by the namespace of the imported target: the arguments of its
+# find_package call (by name: never a path of the machine that built Zeus),
+# the Debian package that provides it for libzeus-dev, and its pkg-config
+# module (or link flags) for zeus-*.pc. The dependencies of the parts in
+# Zeus::zeus are required (find_dependency: find_package(Zeus) fails naming
+# the missing one, and libzeus-dev depends on its package); those of the parts
+# outside it (the MPI reducer, the kubelet client) are looked for quietly and
+# their packages suggested, so only a program that links such a part needs
+# them. A part that brings a new imported dependency adds its lines here;
+# configuring fails until it does.
+set(ZEUS_FIND_fmt fmt)
+set(ZEUS_FIND_nlohmann_json nlohmann_json)
+set(ZEUS_FIND_Threads Threads)
+set(ZEUS_FIND_CURL CURL)
+set(ZEUS_FIND_SQLite SQLite3)
+set(ZEUS_FIND_OpenSSL OpenSSL COMPONENTS Crypto)
+set(ZEUS_FIND_MPI MPI COMPONENTS C)
+set(ZEUS_FIND_CLI11 CLI11)
+set(ZEUS_FIND_Boost Boost)
+set(ZEUS_FIND_LibLZMA LibLZMA)
+# cmake/find/FindLibSVM.cmake, installed beside ZeusConfig.cmake.
+set(ZEUS_FIND_LibSVM LibSVM)
+# Not gRPC CONFIG: Debian's needs the code generator (cmake/find/FindGrpcPlusPlus.cmake).
+set(ZEUS_FIND_gRPC GrpcPlusPlus)
+set(ZEUS_FIND_protobuf Protobuf)
+# PkgConfig::<NAME>: pkg_check_modules(<NAME> ... <module>).
 set(ZEUS_PKGCONFIG_MODULE_PQXX libpqxx)
+set(ZEUS_DEB_fmt libfmt-dev)
+set(ZEUS_DEB_nlohmann_json nlohmann-json3-dev)
+set(ZEUS_DEB_Threads "")
+set(ZEUS_DEB_CURL "libcurl4-openssl-dev | libcurl-dev")
+set(ZEUS_DEB_SQLite libsqlite3-dev)
+set(ZEUS_DEB_OpenSSL libssl-dev)
+set(ZEUS_DEB_MPI libopenmpi-dev)
+set(ZEUS_DEB_CLI11 libcli11-dev)
+set(ZEUS_DEB_Boost libboost-dev)
+set(ZEUS_DEB_LibLZMA liblzma-dev)
+set(ZEUS_DEB_LibSVM libsvm-dev)
+set(ZEUS_DEB_gRPC libgrpc++-dev "pkgconf | pkg-config")
+set(ZEUS_DEB_protobuf libprotobuf-dev)
+set(ZEUS_DEB_PkgConfig "pkgconf | pkg-config")
+set(ZEUS_DEB_PkgConfig_PQXX libpqxx-dev)
 set(ZEUS_PC_fmt::fmt fmt)
 set(ZEUS_PC_nlohmann_json::nlohmann_json nlohmann_json)
 set(ZEUS_PC_CURL::libcurl libcurl)
@@ -65,6 +87,9 @@ set(ZEUS_PC_PkgConfig::PQXX libpqxx)
 set(ZEUS_PC_MPI::MPI_C ompi-c)
 set(ZEUS_PC_gRPC::grpc++ grpc++)
 set(ZEUS_PC_protobuf::libprotobuf protobuf)
+set(ZEUS_PC_LibLZMA::LibLZMA liblzma)
+# No .pc of its own (libsvm-dev ships none): link flags instead.
+set(ZEUS_PC_LIBS_LibSVM::LibSVM -lsvm)
 
 # The imported targets (NS::name) a target passes on to whoever links it.
 function(zeus_link_interface_imports target out)
@@ -75,9 +100,33 @@ function(zeus_link_interface_imports target out)
     string(REGEX REPLACE "^\\$<LINK_ONLY:(.+)>$" "\\1" lib "${lib}")
     if(lib MATCHES "^[A-Za-z0-9_]+::" AND NOT lib MATCHES "^Zeus::")
       list(APPEND found ${lib})
+    elseif(IS_ABSOLUTE "${lib}")
+      # The exported target would name this machine's file: a user's build
+      # fails on it with make's "No rule to make target".
+      message(FATAL_ERROR "zeus_install: ${target} links ${lib} by its path; the installed "
+                          "find_package(Zeus) would name this machine's file. Link an imported "
+                          "target found by name instead (see cmake/find/FindLibSVM.cmake).")
     endif()
   endforeach()
   set(${out} ${found} PARENT_SCOPE)
+endfunction()
+
+# The zeus_* targets `target` links, directly or through one another.
+function(zeus_link_closure target out)
+  set(seen "")
+  set(todo ${target})
+  while(todo)
+    list(POP_FRONT todo t)
+    get_target_property(libs ${t} INTERFACE_LINK_LIBRARIES)
+    foreach(lib ${libs})
+      string(REGEX REPLACE "^\\$<LINK_ONLY:(.+)>$" "\\1" lib "${lib}")
+      if(lib MATCHES "^zeus_" AND TARGET ${lib} AND NOT lib IN_LIST seen)
+        list(APPEND seen ${lib})
+        list(APPEND todo ${lib})
+      endif()
+    endforeach()
+  endwhile()
+  set(${out} ${seen} PARENT_SCOPE)
 endfunction()
 
 function(zeus_install_package)
@@ -111,31 +160,97 @@ function(zeus_install_package)
   install(EXPORT ZeusTargets NAMESPACE Zeus:: DESTINATION ${ZEUS_INSTALL_CMAKEDIR}
           COMPONENT development)
 
-  # The dependencies ZeusConfig.cmake finds, from the parts' link interfaces.
-  set(imports "")
+  # The dependencies ZeusConfig.cmake finds, from the parts' link interfaces:
+  # required for the parts Zeus::zeus reaches (directly or through another
+  # part: zeusd links the kubelet client), quiet for the others.
+  zeus_link_closure(zeus in_zeus)
+  set(required "")
+  set(optional "")
   foreach(part ${parts})
     zeus_link_interface_imports(zeus_${part} part_imports)
-    list(APPEND imports ${part_imports})
-  endforeach()
-  list(REMOVE_DUPLICATES imports)
-  set(ZEUS_CONFIG_DEPENDENCIES "")
-  foreach(imp ${imports})
-    string(REGEX MATCH "^[A-Za-z0-9_]+" ns "${imp}")
-    string(REGEX REPLACE "^[A-Za-z0-9_]+::" "" tgt "${imp}")
-    if(ns STREQUAL "PkgConfig" AND DEFINED ZEUS_PKGCONFIG_MODULE_${tgt})
-      string(APPEND ZEUS_CONFIG_DEPENDENCIES
-             "find_package(PkgConfig QUIET)\n"
-             "if(PKG_CONFIG_FOUND)\n"
-             "  pkg_check_modules(${tgt} QUIET IMPORTED_TARGET ${ZEUS_PKGCONFIG_MODULE_${tgt}})\n"
-             "endif()\n")
-    elseif(DEFINED ZEUS_FIND_${ns})
-      string(APPEND ZEUS_CONFIG_DEPENDENCIES "${ZEUS_FIND_${ns}}\n")
+    if(NOT zeus_${part} IN_LIST in_zeus)
+      list(APPEND optional ${part_imports})
     else()
-      message(WARNING "zeus_install: no find_dependency known for ${imp}; add "
-                      "ZEUS_FIND_${ns} to cmake/zeus_install.cmake or find_package(Zeus) "
-                      "will miss it")
+      list(APPEND required ${part_imports})
     endif()
   endforeach()
+  list(REMOVE_DUPLICATES required)
+  list(REMOVE_DUPLICATES optional)
+  if(required AND optional)
+    list(REMOVE_ITEM optional ${required})
+  endif()
+  set(ZEUS_CONFIG_DEPENDENCIES "")
+  set(deb_depends "")
+  set(deb_suggests "")
+  set(find_modules "")
+  foreach(imp ${required} ${optional})
+    string(REGEX MATCH "^[A-Za-z0-9_]+" ns "${imp}")
+    string(REGEX REPLACE "^[A-Za-z0-9_]+::" "" tgt "${imp}")
+    if(imp IN_LIST required)
+      set(deb_list deb_depends)
+    else()
+      set(deb_list deb_suggests)
+    endif()
+    if(ns STREQUAL "PkgConfig" AND DEFINED ZEUS_PKGCONFIG_MODULE_${tgt})
+      set(module ${ZEUS_PKGCONFIG_MODULE_${tgt}})
+      list(APPEND ${deb_list} "${ZEUS_DEB_PkgConfig}" "${ZEUS_DEB_PkgConfig_${tgt}}")
+      if(imp IN_LIST required)
+        string(APPEND ZEUS_CONFIG_DEPENDENCIES
+               "find_dependency(PkgConfig)\n"
+               "pkg_check_modules(${tgt} QUIET IMPORTED_TARGET ${module})\n"
+               "if(NOT ${tgt}_FOUND)\n"
+               "  set(Zeus_NOT_FOUND_MESSAGE \"Zeus needs the pkg-config module ${module} "
+               "(Debian: ${ZEUS_DEB_PkgConfig_${tgt}})\")\n"
+               "  set(Zeus_FOUND FALSE)\n"
+               "  return()\n"
+               "endif()\n")
+      else()
+        string(APPEND ZEUS_CONFIG_DEPENDENCIES
+               "find_package(PkgConfig QUIET)\n"
+               "if(PKG_CONFIG_FOUND)\n"
+               "  pkg_check_modules(${tgt} QUIET IMPORTED_TARGET ${module})\n"
+               "endif()\n")
+      endif()
+    elseif(DEFINED ZEUS_FIND_${ns})
+      set(args ${ZEUS_FIND_${ns}})
+      list(GET args 0 package)
+      if(NOT imp IN_LIST required)
+        list(INSERT args 1 QUIET)
+      endif()
+      string(REPLACE ";" " " args "${args}")
+      if(imp IN_LIST required)
+        string(APPEND ZEUS_CONFIG_DEPENDENCIES "find_dependency(${args})\n")
+      else()
+        string(APPEND ZEUS_CONFIG_DEPENDENCIES "find_package(${args})\n")
+      endif()
+      list(APPEND ${deb_list} ${ZEUS_DEB_${ns}})
+      if(EXISTS ${CMAKE_SOURCE_DIR}/cmake/find/Find${package}.cmake)
+        list(APPEND find_modules ${CMAKE_SOURCE_DIR}/cmake/find/Find${package}.cmake)
+      endif()
+    else()
+      message(FATAL_ERROR "zeus_install: no find_package known for ${imp}; add ZEUS_FIND_${ns} "
+                          "and ZEUS_DEB_${ns} to cmake/zeus_install.cmake or find_package(Zeus) "
+                          "will miss it")
+    endif()
+  endforeach()
+  # Our own find modules (cmake/find/) go beside the config, found only by it.
+  if(find_modules)
+    install(FILES ${find_modules} DESTINATION ${ZEUS_INSTALL_CMAKEDIR}/modules
+            COMPONENT development)
+    string(PREPEND ZEUS_CONFIG_DEPENDENCIES
+           "list(PREPEND CMAKE_MODULE_PATH \"\${CMAKE_CURRENT_LIST_DIR}/modules\")\n")
+    string(APPEND ZEUS_CONFIG_DEPENDENCIES
+           "list(REMOVE_ITEM CMAKE_MODULE_PATH \"\${CMAKE_CURRENT_LIST_DIR}/modules\")\n")
+  endif()
+  # libzeus-dev depends on what find_package(Zeus) requires (and zeus-*.pc
+  # names), and suggests the rest (cmake/zeus_packaging.cmake).
+  list(REMOVE_DUPLICATES deb_depends)
+  list(REMOVE_DUPLICATES deb_suggests)
+  if(deb_depends AND deb_suggests)
+    list(REMOVE_ITEM deb_suggests ${deb_depends})
+  endif()
+  set_property(GLOBAL PROPERTY ZEUS_DEV_DEB_DEPENDS "${deb_depends}")
+  set_property(GLOBAL PROPERTY ZEUS_DEV_DEB_SUGGESTS "${deb_suggests}")
   string(REGEX REPLACE "\n$" "" ZEUS_CONFIG_DEPENDENCIES "${ZEUS_CONFIG_DEPENDENCIES}")
   string(REPLACE ";" " " ZEUS_INSTALLED_PARTS "${parts}")
   configure_package_config_file(${CMAKE_SOURCE_DIR}/cmake/install/ZeusConfig.cmake.in
@@ -150,6 +265,22 @@ function(zeus_install_package)
 
   # pkg-config: zeus-<part>.pc per part (its archive, the zeus-*.pc of the
   # parts it uses and the system modules it links), and zeus.pc for all.
+  # Their prefix is relative to the .pc file (${pcfiledir}), as the CMake
+  # package's is to its folder: `cmake --install --prefix P` and a moved
+  # prefix both work (an absolute libdir or includedir stays absolute).
+  file(RELATIVE_PATH ZEUS_PC_PREFIX_FROM_PCDIR "/${CMAKE_INSTALL_LIBDIR}/pkgconfig" "/")
+  string(REGEX REPLACE "/$" "" ZEUS_PC_PREFIX_FROM_PCDIR "${ZEUS_PC_PREFIX_FROM_PCDIR}")
+  set(ZEUS_PC_PREFIX "\${pcfiledir}/${ZEUS_PC_PREFIX_FROM_PCDIR}")
+  foreach(kind LIBDIR INCLUDEDIR)
+    if(IS_ABSOLUTE "${CMAKE_INSTALL_${kind}}")
+      set(ZEUS_PC_${kind} "${CMAKE_INSTALL_${kind}}")
+    else()
+      set(ZEUS_PC_${kind} "\${prefix}/${CMAKE_INSTALL_${kind}}")
+    endif()
+  endforeach()
+  if(IS_ABSOLUTE "${CMAKE_INSTALL_LIBDIR}")
+    set(ZEUS_PC_PREFIX "${CMAKE_INSTALL_PREFIX}")
+  endif()
   set(all_requires "")
   foreach(part ${parts})
     set(ZEUS_PC_NAME zeus-${part})
@@ -171,6 +302,11 @@ function(zeus_install_package)
         string(APPEND ZEUS_PC_LIBS " -pthread")
       elseif(lib STREQUAL "${CMAKE_DL_LIBS}" AND CMAKE_DL_LIBS)
         string(APPEND ZEUS_PC_LIBS " -l${CMAKE_DL_LIBS}")
+      elseif(DEFINED ZEUS_PC_LIBS_${lib})
+        string(APPEND ZEUS_PC_LIBS " ${ZEUS_PC_LIBS_${lib}}")
+      elseif(lib MATCHES "^[A-Za-z0-9_]+::")
+        message(FATAL_ERROR "zeus_install: no pkg-config module known for ${lib} (zeus_${part}); "
+                            "add ZEUS_PC_${lib} or ZEUS_PC_LIBS_${lib} to cmake/zeus_install.cmake")
       endif()
     endforeach()
     string(REPLACE ";" ", " ZEUS_PC_REQUIRES "${requires}")

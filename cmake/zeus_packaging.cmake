@@ -138,6 +138,11 @@ set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS OFF)
 
 set(CPACK_DEBIAN_RUNTIME_PACKAGE_NAME zeus)
 set(CPACK_DEBIAN_RUNTIME_PACKAGE_SECTION science)
+# The figures of `zeus simulate paper` / `chase`, `zeus perseus` and the
+# emulation reports are drawn by gnuplot (without it the command stops with
+# exit status 2 and says so; --no-plots skips them). Recommends: apt installs
+# it by default, and a machine that only measures can leave it out.
+set(CPACK_DEBIAN_RUNTIME_PACKAGE_RECOMMENDS "gnuplot-nox | gnuplot")
 set(CPACK_COMPONENT_RUNTIME_DESCRIPTION
     "energy measurement and optimization for deep learning (CLI)\n"
     "The zeus command: energy windows on NVIDIA and AMD GPUs and RAPL CPUs (or a\n"
@@ -146,11 +151,15 @@ set(CPACK_COMPONENT_RUNTIME_DESCRIPTION
 
 set(CPACK_DEBIAN_DEVELOPMENT_PACKAGE_NAME libzeus-dev)
 set(CPACK_DEBIAN_DEVELOPMENT_PACKAGE_SECTION libdevel)
-# Headers of the measurement parts include fmt and nlohmann/json; the service
-# parts' libraries are suggested (find_package(Zeus) looks for them quietly).
-set(CPACK_DEBIAN_DEVELOPMENT_PACKAGE_DEPENDS "libfmt-dev, nlohmann-json3-dev")
-set(CPACK_DEBIAN_DEVELOPMENT_PACKAGE_SUGGESTS
-    "libcurl4-openssl-dev, libsqlite3-dev, libpqxx-dev, libssl-dev, libopenmpi-dev, libgrpc++-dev, libprotobuf-dev, cmake, pkg-config")
+# What find_package(Zeus) and zeus-*.pc need to link Zeus::zeus (the
+# libraries are static: every -dev package of what the parts link), computed
+# with the config's dependencies (cmake/zeus_install.cmake); the packages of
+# the parts outside Zeus::zeus (MPI, gRPC) are suggested.
+get_property(ZEUS_DEV_DEB_DEPENDS GLOBAL PROPERTY ZEUS_DEV_DEB_DEPENDS)
+get_property(ZEUS_DEV_DEB_SUGGESTS GLOBAL PROPERTY ZEUS_DEV_DEB_SUGGESTS)
+list(APPEND ZEUS_DEV_DEB_SUGGESTS cmake)
+list(JOIN ZEUS_DEV_DEB_DEPENDS ", " CPACK_DEBIAN_DEVELOPMENT_PACKAGE_DEPENDS)
+list(JOIN ZEUS_DEV_DEB_SUGGESTS ", " CPACK_DEBIAN_DEVELOPMENT_PACKAGE_SUGGESTS)
 set(CPACK_COMPONENT_DEVELOPMENT_DESCRIPTION
     "Zeus in C++ library: headers, static libraries, CMake package\n"
     "find_package(Zeus) with one target per part (Zeus::monitor,\n"

@@ -1,14 +1,18 @@
 #!/usr/bin/env bash
 # The installed library as a user gets it (ctest: install_consumer):
 #  1. `cmake --install BUILD` into a fresh prefix;
-#  2. no path of the build or source tree in the installed CMake package or
-#     zeus.pc (they must work wherever the prefix goes);
+#  2. no path of the build or source tree, and no absolute path at all, in
+#     the installed CMake package or zeus-*.pc (they must work wherever the
+#     prefix goes, and find dependencies by name on the user's machine);
 #  3. tests/install/consumer configured with find_package(Zeus) against that
-#     prefix, built and run (a window on the simulated GPU);
-#  4. the pkg-config route: the same program compiled with
-#     `pkg-config --cflags --libs zeus-monitor`;
-#  5. the prefix moved elsewhere, and the installed `zeus` still finds its
-#     data there (zeus::data_dir: <bin>/../share/zeus), not in the source tree.
+#     prefix, built and run: measure_sim (Zeus::monitor, a window on the
+#     simulated GPU) and every_part (Zeus::zeus, libsvm and liblzma used);
+#  4. the pkg-config route, without --define-prefix: the .pc files' prefix
+#     is the install prefix, and both programs compile with
+#     `pkg-config --cflags --libs zeus-monitor` / `zeus`;
+#  5. the prefix moved elsewhere: the installed `zeus` still finds its data
+#     there (zeus::data_dir: <bin>/../share/zeus), not in the source tree,
+#     and pkg-config's paths follow the move.
 #
 #   tests/install/run_consumer.sh BUILD_DIR [WORK_DIR]
 set -euo pipefail
@@ -23,8 +27,8 @@ step() { echo "== install test: $*"; }
 step "cmake --install into $work/a/usr"
 cmake --install "$build" --prefix "$work/a/usr" >"$work/install.log"
 for f in include/zeus/monitor/energy_monitor.h lib/cmake/Zeus/ZeusConfig.cmake \
-  lib/cmake/Zeus/ZeusTargets.cmake lib/pkgconfig/zeus.pc lib/libzeus_monitor.a bin/zeus \
-  share/zeus/zeus-traces; do
+  lib/cmake/Zeus/ZeusTargets.cmake lib/cmake/Zeus/modules/FindLibSVM.cmake lib/pkgconfig/zeus.pc \
+  lib/libzeus_monitor.a bin/zeus share/zeus/zeus-traces; do
   [ -e "$work/a/usr/$f" ] || { echo "missing from the install: $f" >&2; exit 1; }
 done
 # Private headers (src/) never ship.
@@ -33,9 +37,15 @@ if [ -d "$work/a/usr/include/device" ] || [ -n "$(find "$work/a/usr/include" -pa
   exit 1
 fi
 
-step "no build- or source-tree paths in the CMake package or zeus.pc"
+step "no build- or source-tree paths, no absolute paths, in the CMake package or zeus-*.pc"
 if grep -rl -e "$build" -e "$src/" "$work/a/usr/lib/cmake" "$work/a/usr/lib/pkgconfig"; then
   echo "the files above name the build or source tree" >&2
+  exit 1
+fi
+# An absolute path (a library where this machine has it, the configure-time
+# prefix) outside comments: a quoted or listed path, or a .pc variable.
+if grep -rnE '^[^#]*(["; ]/[A-Za-z]|=/)' "$work/a/usr/lib/cmake" "$work/a/usr/lib/pkgconfig"; then
+  echo "the lines above name absolute paths: find dependencies by name, prefix relative" >&2
   exit 1
 fi
 
@@ -45,18 +55,33 @@ cmake -S "$src/tests/install/consumer" -B "$work/consumer" -G Ninja \
   { cat "$work/consumer.log"; exit 1; }
 cmake --build "$work/consumer" >>"$work/consumer.log" || { cat "$work/consumer.log"; exit 1; }
 "$work/consumer/measure_sim"
+(cd "$work" && "$work/consumer/every_part")
 
-step "pkg-config consumer (zeus-monitor.pc)"
-export PKG_CONFIG_PATH="$work/a/usr/lib/pkgconfig"
-[ "$(pkg-config --modversion zeus-monitor)" = "$version" ] || { echo "zeus-monitor.pc: wrong version" >&2; exit 1; }
-# shellcheck disable=SC2046
-c++ -o "$work/pc_measure_sim" "$src/tests/install/consumer/measure_sim.cc" \
-  $(pkg-config --define-prefix --cflags --libs zeus-monitor)
-"$work/pc_measure_sim"
+# pkg_consumers PREFIX: both programs built with pkg-config from PREFIX's .pc
+# files as they are (no --define-prefix: the files must be right by themselves).
+pkg_consumers() {
+  export PKG_CONFIG_PATH="$1/lib/pkgconfig"
+  [ "$(pkg-config --modversion zeus-monitor)" = "$version" ] || { echo "zeus-monitor.pc: wrong version" >&2; exit 1; }
+  local pc_prefix
+  pc_prefix=$(pkg-config --variable=prefix zeus)
+  [ "$(realpath "$pc_prefix")" = "$(realpath "$1")" ] ||
+    { echo "zeus.pc: prefix $pc_prefix is not the install prefix $1" >&2; exit 1; }
+  # shellcheck disable=SC2046
+  c++ -o "$work/pc_measure_sim" "$src/tests/install/consumer/measure_sim.cc" \
+    $(pkg-config --cflags --libs zeus-monitor)
+  "$work/pc_measure_sim"
+  # shellcheck disable=SC2046
+  c++ -o "$work/pc_every_part" "$src/tests/install/consumer/every_part.cc" \
+    $(pkg-config --cflags --libs zeus)
+  (cd "$work" && "$work/pc_every_part")
+}
+step "pkg-config consumers (zeus-monitor.pc, zeus.pc), prefix relative to the .pc files"
+pkg_consumers "$work/a/usr"
 
-step "the installed zeus finds its data after the prefix moves"
+step "the prefix moved: the installed zeus finds its data, pkg-config its files"
 mv "$work/a" "$work/b"
 out=$(env -u ZEUS_DATA_DIR "$work/b/usr/bin/zeus" simulate --gpu v100 --workload cifar100 \
   --eta 0.5 --seeds 1 --strategy zeus --format csv 2>&1) || { echo "$out" >&2; exit 1; }
 echo "$out" | head -3
+pkg_consumers "$work/b/usr"
 echo "== install test: passed"
