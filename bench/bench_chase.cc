@@ -7,6 +7,7 @@
 
 #include <vector>
 
+#include "bench_smoke.h"
 #include "zeus/optimizer/power_limit/carbon_aware/chase.h"
 #include "zeus/optimizer/power_limit/carbon_aware/forecaster.h"
 #include "zeus/optimizer/power_limit/carbon_aware/signal_csv.h"
@@ -99,7 +100,11 @@ void BM_FullYearSweep(benchmark::State& state) {
       zeus::read_signal_csv(kRoot + "/data/grid-signals/gb-carbon-intensity-2022-hourly.csv");
   const auto wrapped = signal.periodic_extension();
   const TraceSet traces = TraceSet::load(kRoot + "/data/zeus-traces", {"a40"});
-  const auto& b = traces.workload("a40", find_workload("imagenet/resnet50")).batch(128);
+  // The trace by value first: workload() returns a temporary, and a
+  // reference into it (`traces.workload(...).batch(128)`, as this was) dangled
+  // and crashed. WorkloadTrace::batch no longer compiles on a temporary.
+  const WorkloadTrace trace = traces.workload("a40", find_workload("imagenet/resnet50"));
+  const auto& b = trace.batch(128);
   chase::JobProfile p;
   for (const auto& x : b.limits)
     p.per_epoch.push_back({x.power_limit, x.energy_per_epoch, x.time_per_epoch});
@@ -110,13 +115,20 @@ void BM_FullYearSweep(benchmark::State& state) {
   for (const char* s : {"max", "zeus-cost:0.25", "max-slowdown:1.05", "chase:0.25", "chase:0.3"}) {
     policies.push_back(chase::parse_policy(s));
   }
+  // The short version sweeps the first week's starts.
+  using zeus::bench::full_or_smoke;
+  const std::int64_t end = full_or_smoke(signal.end_utc(), signal.start_utc() + 7 * 86'400);
   for (auto _ : state) {
-    auto r = chase::sweep_starts(rp, policies, signal.start_utc(), signal.end_utc(), 3600,
+    auto r = chase::sweep_starts(rp, policies, signal.start_utc(), end, 3600,
                                  static_cast<int>(state.range(0)));
     benchmark::DoNotOptimize(r);
   }
 }
-BENCHMARK(BM_FullYearSweep)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->Iterations(3);
+BENCHMARK(BM_FullYearSweep)
+    ->Arg(1)
+    ->Arg(2)
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(zeus::bench::full_or_smoke(3, 1));
 
 }  // namespace
 

@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "bench_smoke.h"
 #include "zeus/optimizer/pipeline_frequency/planner/planner.h"
 
 namespace {
@@ -20,8 +21,10 @@ void solve_case(benchmark::State& state, const std::string& profile, int microba
                 double pb, CostModelKind model) {
   const auto p = StageProfile::read_file(profile_path(profile));
   PlannerOptions o;
-  o.microbatches = microbatches;
-  o.unit_time = zeus::Seconds(tau);
+  // The short version: two microbatches at a coarse time unit (a few steps).
+  using zeus::bench::full_or_smoke;
+  o.microbatches = full_or_smoke(microbatches, 2);
+  o.unit_time = zeus::Seconds(full_or_smoke(tau, 0.01));
   o.p_blocking = zeus::Watts(pb);
   o.cost_model = model;
   std::size_t steps = 0;
@@ -52,10 +55,13 @@ void BM_SolveGpt3A100M48(benchmark::State& s) {
   solve_case(s, "gpt3-175b+a100_sxm", 48, 0.001, 83.64, CostModelKind::kExponential);
 }
 
-BENCHMARK(BM_SolveGpt3A100M96)->Unit(benchmark::kMillisecond)->Iterations(1)->Repetitions(3);
-BENCHMARK(BM_SolveGpt3A40M12)->Unit(benchmark::kMillisecond)->Iterations(1)->Repetitions(3);
+const int kRepeats = zeus::bench::full_or_smoke(3, 1);
+BENCHMARK(BM_SolveGpt3A100M96)->Unit(benchmark::kMillisecond)->Iterations(1)->Repetitions(kRepeats);
+BENCHMARK(BM_SolveGpt3A40M12)->Unit(benchmark::kMillisecond)->Iterations(1)->Repetitions(kRepeats);
 BENCHMARK(BM_SolveGpt3A100M96Convex)->Unit(benchmark::kMillisecond)->Iterations(1);
-BENCHMARK(BM_SolveBloomA100M12)->Unit(benchmark::kMillisecond)->Iterations(3);
+BENCHMARK(BM_SolveBloomA100M12)
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(zeus::bench::full_or_smoke(3, 1));
 BENCHMARK(BM_SolveGpt3A100M48)->Unit(benchmark::kMillisecond)->Iterations(1);
 
 }  // namespace

@@ -20,6 +20,7 @@
 #include <thread>
 #include <vector>
 
+#include "bench_smoke.h"
 #include "zeus/device/sim_gpu.h"
 #include "zeus/http/client.h"
 #include "zeus/http/server.h"
@@ -154,7 +155,7 @@ BENCHMARK(BM_ServeScheduleTo64Ranks)
     ->Arg(2)
     ->UseManualTime()
     ->Unit(benchmark::kMicrosecond)
-    ->MinTime(2.0);
+    ->MinTime(zeus::bench::full_or_smoke(2.0, 0.01));
 
 void BM_OnInstructionBegin(benchmark::State& state) {
   const bool changes = state.range(0) != 0;

@@ -32,7 +32,8 @@ void sample_for_two_seconds(benchmark::State& state, const zeus::DeviceInventory
     const double cpu0 = cpu_seconds();
     const auto wall0 = std::chrono::steady_clock::now();
     zeus::PowerMonitor monitor(devices.gpus, indices, {}, {}, options);
-    std::this_thread::sleep_for(std::chrono::seconds(2));
+    std::this_thread::sleep_for(
+        zeus::bench::full_or_smoke(std::chrono::milliseconds(2000), std::chrono::milliseconds(50)));
     monitor.stop();
     const double wall =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
@@ -81,7 +82,8 @@ void BM_EmptyTimerLoop1ms(benchmark::State& state) {
         cv.wait_until(lock, next, [&] { return stop; });
       }
     });
-    std::this_thread::sleep_for(std::chrono::seconds(2));
+    std::this_thread::sleep_for(
+        zeus::bench::full_or_smoke(std::chrono::milliseconds(2000), std::chrono::milliseconds(50)));
     {
       std::lock_guard lock(m);
       stop = true;

@@ -21,6 +21,7 @@
 #include <string>
 #include <thread>
 
+#include "bench_smoke.h"
 #include "zeus/device/sim_gpu.h"
 #include "zeus/http/client.h"
 #include "zeus/http/server.h"
@@ -264,8 +265,8 @@ void BM_ConcurrentStreams(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_ConcurrentStreams)
-    ->Args({1000, 0})
-    ->Args({1000, 1})
+    ->Args({zeus::bench::full_or_smoke(1000, 10), 0})
+    ->Args({zeus::bench::full_or_smoke(1000, 10), 1})
     ->ArgNames({"streams", "proxied"})
     ->UseRealTime()
     ->Iterations(1)

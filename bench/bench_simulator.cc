@@ -3,6 +3,7 @@
 // trace loading. Run: build/bin/bench_simulator
 #include <benchmark/benchmark.h>
 
+#include "bench_smoke.h"
 #include "zeus/sim/sweep.h"
 #include "zeus/sim/trace.h"
 
@@ -15,6 +16,7 @@ zeus::sim::SweepSpec full_matrix() {
   s.gpus = zeus::sim::trace_gpus();
   s.workloads = zeus::sim::paper_workloads();
   s.seeds = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
+  if (zeus::bench::smoke()) s.seeds = {1};  // the short version: one seed
   return s;
 }
 

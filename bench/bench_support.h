@@ -3,6 +3,7 @@
 
 #include <benchmark/benchmark.h>
 
+#include "bench_smoke.h"
 #include "fakes/nvml/fake_nvml_control.h"
 #include "zeus/device/devices.h"
 #include "zeus/util/log.h"

@@ -29,7 +29,9 @@ struct Decision {
 // policy is an error naming it and the job, never a crash.
 class PolicyDriver {
  public:
+  // `t` and `p` are kept by reference: they must outlive the driver.
   PolicyDriver(const WorkloadTrace& t, batch_size::Policy& p, std::string name, double eta);
+  PolicyDriver(WorkloadTrace&& t, batch_size::Policy& p, std::string name, double eta) = delete;
 
   // Asks the batch-size half, then the power-limit half (profiling first when
   // it asks for it).

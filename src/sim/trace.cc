@@ -42,7 +42,7 @@ const WorkloadSpec& find_workload(const std::string& name) {
       fmt::format("unknown workload '{}'; known workloads: {} (or 'all')", printable(name), known));
 }
 
-const PowerLimitPoint& BatchSizeTrace::at(Milliwatts pl) const {
+const PowerLimitPoint& BatchSizeTrace::at(Milliwatts pl) const& {
   for (const auto& p : limits) {
     if (p.power_limit == pl) return p;
   }
@@ -51,7 +51,7 @@ const PowerLimitPoint& BatchSizeTrace::at(Milliwatts pl) const {
       fmt::format("batch size {} has no power limit {} mW in the trace", batch_size, pl.value()));
 }
 
-const BatchSizeTrace& WorkloadTrace::batch(int batch_size) const {
+const BatchSizeTrace& WorkloadTrace::batch(int batch_size) const& {
   for (const auto& b : batch_sizes) {
     if (b.batch_size == batch_size) return b;
   }
@@ -65,7 +65,7 @@ std::vector<int> WorkloadTrace::batch_size_list() const {
   return out;
 }
 
-const std::vector<double>& WorkloadTrace::runs(const BatchSizeTrace& b, int recurrence) const {
+const std::vector<double>& WorkloadTrace::runs(const BatchSizeTrace& b, int recurrence) const& {
   if (drift_at && recurrence >= *drift_at) {
     const auto i = static_cast<std::size_t>(&b - batch_sizes.data());
     return drifted_target_epochs.at(i);

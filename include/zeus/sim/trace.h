@@ -58,7 +58,9 @@ struct BatchSizeTrace {
   // Per-epoch means over the power limits: the JIT-profiling epoch.
   Joules profile_energy_per_epoch{0.0};
   Seconds profile_time_per_epoch{0.0};
-  const PowerLimitPoint& at(Milliwatts pl) const;  // kNotFound if absent
+  // kNotFound if absent. Not on a temporary (the reference would dangle).
+  const PowerLimitPoint& at(Milliwatts pl) const&;
+  const PowerLimitPoint& at(Milliwatts pl) const&& = delete;
 };
 
 // One (GPU, workload) pair, ready to replay.
@@ -76,10 +78,14 @@ struct WorkloadTrace {
   std::vector<std::vector<double>> drifted_target_epochs;
 
   std::string name() const { return spec.name(); }
-  const BatchSizeTrace& batch(int batch_size) const;  // kNotFound if absent
+  // kNotFound if absent. Not on a temporary (TraceSet::workload returns by
+  // value; `set.workload(...).batch(b)` would dangle): name the trace first.
+  const BatchSizeTrace& batch(int batch_size) const&;
+  const BatchSizeTrace& batch(int batch_size) const&& = delete;
   std::vector<int> batch_size_list() const;
-  // The runs to sample from in recurrence `i`.
-  const std::vector<double>& runs(const BatchSizeTrace& b, int recurrence) const;
+  // The runs to sample from in recurrence `i` (not on a temporary either).
+  const std::vector<double>& runs(const BatchSizeTrace& b, int recurrence) const&;
+  const std::vector<double>& runs(const BatchSizeTrace& b, int recurrence) const&& = delete;
 };
 
 // All traces of a directory, loaded once.

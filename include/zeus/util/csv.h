@@ -6,6 +6,7 @@
 #include <limits>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace zeus {
@@ -21,9 +22,14 @@ class CsvTable {
   // mark at the start is skipped.
   static CsvTable read_file(const std::string& path);
 
-  const std::vector<std::string>& columns() const { return columns_; }
+  // The references below are into this table: not on a temporary (parse and
+  // read_file return by value), where they would dangle; source() then comes
+  // out by value.
+  const std::vector<std::string>& columns() const& { return columns_; }
+  const std::vector<std::string>& columns() const&& = delete;
   std::size_t num_rows() const { return rows_.size(); }
-  const std::string& source() const { return source_; }
+  const std::string& source() const& { return source_; }
+  std::string source() && { return std::move(source_); }
 
   bool has_column(std::string_view name) const;
   // Index of a column; ErrorCode::kParse naming the file and the columns it has.
@@ -31,7 +37,8 @@ class CsvTable {
   // Throws kParse if any of the names is missing, listing all missing ones.
   void require_columns(const std::vector<std::string>& names) const;
 
-  const std::string& cell(std::size_t row, std::size_t col) const { return rows_[row].cells[col]; }
+  const std::string& cell(std::size_t row, std::size_t col) const& { return rows_[row].cells[col]; }
+  const std::string& cell(std::size_t row, std::size_t col) const&& = delete;
   // Line number in the source (1-based) of a row, for messages.
   std::size_t line_of(std::size_t row) const { return rows_[row].line; }
   // Typed access; a malformed number is kParse naming file, line and column.

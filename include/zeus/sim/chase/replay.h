@@ -73,7 +73,10 @@ class Replayer {
   // a positive multiple of the signal's resolution (naming both). Decision
   // periods start at UTC multiples of the period, shifted by the signal's own
   // phase (start mod resolution; 0 for hourly data on the hour).
+  // `signal` is kept by reference and must outlive the replayer (a temporary
+  // does not compile).
   Replayer(JobProfile profile, const GridSignal& signal, ReplayOptions options);
+  Replayer(JobProfile profile, GridSignal&& signal, ReplayOptions options) = delete;
 
   // Replays from `start_utc`. kNotFound naming the signal's file when the
   // history before the start or the job itself is not covered (never wraps;
@@ -85,10 +88,15 @@ class Replayer {
   // (a job may still outlast the series from a late start).
   std::int64_t first_start() const;
   std::int64_t period_s() const { return period_; }
-  const GridSignal& periodic_signal() const { return periodic_; }
-  const GridSignal& signal() const { return signal_; }
-  const JobProfile& profile() const { return profile_; }
-  const ReplayOptions& options() const { return options_; }
+  // Into this replayer: not on a temporary, where they would dangle.
+  const GridSignal& periodic_signal() const& { return periodic_; }
+  const GridSignal& periodic_signal() const&& = delete;
+  const GridSignal& signal() const& { return signal_; }
+  const GridSignal& signal() const&& = delete;
+  const JobProfile& profile() const& { return profile_; }
+  const JobProfile& profile() const&& = delete;
+  const ReplayOptions& options() const& { return options_; }
+  const ReplayOptions& options() const&& = delete;
   // The period start at or before t.
   std::int64_t period_floor(std::int64_t t) const;
 

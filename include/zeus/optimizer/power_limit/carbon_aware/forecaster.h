@@ -103,6 +103,7 @@ class OracleForecaster final : public SignalForecaster {
  public:
   // `truth` at the forecast period's resolution; it must outlive this object.
   explicit OracleForecaster(const GridSignal& truth) : truth_(truth) {}
+  explicit OracleForecaster(GridSignal&& truth) = delete;  // would dangle
   double predict(std::int64_t slot_utc, double) const override;
   std::string name() const override { return "oracle"; }
 

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace zeus {
@@ -28,13 +29,19 @@ class GridSignal {
              std::vector<double> values, std::string source);
 
   SignalKind kind() const { return kind_; }
-  const std::string& unit() const { return unit_; }
-  const std::string& source() const { return source_; }
+  // On a temporary (read_signal_csv and periodic_extension return by value)
+  // the strings come out by value and values() does not compile: a span of a
+  // temporary's samples would dangle (a range-for over it included).
+  const std::string& unit() const& { return unit_; }
+  std::string unit() && { return std::move(unit_); }
+  const std::string& source() const& { return source_; }
+  std::string source() && { return std::move(source_); }
   std::int64_t start_utc() const { return start_; }
   std::int64_t end_utc() const { return start_ + resolution_ * static_cast<std::int64_t>(size()); }
   std::int64_t resolution_s() const { return resolution_; }
   std::size_t size() const { return values_.size(); }
-  std::span<const double> values() const { return values_; }
+  std::span<const double> values() const& { return values_; }
+  std::span<const double> values() const&& = delete;
   double value(std::size_t i) const { return values_[i]; }
   std::int64_t sample_start(std::size_t i) const {
     return start_ + resolution_ * static_cast<std::int64_t>(i);
