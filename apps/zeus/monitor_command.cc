@@ -112,6 +112,7 @@ struct EnergyFlags {
 void run_energy(const EnergyFlags& f) {
   const auto devices = zeus::discover_devices();
   zeus::EnergyMonitorOptions options;
+  options.warn_when_empty = false;  // refused below, or allowed with a note
   options.gpu_indices = zeus::cli::parse_device_indices(f.devices.gpus, "--gpus");
   options.cpu_indices = zeus::cli::parse_device_indices(f.devices.cpus, "--cpus");
   // A measurement of nothing is refused before the command runs: a 0 J total

@@ -107,6 +107,7 @@ std::unique_ptr<EnergyMonitorBinding> make_energy_monitor(
   auto b = std::make_unique<EnergyMonitorBinding>();
   b->inventory = device_inventory();
   zeus::EnergyMonitorOptions options;
+  options.warn_when_empty = false;  // a RuntimeWarning below says it, Python's way
   options.gpu_indices = std::move(gpu_indices);
   options.cpu_indices = std::move(cpu_indices);
   options.approx_instant_energy = approx_instant_energy;

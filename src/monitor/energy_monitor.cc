@@ -47,6 +47,13 @@ EnergyMonitor::EnergyMonitor(const DeviceInventory& devices, EnergyMonitorOption
     : clock_(options.clock != nullptr ? *options.clock : SteadyClock::instance()),
       options_(std::move(options)) {
   DeviceSelection selected = select_devices(devices, options_.gpu_indices, options_.cpu_indices);
+  nothing_measured_ = nothing_to_measure(devices, selected);
+  if (nothing_measured_ && options_.warn_when_empty) {
+    log::warn(
+        "{}; every window of this EnergyMonitor will be empty "
+        "(Measurement::nothing_measured says so)",
+        *nothing_measured_);
+  }
   gpu_indices_ = std::move(selected.gpu_indices);
   gpus_ = std::move(selected.gpus);
   cpu_indices_ = std::move(selected.cpu_indices);
@@ -189,6 +196,7 @@ Measurement EnergyMonitor::end_window(const std::string& name, bool sync, bool c
   const WindowState start = take_window();
   if (cancel) {
     Measurement m;
+    m.nothing_measured = nothing_measured_;
     for (int i : gpu_indices_) m.gpu_energy[i] = Joules(0);
     for (int i : cpu_indices_) m.cpu_energy[i] = Joules(0);
     if (jetson_) m.soc_energy = soc_energy(Seconds(0), Seconds(0));
@@ -216,6 +224,7 @@ Measurement EnergyMonitor::running(const std::string& name, bool sync) {
 
 Measurement EnergyMonitor::measure(const std::string& name, const WindowState& start) {
   Measurement m;
+  m.nothing_measured = nothing_measured_;
   const WindowState end = read_state(/*tolerate_failures=*/true);
   if (power_monitor_) power_monitor_->sample_now();  // a sample at the window's right edge
   m.time = end.time - start.time;

@@ -55,7 +55,15 @@ struct Measurement {
   // Set when a Jetson board is measured. Not part of the totals below (its
   // total rail already includes the CPU and GPU rails).
   std::optional<SocEnergy> soc_energy;
+  // Set when the monitor has no device to measure (no driver, no readable
+  // RAPL, a selection of nothing): why, in words a user can act on. Its
+  // energies are then absent and its totals 0 J, which is not a measured 0.
+  std::optional<std::string> nothing_measured;
 
+  // No device was measured: the totals are not measurements.
+  bool empty() const {
+    return gpu_energy.empty() && cpu_energy.empty() && dram_energy.empty() && !soc_energy;
+  }
   Joules total_gpu_energy() const;
   // GPUs + CPU packages + DRAM.
   Joules total_energy() const;
@@ -79,6 +87,11 @@ struct EnergyMonitorOptions {
   std::function<void()> sync_execution;
   // Measure the Jetson board's rails when the inventory has one.
   bool soc = true;
+  // A monitor with nothing to measure logs a warning (once, naming why) when
+  // it is made; front ends that say so their own way (the CLI refuses, Python
+  // raises a RuntimeWarning) turn it off. Every measurement says it either
+  // way (Measurement::nothing_measured).
+  bool warn_when_empty = true;
   // Options of the power monitor started for GPUs without an energy counter
   // (and for Jetson rails).
   PowerMonitorOptions power_monitor;
@@ -170,6 +183,7 @@ class EnergyMonitor final : public WindowMonitor {
   std::vector<std::shared_ptr<Cpu>> cpus_;  // parallel to cpu_indices_
   std::vector<bool> cpu_has_dram_;
   std::shared_ptr<const JetsonBoard> jetson_;    // null unless measuring a Jetson
+  std::optional<std::string> nothing_measured_;  // why there is no device, if there is none
   std::unique_ptr<PowerMonitor> power_monitor_;  // for GPUs without a counter, Jetson rails
 
   mutable std::mutex mutex_;  // guards windows_ and log_

@@ -49,6 +49,41 @@ TEST(EnergyMonitor, OneSecondWindowMatchesTheModelsTrueEnergy) {
                    m.gpu_energy.at(0).value() + m.gpu_energy.at(1).value());
 }
 
+// Issue 37: on a machine with nothing to measure the C++ monitor returned
+// 0 J with no word. Now it warns once, naming why, and every measurement
+// says it is empty; asking for a device that is not there is an error.
+TEST(EnergyMonitor, NothingToMeasureIsSaidNeverASilentZero) {
+  auto sink = std::make_shared<log::CapturingSink>();
+  log::ScopedSink scoped(sink, log::Level::kWarn);
+  ManualClock clock(Seconds(10.0));
+  DeviceInventory none;
+  none.gpu_backend = "none";
+  none.notes = {"no NVIDIA driver found: cannot load libnvidia-ml.so.1; continuing without GPUs"};
+  EnergyMonitor monitor(none, on_clock(clock));
+  EXPECT_EQ(sink->count(log::Level::kWarn, "nothing to measure"), 1u);
+  EXPECT_EQ(sink->count(log::Level::kWarn, "no NVIDIA driver found"), 1u);
+  monitor.begin_window("epoch");
+  clock.advance(Seconds(1.0));
+  const Measurement m = monitor.end_window("epoch");
+  EXPECT_TRUE(m.empty());
+  ASSERT_TRUE(m.nothing_measured.has_value());
+  EXPECT_NE(m.nothing_measured->find("no NVIDIA driver found"), std::string::npos);
+  // A monitor with a device: its measurements are not empty, and say nothing.
+  auto rig = make_rig(clock, 1);
+  EnergyMonitor real(rig.inventory, on_clock(clock));
+  real.begin_window("epoch");
+  clock.advance(Seconds(1.0));
+  const Measurement r = real.end_window("epoch");
+  EXPECT_FALSE(r.empty());
+  EXPECT_FALSE(r.nothing_measured.has_value());
+  EXPECT_EQ(sink->count(log::Level::kWarn, "nothing to measure"), 1u);
+  // Asking for a GPU that is not there is an error, not an empty monitor.
+  EnergyMonitorOptions gpu3 = on_clock(clock);
+  gpu3.gpu_indices = std::vector<int>{3};
+  EXPECT_THROW(EnergyMonitor(rig.inventory, gpu3), Error);
+  EXPECT_THROW(EnergyMonitor(none, gpu3), Error);
+}
+
 TEST(EnergyMonitor, WindowsNestAndOverlap) {
   ManualClock clock;
   auto rig = make_rig(clock, 1);
