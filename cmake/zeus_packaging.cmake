@@ -22,33 +22,8 @@ set(ZEUS_DEB_DIR ${CMAKE_SOURCE_DIR}/packaging/debian)
 set(ZEUS_DEB_MAINTAINER "Zeus in C++ maintainers <zeus-cpp@localhost>" CACHE STRING
     "Maintainer of the Debian packages (make package)")
 
-# Man pages from --help (help2man, when installed): zeus(1) and zeusd(8).
-find_program(ZEUS_HELP2MAN help2man)
-if(ZEUS_HELP2MAN)
-  set(ZEUS_MAN_PAGES "")
-  foreach(entry zeus_cli:zeus:1:runtime zeusd:zeusd:8:daemon)
-    string(REPLACE ":" ";" f ${entry})
-    list(GET f 0 target)
-    list(GET f 1 name)
-    list(GET f 2 section)
-    list(GET f 3 component)
-    if(NOT TARGET ${target})
-      continue()
-    endif()
-    set(page ${CMAKE_BINARY_DIR}/packaging/man/${name}.${section}.gz)
-    add_custom_command(
-      OUTPUT ${page}
-      COMMAND ${CMAKE_COMMAND} -E make_directory ${CMAKE_BINARY_DIR}/packaging/man
-      COMMAND ${ZEUS_HELP2MAN} --no-info --section=${section} --version-option=--version
-              --name=${name} --output=${CMAKE_BINARY_DIR}/packaging/man/${name}.${section}
-              $<TARGET_FILE:${target}>
-      COMMAND gzip -9nf ${CMAKE_BINARY_DIR}/packaging/man/${name}.${section}
-      DEPENDS ${target} VERBATIM)
-    list(APPEND ZEUS_MAN_PAGES ${page})
-    install(FILES ${page} DESTINATION ${CMAKE_INSTALL_MANDIR}/man${section} COMPONENT ${component})
-  endforeach()
-  add_custom_target(zeus_man_pages ALL DEPENDS ${ZEUS_MAN_PAGES})
-endif()
+# Man pages and bash completion: cmake/zeus_help_docs.cmake (before the tests,
+# which check them).
 
 # The daemon's system files (the daemon component).
 if(TARGET zeusd)

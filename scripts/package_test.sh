@@ -181,6 +181,17 @@ in_root 'unit=$(dpkg -L zeusd | grep "/zeusd.service$")
   getent group zeusd >/dev/null && echo "group zeusd: present"
   dpkg-query -W -f="\${Conffiles}\n" zeusd | grep -q /etc/default/zeusd && echo "conffile: /etc/default/zeusd"'
 
+step "man pages and bash completion (packaging/help_docs.py)"
+in_root 'for f in zeus:/usr/share/man/man1/zeus.1.gz zeus:/usr/share/bash-completion/completions/zeus \
+    zeusd:/usr/share/man/man8/zeusd.8.gz zeusd:/usr/share/bash-completion/completions/zeusd; do
+    dpkg -L "${f%%:*}" | grep -x "${f#*:}" >/dev/null && [ -s "${f#*:}" ] || { echo "${f%%:*} lacks ${f#*:}"; exit 1; }
+  done
+  zcat /usr/share/man/man1/zeus.1.gz | grep "^\.SS \"zeus monitor energy\"" >/dev/null || { echo "zeus.1 lacks zeus monitor energy"; exit 1; }
+  source /usr/share/bash-completion/completions/zeus
+  COMP_WORDS=(zeus monitor ""); COMP_CWORD=2; _zeus
+  [ "${COMPREPLY[*]}" = "energy power temperature" ] || { echo "zeus monitor <TAB>: ${COMPREPLY[*]}"; exit 1; }
+  echo "  zeus(1), zeusd(8) and both completions installed; zeus monitor <TAB>: ${COMPREPLY[*]}"'
+
 step "no installed file names the build or source tree"
 leaks=""
 for pkg in zeus libzeus-dev zeusd python3-zeuscpp; do
