@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <array>
 #include <atomic>
 #include <boost/asio.hpp>
 #include <boost/beast/core.hpp>
@@ -20,8 +21,10 @@
 #include <filesystem>
 #include <future>
 #include <mutex>
+#include <span>
 #include <thread>
 #include <unordered_map>
+#include <utility>
 
 #include "executor_impl.h"
 #include "zeus/http/connection.h"
@@ -298,10 +301,13 @@ class Session final : public SessionBase, public std::enable_shared_from_this<Se
                [self = this->shared_from_this(), sink = std::move(sink),
                 h = std::move(h)]() mutable { self->start_events(std::move(sink), std::move(h)); });
   }
-  void post_event(std::string frame) {
+  // `sink` names the stream a frame or close belongs to: a keep-alive
+  // connection serves one stream after another, and what a writer queued
+  // for an ended stream must not reach the next.
+  void post_event(const detail::EventSink* sink, std::string frame) {
     asio::post(socket_.get_executor(),
-               [self = this->shared_from_this(), f = std::move(frame)]() mutable {
-                 self->queue_event(std::move(f));
+               [self = this->shared_from_this(), sink, f = std::move(frame)]() mutable {
+                 self->queue_event(sink, std::move(f));
                });
   }
   // Whether the caller runs on this connection's strand, where start_events()
@@ -310,11 +316,14 @@ class Session final : public SessionBase, public std::enable_shared_from_this<Se
   void start_events_here(std::shared_ptr<SessionEventSink<Protocol>> sink, Headers h) {
     start_events(std::move(sink), std::move(h));
   }
-  void queue_event_here(std::string frame) { queue_event(std::move(frame)); }
-  void post_close_events() {
-    asio::post(socket_.get_executor(), [self = this->shared_from_this()] {
-      self->close_after_flush_ = true;
-      if (!self->writing_) self->close();
+  void queue_event_here(const detail::EventSink* sink, std::string frame) {
+    queue_event(sink, std::move(frame));
+  }
+  void post_close_events(const detail::EventSink* sink) {
+    asio::post(socket_.get_executor(), [self = this->shared_from_this(), sink] {
+      if (self->phase_ != Phase::kStreaming || self->sink_.get() != sink) return;
+      self->end_after_flush_ = true;
+      if (!self->writing_) self->end_stream();
     });
   }
 
@@ -342,19 +351,53 @@ class Session final : public SessionBase, public std::enable_shared_from_this<Se
   void wait_for_request() {
     if (shutting_down_) return close();
     if (buffer_.size() > 0) return read_request();
+    enter_idle();
+    read_more();
+  }
+
+  void enter_idle() {
     phase_ = Phase::kIdle;
     if (connection_->held_open()) {
       disarm_timer();
     } else {
       arm_timer(options().idle_timeout);
     }
+  }
+
+  // One read into buffer_: the wait for the next request while idle, or,
+  // while an event stream is written, the watch that tells that its client
+  // left (and holds the session meanwhile). What a client sends before its
+  // stream ends (its next requests, pipelined) is kept in buffer_ for after
+  // the stream, up to kMaxPipelined; past that the watch stops, the session
+  // holds itself, and a client that leaves is noticed by a write. A watch
+  // still pending when the stream ends becomes the idle wait, or is
+  // cancelled when buffer_ already holds the next request.
+  static constexpr std::size_t kMaxPipelined = 64 << 10;
+
+  void read_more() {
+    reading_ = true;
     socket_.async_read_some(buffer_.prepare(8192),
                             [self = this->shared_from_this()](error_code ec, std::size_t n) {
-                              self->disarm_timer();
-                              if (ec || self->phase_ == Phase::kClosed) return self->close();
+                              self->reading_ = false;
+                              // While streaming the timer belongs to the event writes.
+                              if (self->phase_ != Phase::kStreaming) self->disarm_timer();
+                              if (self->phase_ == Phase::kClosed) return;
+                              if (std::exchange(self->resume_after_cancel_, false)) {
+                                if (ec && ec != asio::error::operation_aborted)
+                                  return self->close();
+                                if (!ec) self->buffer_.commit(n);
+                                return self->wait_for_request();
+                              }
+                              if (ec) return self->close();
                               self->buffer_.commit(n);
+                              if (self->phase_ == Phase::kStreaming) return self->watch_client();
                               self->read_request();
                             });
+  }
+
+  void watch_client() {
+    if (buffer_.size() < kMaxPipelined) return read_more();
+    self_ = this->shared_from_this();  // released when the stream ends or the session closes
   }
 
   void read_request() {
@@ -510,50 +553,102 @@ class Session final : public SessionBase, public std::enable_shared_from_this<Se
     }
     phase_ = Phase::kStreaming;
     sink_ = std::move(sink);
+    // HTTP/1.1: a chunked body, so the stream's end is marked and the
+    // connection serves the client's next request (an OpenAI client sends
+    // its streams one after another on one connection). HTTP/1.0: the body
+    // ends with the connection.
+    chunked_ = version_ >= 11;
+    keep_after_stream_ = chunked_ && keep_alive_ && !shutting_down_;
     std::string head =
-        "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-cache\r\n"
-        "Connection: close\r\n";
+        "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-cache\r\n";
+    head += chunked_ ? "Transfer-Encoding: chunked\r\n" : "";
+    head += keep_after_stream_ ? "" : "Connection: close\r\n";
     for (const auto& [k, v] : headers.fields()) head += k + ": " + v + "\r\n";
     head += "\r\n";
     sink_->queued(head.size());
     log_status_ = 200;
     log_access(0);
-    queue_event(std::move(head));
-    watch_client();
+    backlog_ += head.size();
+    push_out(std::move(head), false);
+    if (!reading_) watch_client();
   }
 
-  // Reads (and ignores) what an event-stream client sends, to see it leave.
-  void watch_client() {
-    socket_.async_read_some(asio::buffer(drain_buffer_),
-                            [self = this->shared_from_this()](error_code ec, std::size_t) {
-                              if (ec) return self->close();
-                              if (self->phase_ == Phase::kStreaming) self->watch_client();
-                            });
-  }
-
-  void queue_event(std::string frame) {
-    if (phase_ != Phase::kStreaming || close_after_flush_) return;
+  void queue_event(const detail::EventSink* sink, std::string frame) {
+    if (phase_ != Phase::kStreaming || sink_.get() != sink || end_after_flush_) return;
     if (backlog_ + frame.size() > options().max_event_backlog) {
       log::warn("http: dropping an event-stream client ({}) that is {} bytes behind", remote_,
                 backlog_);
       return close();
     }
     backlog_ += frame.size();
-    outbox_.push_back(std::move(frame));
+    push_out(std::move(frame), chunked_);
+  }
+
+  void push_out(std::string bytes, bool as_chunk) {
+    outbox_.push_back({std::move(bytes), as_chunk});
     if (!writing_) write_next_event();
+  }
+
+  // The stream's end: what was queued has been written. A chunked body gets
+  // its last chunk; then the connection waits for the client's next request
+  // or closes.
+  void end_stream() {
+    if (!chunked_) return close();
+    writing_ = true;
+    arm_timer(options().event_write_timeout);
+    static constexpr std::string_view kLastChunk = "0\r\n\r\n";
+    asio::async_write(socket_, asio::buffer(kLastChunk.data(), kLastChunk.size()),
+                      [self = this->shared_from_this()](error_code ec, std::size_t) {
+                        self->disarm_timer();
+                        self->writing_ = false;
+                        if (ec || self->phase_ != Phase::kStreaming) return self->close();
+                        self->after_stream();
+                      });
+  }
+
+  void after_stream() {
+    if (!keep_after_stream_ || shutting_down_) return close();
+    auto sink = std::move(sink_);
+    sink_.reset();
+    outbox_.clear();
+    backlog_ = 0;
+    end_after_flush_ = false;
+    chunked_ = false;
+    keep_after_stream_ = false;
+    if (sink) sink->mark_closed();
+    if (phase_ != Phase::kStreaming) return;  // closed by an on_close callback
+    self_.reset();
+    if (!reading_) return wait_for_request();
+    enter_idle();
+    if (buffer_.size() == 0) return;  // the pending watch becomes the idle wait
+    // The next request is here already: the watch ends, then it is read.
+    resume_after_cancel_ = true;
+    error_code ignored;
+    socket_.cancel(ignored);
   }
 
   void write_next_event() {
     if (outbox_.empty()) {
       writing_ = false;
-      if (close_after_flush_) close();
+      if (end_after_flush_) end_stream();
       return;
     }
     writing_ = true;
     // A client that takes nothing for this long has stopped reading: the
     // timer cancels the write, which closes the stream.
     arm_timer(options().event_write_timeout);
-    asio::async_write(socket_, asio::buffer(outbox_.front()),
+    // One write (writev) of the chunk's size line, the frame and its CRLF.
+    // The buffer sequence must outlive the operation: a member.
+    const Outgoing& out = outbox_.front();
+    std::size_t count = 0;
+    if (out.as_chunk) {
+      const auto head =
+          fmt::format_to_n(chunk_head_.data(), chunk_head_.size(), "{:x}\r\n", out.bytes.size());
+      write_buffers_[count++] = asio::buffer(chunk_head_.data(), head.size);
+    }
+    write_buffers_[count++] = asio::buffer(out.bytes);
+    if (out.as_chunk) write_buffers_[count++] = asio::buffer("\r\n", 2);
+    asio::async_write(socket_, std::span(write_buffers_.data(), count),
                       [self = this->shared_from_this()](error_code ec, std::size_t) {
                         self->disarm_timer();
                         if (ec || self->phase_ != Phase::kStreaming) {
@@ -566,7 +661,7 @@ class Session final : public SessionBase, public std::enable_shared_from_this<Se
                           self->writing_ = false;
                           return self->close();
                         }
-                        const std::size_t n = self->outbox_.front().size();
+                        const std::size_t n = self->outbox_.front().bytes.size();
                         self->backlog_ -= n;
                         self->outbox_.pop_front();
                         if (self->sink_) self->sink_->written(n);
@@ -580,8 +675,8 @@ class Session final : public SessionBase, public std::enable_shared_from_this<Se
       case Phase::kIdle:
         return close();
       case Phase::kStreaming:  // events already queued still go out
-        close_after_flush_ = true;
-        if (!writing_) close();
+        end_after_flush_ = true;
+        if (!writing_) end_stream();
         return;
       case Phase::kReading:
       case Phase::kHandling:
@@ -623,12 +718,22 @@ class Session final : public SessionBase, public std::enable_shared_from_this<Se
   unsigned version_ = 11;
   std::array<char, 4096> drain_buffer_{};
   std::size_t lingered_ = 0;
+  bool reading_ = false;  // a read_more() is pending
+  bool resume_after_cancel_ = false;
   // Event stream.
+  struct Outgoing {
+    std::string bytes;
+    bool as_chunk;  // framed as one chunk of a chunked body when written
+  };
   std::shared_ptr<SessionEventSink<Protocol>> sink_;
-  std::deque<std::string> outbox_;
+  std::deque<Outgoing> outbox_;
   std::size_t backlog_ = 0;
   bool writing_ = false;
-  bool close_after_flush_ = false;
+  bool end_after_flush_ = false;
+  bool chunked_ = false;
+  bool keep_after_stream_ = false;
+  std::array<char, 24> chunk_head_{};
+  std::array<asio::const_buffer, 3> write_buffers_;
   // Access log of the current request.
   Method log_method_ = Method::kOther;
   std::string log_target_;
@@ -681,20 +786,21 @@ bool SessionEventSink<Protocol>::write(std::string frame) {
     if (!s) return false;
     queued(frame.size());
     if (!s->on_strand()) {
-      s->post_event(std::move(frame));
+      s->post_event(this, std::move(frame));
       return true;
     }
   }
   // On the connection's strand: written now, from this thread (no hop).
-  s->queue_event_here(std::move(frame));
+  s->queue_event_here(this, std::move(frame));
   return is_open();
 }
 
 template <class Protocol>
 void SessionEventSink<Protocol>::close() {
+  if (!is_open()) return;
   std::lock_guard lock(gate_->mutex);
   if (!gate_->open) return;
-  if (auto s = session_.lock()) s->post_close_events();
+  if (auto s = session_.lock()) s->post_close_events(this);
 }
 
 }  // namespace

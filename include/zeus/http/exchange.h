@@ -80,7 +80,10 @@ class Responder {
   // AsyncClient whose callbacks should run there (empty for a test double).
   Executor executor() const { return exchange_->executor(); }
   // Answers 200 with Content-Type text/event-stream and keeps the connection
-  // for events; `headers` are added to the response head.
+  // for events; `headers` are added to the response head. To an HTTP/1.1
+  // client the events go as a chunked body: EventStream::close() ends it and
+  // the connection then serves the client's next request (keep-alive); to
+  // HTTP/1.0 the body ends with the connection.
   EventStream start_events(Headers headers = {}) const {
     return EventStream(exchange_->start_events(std::move(headers)));
   }

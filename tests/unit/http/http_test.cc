@@ -25,7 +25,9 @@
 namespace zeus::http {
 namespace {
 
+using ::testing::EndsWith;
 using ::testing::HasSubstr;
+using ::testing::Not;
 using namespace std::chrono_literals;
 
 nlohmann::json body_json(const Response& r) { return nlohmann::json::parse(r.body); }
@@ -403,6 +405,42 @@ TEST(HttpServer, ShutdownGivesUpOnHandlersThatNeverAnswer) {
   EXPECT_EQ(stuck.get(), -1);
   parking.answer_all(200);  // answering after shutdown is harmless
   s.reset();
+}
+
+// HTTP/1.1: an event stream is a chunked body that ends with its last
+// chunk, and the connection then serves the next request, even one the
+// client sent while the stream was still running (pipelined). HTTP/1.0
+// (no chunked encoding): the body ends with the connection.
+TEST(HttpServer, AnEventStreamIsChunkedAndTheConnectionServesTheNextRequest) {
+  Router r = echo_router();
+  r.route_async(Method::kGet, "/ev", [](Request, Responder resp) {
+    auto events = resp.start_events();
+    std::thread([events]() mutable {
+      std::this_thread::sleep_for(50ms);  // the next request arrives meanwhile
+      events.send("one");
+      events.send("two");
+      events.close();
+    }).detach();
+  });
+  Running s(std::move(r));
+  const std::string out =
+      raw_exchange(s.port,
+                   "GET /ev HTTP/1.1\r\nHost: x\r\n\r\n"
+                   "GET /hello HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+  const auto body_at = out.find("\r\n\r\n");
+  ASSERT_NE(body_at, std::string::npos) << out;
+  const std::string head = out.substr(0, body_at);
+  EXPECT_THAT(head, HasSubstr("Transfer-Encoding: chunked"));
+  EXPECT_THAT(head, Not(HasSubstr("Connection: close")));
+  const std::string chunks_then_next =
+      "b\r\ndata: one\n\n\r\nb\r\ndata: two\n\n\r\n0\r\n\r\nHTTP/1.1 200";
+  EXPECT_EQ(out.substr(body_at + 4, chunks_then_next.size()), chunks_then_next);
+  EXPECT_THAT(out, HasSubstr("\"path\":\"/hello\""));
+
+  const std::string old = raw_exchange(s.port, "GET /ev HTTP/1.0\r\n\r\n");
+  EXPECT_THAT(old, HasSubstr("Connection: close"));
+  EXPECT_THAT(old, Not(HasSubstr("chunked")));
+  EXPECT_THAT(old, EndsWith("\r\n\r\ndata: one\n\ndata: two\n\n"));
 }
 
 TEST(HttpServer, EventStreamDeliversEventsToManySubscribers) {

@@ -18,9 +18,11 @@
 #include <future>
 #include <latch>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <thread>
 
 #include "fake_openai_helpers.h"
+#include "zeus/http/connection.h"
 #include "zeus/http/server.h"
 #include "zeus/proxy/load_driver.h"
 #include "zeus/proxy/openai.h"
@@ -359,6 +361,239 @@ TEST(Proxy, ClientLeavingMidStreamCancelsTheUpstreamRequestAndIsRecorded) {
   EXPECT_EQ(p.proxy().summary().cancelled, 1u);
 }
 
+// A client connection the test holds itself, as an OpenAI client with
+// keep-alive does: requests one after another on one socket, each answer
+// read to its end (a chunked body decoded). Reads time out after 10 s.
+class KeptConnection {
+ public:
+  explicit KeptConnection(int port) : fd_(::socket(AF_INET, SOCK_STREAM, 0)) {
+    timeval tv{10, 0};
+    ::setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_port = htons(static_cast<uint16_t>(port));
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    connected_ = ::connect(fd_, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0;
+  }
+  ~KeptConnection() { close(); }
+  KeptConnection(const KeptConnection&) = delete;
+  KeptConnection& operator=(const KeptConnection&) = delete;
+  bool connected() const { return connected_; }
+  void close() {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = -1;
+  }
+  bool post(const std::string& target, const std::string& body) {
+    const std::string req = "POST " + target +
+                            " HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                            "Content-Length: " +
+                            std::to_string(body.size()) + "\r\n\r\n" + body;
+    return ::send(fd_, req.data(), req.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(req.size());
+  }
+  // Through the blank line; "" if the connection ended first.
+  std::string head() {
+    for (;;) {
+      const auto end = buf_.find("\r\n\r\n");
+      if (end != std::string::npos) {
+        std::string h = buf_.substr(0, end + 4);
+        buf_.erase(0, end + 4);
+        return h;
+      }
+      if (!fill()) return {};
+    }
+  }
+  // The next chunk's data of a chunked body ("" for the last chunk);
+  // nullopt if the connection ended first or the framing is wrong.
+  std::optional<std::string> chunk() {
+    std::size_t eol;
+    while ((eol = buf_.find("\r\n")) == std::string::npos) {
+      if (!fill()) return std::nullopt;
+    }
+    std::size_t size = 0;
+    try {
+      size = std::stoul(buf_.substr(0, eol), nullptr, 16);
+    } catch (const std::exception&) {
+      return std::nullopt;
+    }
+    while (buf_.size() < eol + 2 + size + 2) {
+      if (!fill()) return std::nullopt;
+    }
+    if (buf_.compare(eol + 2 + size, 2, "\r\n") != 0) return std::nullopt;
+    std::string data = buf_.substr(eol + 2, size);
+    buf_.erase(0, eol + 2 + size + 2);
+    return data;
+  }
+  // A whole chunked body; nullopt if it did not end with its last chunk.
+  std::optional<std::string> chunked_body() {
+    std::string body;
+    for (;;) {
+      auto c = chunk();
+      if (!c) return std::nullopt;
+      if (c->empty()) return body;
+      body += *c;
+    }
+  }
+  // A body of `Content-Length` bytes.
+  std::optional<std::string> sized_body(const std::string& head) {
+    const auto at = head.find("Content-Length: ");
+    if (at == std::string::npos) return std::nullopt;
+    const std::size_t n = std::stoul(head.substr(at + 16));
+    while (buf_.size() < n) {
+      if (!fill()) return std::nullopt;
+    }
+    std::string body = buf_.substr(0, n);
+    buf_.erase(0, n);
+    return body;
+  }
+
+ private:
+  bool fill() {
+    char b[16384];
+    const ssize_t n = ::recv(fd_, b, sizeof b, 0);
+    if (n <= 0) return false;
+    buf_.append(b, static_cast<std::size_t>(n));
+    return true;
+  }
+  int fd_;
+  bool connected_ = false;
+  std::string buf_;
+};
+
+// An upstream that streams `max_tokens` token chunks at once (then the usage
+// chunk when asked, and [DONE]), or with max_tokens over 100 one chunk and
+// then nothing until its client leaves; non-streaming answers are whole. It
+// notes the connection of every request and the streams whose client left.
+class KeepAliveUpstream {
+ public:
+  KeepAliveUpstream() {
+    http::Router r;
+    r.route_async(
+        http::Method::kPost, "/v1/chat/completions", [this](http::Request q, http::Responder resp) {
+          const auto body = nlohmann::json::parse(q.body);
+          {
+            std::lock_guard lock(mutex_);
+            connections_.push_back(q.connection->id());
+          }
+          const int tokens = body.value("max_tokens", 1);
+          if (!body.value("stream", false)) {
+            resp.send(http::Response::text(
+                200,
+                R"({"choices":[{"index":0,"message":{"role":"assistant","content":"hi"}}],)"
+                R"("usage":{"prompt_tokens":2,"completion_tokens":1,"total_tokens":3}})",
+                "application/json"));
+            return;
+          }
+          auto events = resp.start_events();
+          const std::string token = R"({"choices":[{"index":0,"delta":{"content":"tok"}}]})";
+          if (tokens > 100) {
+            events.on_close([this] {
+              std::lock_guard lock(mutex_);
+              ++left_;
+              changed_.notify_all();
+            });
+            events.send(token);  // and nothing more: the client must be watched
+            return;
+          }
+          for (int i = 0; i < tokens; ++i) events.send(token);
+          if (body.contains("stream_options")) {
+            events.send(R"({"choices":[],"usage":{"prompt_tokens":2,"completion_tokens":)" +
+                        std::to_string(tokens) + "}}");
+          }
+          events.send("[DONE]");
+          events.close();
+        });
+    http::ServerOptions o;
+    o.threads = 2;
+    server_ = std::make_unique<http::Server>(std::move(r), o);
+    port_ = server_->listen_tcp("127.0.0.1", 0);
+    server_->start();
+  }
+  std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }
+  std::vector<std::uint64_t> connections() const {
+    std::lock_guard lock(mutex_);
+    return connections_;
+  }
+  bool wait_left(int n) {
+    std::unique_lock lock(mutex_);
+    return changed_.wait_for(lock, std::chrono::seconds(10), [&] { return left_ >= n; });
+  }
+
+ private:
+  mutable std::mutex mutex_;
+  std::condition_variable changed_;
+  std::vector<std::uint64_t> connections_;
+  int left_ = 0;
+  std::unique_ptr<http::Server> server_;
+  int port_ = 0;
+};
+
+int port_of(const std::string& url) { return std::stoi(url.substr(url.rfind(':') + 1)); }
+
+// A stream goes to the client chunked, ends with its last chunk, and the
+// client's connection carries its next requests (streamed or not); the
+// proxy's upstream connection is reused for them too.
+TEST(Proxy, AStreamIsChunkedAndTheClientsConnectionServesTheNextRequest) {
+  KeepAliveUpstream up;
+  ProxyUnderTest p(up.url(), idle_gpu());
+  KeptConnection c(port_of(p.url()));
+  ASSERT_TRUE(c.connected());
+  for (int i = 0; i < 2; ++i) {
+    ASSERT_TRUE(c.post("/v1/chat/completions", chat(true, 3))) << "stream " << i;
+    const std::string head = c.head();
+    ASSERT_THAT(head, ::testing::StartsWith("HTTP/1.1 200")) << "stream " << i;
+    EXPECT_THAT(head, ::testing::HasSubstr("Transfer-Encoding: chunked"));
+    EXPECT_THAT(head, ::testing::Not(::testing::HasSubstr("Connection: close")));
+    const auto body = c.chunked_body();
+    ASSERT_TRUE(body) << "stream " << i << " did not end with its last chunk";
+    EXPECT_THAT(*body, ::testing::HasSubstr("data: [DONE]"));
+    // The usage chunk the proxy asked for is not passed on.
+    EXPECT_THAT(*body, ::testing::Not(::testing::HasSubstr("usage")));
+  }
+  ASSERT_TRUE(c.post("/v1/chat/completions", chat(false, 1)));
+  const std::string head = c.head();
+  ASSERT_THAT(head, ::testing::StartsWith("HTTP/1.1 200"));
+  const auto body = c.sized_body(head);
+  ASSERT_TRUE(body);
+  EXPECT_THAT(*body, ::testing::HasSubstr("\"energy\""));
+
+  const auto r = p.wait_records(3);
+  for (const auto& rec : r) {
+    EXPECT_FALSE(rec.cancelled) << rec.request_id;
+    EXPECT_EQ(rec.status, 200) << rec.request_id;
+  }
+  EXPECT_EQ(r[0].output_tokens, 3);
+  const auto ids = up.connections();
+  ASSERT_EQ(ids.size(), 3u);
+  EXPECT_EQ(ids[0], ids[1]) << "the proxy opened a new upstream connection per stream";
+  EXPECT_EQ(ids[1], ids[2]);
+}
+
+// The second stream on a kept connection is watched like the first: its
+// client leaving (while the server sends nothing) cancels it upstream, and
+// the record says so, with the token it got.
+TEST(Proxy, AClientLeavingItsSecondStreamOnAKeptConnectionIsCancelledAndRecorded) {
+  KeepAliveUpstream up;
+  ProxyUnderTest p(up.url(), idle_gpu());
+  KeptConnection c(port_of(p.url()));
+  ASSERT_TRUE(c.connected());
+  ASSERT_TRUE(c.post("/v1/chat/completions", chat(true, 2)));
+  ASSERT_THAT(c.head(), ::testing::StartsWith("HTTP/1.1 200"));
+  ASSERT_TRUE(c.chunked_body());
+  ASSERT_TRUE(c.post("/v1/chat/completions", chat(true, 1000)));
+  ASSERT_THAT(c.head(), ::testing::StartsWith("HTTP/1.1 200"));
+  const auto first = c.chunk();
+  ASSERT_TRUE(first);
+  EXPECT_THAT(*first, ::testing::HasSubstr("tok"));
+  c.close();
+  EXPECT_TRUE(up.wait_left(1)) << "the proxy did not notice its client leave";
+  const auto r = p.wait_records(2);
+  ASSERT_EQ(r.size(), 2u);
+  EXPECT_FALSE(r[0].cancelled);
+  EXPECT_TRUE(r[1].cancelled);
+  EXPECT_EQ(r[1].output_tokens, 1);
+  EXPECT_EQ(p.proxy().summary().cancelled, 1u);
+}
+
 TEST(Proxy, StopCancelsStreamsInFlightAndWritesTheirRecords) {
   auto gpu = idle_gpu();
   FakeOpenAiServer fake({.gpu = gpu});
@@ -447,6 +682,7 @@ TEST(Proxy, ASlowClientHoldsTheUpstreamBackInsteadOfBeingDropped) {
   std::size_t events = 0;
   std::string tail;
   std::vector<char> buf(1 << 16);
+  // Until the chunked body's last chunk (the connection stays for more).
   for (;;) {
     const ssize_t n = ::recv(fd, buf.data(), buf.size(), 0);
     if (n <= 0) break;
@@ -455,6 +691,7 @@ TEST(Proxy, ASlowClientHoldsTheUpstreamBackInsteadOfBeingDropped) {
       ++events;
       tail.erase(0, at + payload.size());
     }
+    if (tail.ends_with("\r\n0\r\n\r\n")) break;
     if (tail.size() > payload.size()) tail.erase(0, tail.size() - payload.size());
   }
   ::close(fd);
