@@ -51,30 +51,11 @@ std::shared_ptr<py::object> hold(py::object fn) {
   });
 }
 
-py::dict to_dict(const std::map<int, zeus::Joules>& m) {
-  py::dict d;
-  for (const auto& [k, v] : m) d[py::int_(k)] = py::float_(v.value());
-  return d;
-}
-
-py::object dict_or_none(const std::map<int, zeus::Joules>& m) {
-  if (m.empty()) return py::none();
-  return to_dict(m);
-}
-
-double sum_values(const py::object& d) {
-  if (d.is_none()) return 0.0;
-  double total = 0.0;
-  for (auto item : py::reinterpret_borrow<py::dict>(d)) total += item.second.cast<double>();
-  return total;
-}
-
-std::string repr_or_none(const py::object& o) { return py::repr(o).cast<std::string>(); }
-
 // ZeusMonitor core. Thread-safe (the library monitor is); fields are set once.
 struct EnergyMonitorBinding {
   std::shared_ptr<const zeus::DeviceInventory> inventory;
   std::unique_ptr<zeus::EnergyMonitor> monitor;
+  WindowGilPolicy gil;
 
   ~EnergyMonitorBinding() {
     if (monitor) untrack(monitor->power_monitor());
@@ -239,112 +220,7 @@ std::unique_ptr<PowerMonitorBinding> make_power_monitor(
 void bind_monitor(py::module_& core) {
   py::module_ m = core.def_submodule("monitor", "Monitor bindings.");
 
-  py::class_<MeasurementBinding>(m, "Measurement", "The time and energy of one window.")
-      .def(py::init([](double time, py::dict gpu_energy, py::object cpu_energy,
-                       py::object dram_energy, py::object soc_energy) {
-             MeasurementBinding x;
-             x.time = time;
-             x.gpu_energy = std::move(gpu_energy);
-             x.cpu_energy = std::move(cpu_energy);
-             x.dram_energy = std::move(dram_energy);
-             x.soc_energy = std::move(soc_energy);
-             return x;
-           }),
-           py::arg("time"), py::arg("gpu_energy"), py::arg("cpu_energy") = py::none(),
-           py::arg("dram_energy") = py::none(), py::arg("soc_energy") = py::none())
-      .def_readwrite("time", &MeasurementBinding::time, "Seconds the window lasted.")
-      .def_readwrite("gpu_energy", &MeasurementBinding::gpu_energy,
-                     "Joules per GPU index (CUDA_VISIBLE_DEVICES applied).")
-      .def_readwrite("cpu_energy", &MeasurementBinding::cpu_energy,
-                     "Joules per CPU package index, or None without CPU measurement.")
-      .def_readwrite("dram_energy", &MeasurementBinding::dram_energy,
-                     "Joules per CPU package's DRAM, or None without DRAM measurement.")
-      .def_readwrite("soc_energy", &MeasurementBinding::soc_energy,
-                     "A Jetson board's rails (zeuscpp.device.soc.jetson.JetsonMeasurement, in "
-                     "mJ as upstream), or None without one.")
-      .def_readwrite("interrupted_by", &MeasurementBinding::interrupted_by,
-                     "repr() of the exception that ended the window early (a `with "
-                     "monitor.window(...)` block or a function under zeuscpp.monitor.measure "
-                     "that raised), or None: such a window measured the work up to the "
-                     "exception only.")
-      .def_property_readonly(
-          "total_energy", [](const MeasurementBinding& x) { return sum_values(x.gpu_energy); },
-          "Joules of all GPUs (GPUs only, as in the Python Zeus).")
-      .def_property_readonly(
-          "total_gpu_energy", [](const MeasurementBinding& x) { return sum_values(x.gpu_energy); },
-          "Joules of all GPUs.")
-      .def_property_readonly(
-          "total_device_energy",
-          [](const MeasurementBinding& x) {
-            return sum_values(x.gpu_energy) + sum_values(x.cpu_energy) + sum_values(x.dram_energy);
-          },
-          "Joules of all GPUs, CPU packages and DRAM.")
-      .def_property_readonly(
-          "is_empty",
-          [](const MeasurementBinding& x) {
-            auto empty = [](const py::object& d) {
-              return d.is_none() || py::len(py::reinterpret_borrow<py::dict>(d)) == 0;
-            };
-            return empty(x.gpu_energy) && empty(x.cpu_energy) && empty(x.dram_energy) &&
-                   x.soc_energy.is_none();
-          },
-          "True when no device was measured (the monitor had none): its totals are not a "
-          "measured 0 J.")
-      .def_property_readonly(
-          "gpus_below_update_period",
-          [](const MeasurementBinding& x) { return x.below_update_period; },
-          "GPUs whose energy counter did not move: the window was shorter than the counter's "
-          "update period, so their energy is 0 (or approximated with approx_instant_energy).")
-      .def_property_readonly(
-          "gpu_energy_source",
-          [](const MeasurementBinding& x) {
-            std::map<int, std::string> out;
-            for (const auto& [i, s] : x.sources) out[i] = zeus::energy_source_name(s);
-            return out;
-          },
-          "Where each GPU's energy came from: 'counter', 'power_timeline' or "
-          "'instant_power_approx'.")
-      .def("__eq__",
-           [](const MeasurementBinding& a, const py::object& other) {
-             if (!py::isinstance<MeasurementBinding>(other)) return false;
-             const auto& b = other.cast<const MeasurementBinding&>();
-             return a.time == b.time && a.gpu_energy.equal(b.gpu_energy) &&
-                    a.cpu_energy.equal(b.cpu_energy) && a.dram_energy.equal(b.dram_energy) &&
-                    a.soc_energy.equal(b.soc_energy);
-           })
-      .def("__repr__",
-           [](const MeasurementBinding& x) {
-             return fmt::format(
-                 "Measurement(time={}, gpu_energy={}, cpu_energy={}, dram_energy={}{}{})",
-                 repr_or_none(py::float_(x.time)), repr_or_none(x.gpu_energy),
-                 repr_or_none(x.cpu_energy), repr_or_none(x.dram_energy),
-                 x.soc_energy.is_none() ? "" : ", soc_energy=" + repr_or_none(x.soc_energy),
-                 x.interrupted_by.is_none() ? ""
-                                            : ", interrupted_by=" + repr_or_none(x.interrupted_by));
-           })
-      .def(py::pickle(
-          [](const MeasurementBinding& x) {
-            if (x.interrupted_by.is_none()) {
-              return py::make_tuple(x.time, x.gpu_energy, x.cpu_energy, x.dram_energy,
-                                    x.soc_energy);
-            }
-            return py::make_tuple(x.time, x.gpu_energy, x.cpu_energy, x.dram_energy, x.soc_energy,
-                                  x.interrupted_by);
-          },
-          [](const py::tuple& t) {
-            // 4: pickled before soc_energy existed; 6: with interrupted_by.
-            if (t.size() < 4 || t.size() > 6) {
-              zeus::throw_error(zeus::ErrorCode::kInvalidArgument, "bad Measurement pickle");
-            }
-            MeasurementBinding x;
-            x.time = t[0].cast<double>();
-            x.gpu_energy = t[1].cast<py::dict>();
-            x.cpu_energy = t[2];
-            x.dram_energy = t[3];
-            if (t.size() >= 5) x.soc_energy = t[4];
-            if (t.size() == 6) x.interrupted_by = t[5];
-            return x;
-          }));
+  add_measurement_type(m);
 
   py::class_<EnergyMonitorBinding> energy_monitor_class(m, "ZeusMonitor", py::dynamic_attr(),
                                                         "Core of zeuscpp.monitor.ZeusMonitor.");
@@ -369,7 +245,7 @@ void bind_monitor(py::module_& core) {
               ReleaseGil release;
               so_far = b.monitor->running(key, sync_execution);
             }
-            return to_python(so_far);
+            return to_python(std::move(so_far));
           },
           py::arg("key"), py::arg("sync_execution") = false,
           "The Measurement of running window `key` so far, without ending it (progress bars, "
@@ -476,30 +352,33 @@ std::string power_domain_value(zeus::PowerDomain domain) {
   return "device_instant";
 }
 
-MeasurementBinding to_python(const zeus::Measurement& m) {
-  MeasurementBinding x;
-  x.time = m.time.count();
-  x.gpu_energy = to_dict(m.gpu_energy);
-  x.cpu_energy = dict_or_none(m.cpu_energy);
-  x.dram_energy = dict_or_none(m.dram_energy);
-  x.below_update_period = m.gpus_below_update_period;
-  x.sources = m.gpu_energy_source;
-  if (m.soc_energy) {
-    const auto millijoules = [](const std::optional<zeus::Joules>& e) -> py::object {
-      return e ? py::object(py::float_(e->value() * 1e3)) : py::object(py::none());
-    };
-    x.soc_energy = py::module_::import("zeuscpp.device.soc.jetson")
-                       .attr("JetsonMeasurement")(millijoules(m.soc_energy->cpu),
-                                                  millijoules(m.soc_energy->gpu),
-                                                  millijoules(m.soc_energy->total));
-  }
-  return x;
-}
-
 bool is_energy_monitor(const py::handle& obj) { return py::isinstance<EnergyMonitorBinding>(obj); }
 
-zeus::EnergyMonitor& energy_monitor_of(PyObject* self) {
-  return *py::handle(self).cast<EnergyMonitorBinding&>().monitor;
+WindowTarget window_target_of(PyObject* self) {
+  // The last Python class seen here whose instances hold an
+  // EnergyMonitorBinding as their only pybind11 base (zeuscpp.monitor's
+  // ZeusMonitor, a subclass): its instances skip pybind11's cast, which hashes
+  // type names. A strong reference keeps its address from being reused.
+  static PyTypeObject* fast_type = nullptr;
+  if (Py_TYPE(self) == fast_type) {
+    auto* inst = reinterpret_cast<py::detail::instance*>(self);
+    py::detail::value_and_holder v_h = inst->get_value_and_holder();
+    if (v_h.holder_constructed()) {
+      auto& b = *v_h.value_ptr<EnergyMonitorBinding>();
+      if (b.monitor) return {b.monitor.get(), &b.gil};
+    }
+  }
+  auto& b = py::handle(self).cast<EnergyMonitorBinding&>();
+  if (!b.monitor) {
+    zeus::throw_error(zeus::ErrorCode::kFailedPrecondition, "the ZeusMonitor is not initialized");
+  }
+  if (Py_TYPE(self) != fast_type && py::detail::all_type_info(Py_TYPE(self)).size() == 1 &&
+      reinterpret_cast<py::detail::instance*>(self)->simple_layout) {
+    Py_INCREF(Py_TYPE(self));
+    Py_XDECREF(fast_type);
+    fast_type = Py_TYPE(self);
+  }
+  return {b.monitor.get(), &b.gil};
 }
 
 zeus::EnergyMonitor& energy_monitor_of(const py::handle& obj) {

@@ -14,30 +14,32 @@
 
 namespace zeuscpp {
 
-// zeuscpp.monitor.Measurement: the Python Zeus's dataclass fields as plain,
-// mutable attributes (dicts built once, when the window ends), plus our flag
-// for windows shorter than the counter period. Touched with the GIL held.
-struct MeasurementBinding {
-  double time = 0;
-  py::dict gpu_energy;
-  py::object cpu_energy = py::none();
-  py::object dram_energy = py::none();
-  py::object soc_energy = py::none();
-  // repr() of the exception that ended the window early (a `with
-  // monitor.window(...)` block that raised), or None: such a window measured
-  // only part of its work. A string, not the exception: its traceback holds
-  // the frames that hold the measurement, a cycle through this class (which
-  // the garbage collector cannot see into) that would keep the monitor alive.
-  py::object interrupted_by = py::none();
-  std::vector<int> below_update_period;
-  std::map<int, zeus::EnergySource> sources;
+// zeuscpp.monitor.Measurement (measurement.cc): the Python Zeus's dataclass
+// fields as mutable attributes, plus our flag for windows shorter than the
+// counter period. A window's Measurement keeps the library's result and builds
+// its energy dicts when they are first read.
+void add_measurement_type(py::module_& module);
+// A window's Measurement: a new reference, or nullptr with a Python error set.
+PyObject* new_measurement_object(zeus::Measurement&& m);
+// The same as a py::object (error_already_set when it cannot be made).
+py::object to_python(zeus::Measurement m);
+
+// What begin_window/end_window hold per ZeusMonitor to decide whether to
+// release the GIL around the library call (window_calls.cc).
+struct WindowGilPolicy {
+  int calls_until_timed = 0;  // the next call with this at 0 releases the GIL and is timed
+  bool release = true;        // the last timed call was slow: release it every call
 };
 
-MeasurementBinding to_python(const zeus::Measurement& m);
+struct WindowTarget {
+  zeus::EnergyMonitor* monitor;
+  WindowGilPolicy* gil;
+};
 
 // The library monitor behind a zeuscpp._core.monitor.ZeusMonitor (or a
-// subclass) instance; pybind11's cast_error for any other object.
-zeus::EnergyMonitor& energy_monitor_of(PyObject* self);
+// subclass) instance and its GIL policy; pybind11's cast_error for any other
+// object. Called with the GIL held.
+WindowTarget window_target_of(PyObject* self);
 
 // Binds begin_window/end_window on that class (window_calls.cc).
 void add_window_methods(const py::handle& energy_monitor_class);

@@ -4,11 +4,14 @@
 // cost: pybind11's general dispatcher (overload list, keyword matching, one
 // caster per argument) took longer than the library's whole window. Bound as
 // METH_FASTCALL | METH_KEYWORDS methods they take their arguments straight
-// from the interpreter's stack. Names, parameters, defaults, errors and the
-// GIL release around the library call are the same as with pybind11.
+// from the interpreter's stack. Names, parameters, defaults and errors are the
+// same as with pybind11; the GIL is released around the library call when it
+// can take long (call_library).
 #include <pybind11/pybind11.h>
 
 #include <array>
+#include <chrono>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -31,6 +34,14 @@ struct WindowArguments {
 // TypeError set, as Python would raise it, when they do not fit.
 bool parse_arguments(const char* method, const char* flag_name, PyObject* const* args,
                      Py_ssize_t nargs, PyObject* kwnames, WindowArguments& out) {
+  if (kwnames == nullptr && PyVectorcall_NARGS(nargs) == 1 && PyUnicode_Check(args[0])) {
+    // The common call, begin_window("step"): the key alone, flags defaulted.
+    Py_ssize_t key_size = 0;
+    const char* key = PyUnicode_AsUTF8AndSize(args[0], &key_size);
+    if (key == nullptr) return false;
+    out.key.assign(key, static_cast<size_t>(key_size));
+    return true;
+  }
   const std::array<std::string_view, 3> names{"key", "sync_execution", flag_name};
   std::array<PyObject*, 3> values{nullptr, nullptr, nullptr};
   const Py_ssize_t positional = PyVectorcall_NARGS(nargs);
@@ -81,15 +92,43 @@ bool parse_arguments(const char* method, const char* flag_name, PyObject* const*
   return true;
 }
 
+// Whether to release the GIL around the library call. Releasing and
+// re-taking it costs about as much as reading a counter on a fast backend,
+// and holding it for a few microseconds is invisible to other threads
+// (CPython hands the GIL over every 5 ms at best). So: release it whenever
+// the call may wait (a sync function, the log file) or the reads were slow
+// when last timed; time one call in kTimedEvery with the GIL released to
+// notice reads that become slow; hold it otherwise.
+constexpr int kTimedEvery = 16;
+constexpr std::chrono::microseconds kSlowCall{20};
+
+template <class Call>
+void call_library(WindowGilPolicy& gil, bool may_wait, Call&& call) {
+  if (!may_wait && !gil.release && gil.calls_until_timed > 0) {
+    --gil.calls_until_timed;
+    call();
+    return;
+  }
+  std::chrono::steady_clock::duration took{};
+  {
+    ReleaseGil release;
+    const auto start = std::chrono::steady_clock::now();
+    call();
+    took = std::chrono::steady_clock::now() - start;
+  }
+  if (!may_wait) {
+    gil.release = took >= kSlowCall;
+    gil.calls_until_timed = kTimedEvery;
+  }
+}
+
 PyObject* begin_window(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   WindowArguments a;
   if (!parse_arguments("begin_window", "restart", args, nargs, kwnames, a)) return nullptr;
   try {
-    zeus::EnergyMonitor& monitor = energy_monitor_of(self);
-    {
-      ReleaseGil release;
-      monitor.begin_window(a.key, a.sync_execution, a.flag);
-    }
+    const WindowTarget target = window_target_of(self);
+    call_library(*target.gil, target.monitor->window_call_may_wait(a.sync_execution),
+                 [&] { target.monitor->begin_window(a.key, a.sync_execution, a.flag); });
     Py_RETURN_NONE;
   } catch (...) {
     raise_current_exception();
@@ -101,13 +140,12 @@ PyObject* end_window(PyObject* self, PyObject* const* args, Py_ssize_t nargs, Py
   WindowArguments a;
   if (!parse_arguments("end_window", "cancel", args, nargs, kwnames, a)) return nullptr;
   try {
-    zeus::EnergyMonitor& monitor = energy_monitor_of(self);
-    zeus::Measurement result;
-    {
-      ReleaseGil release;
-      result = monitor.end_window(a.key, a.sync_execution, a.flag);
-    }
-    return py::cast(to_python(result)).release().ptr();
+    const WindowTarget target = window_target_of(self);
+    std::optional<zeus::Measurement> result;
+    call_library(
+        *target.gil, !a.flag && target.monitor->window_call_may_wait(a.sync_execution),
+        [&] { result.emplace(target.monitor->end_window(a.key, a.sync_execution, a.flag)); });
+    return new_measurement_object(std::move(*result));
   } catch (...) {
     raise_current_exception();
     return nullptr;

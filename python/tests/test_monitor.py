@@ -288,6 +288,61 @@ def test_counter_reads_release_the_gil(fake_nvml):
     assert during > 10_000
 
 
+def test_reads_that_turn_slow_release_the_gil_again(fake_nvml):
+    # Fast reads are made with the GIL held (releasing it would cost more than
+    # the read); one call in 16 is timed with it released, so reads that turn
+    # slow get the GIL released again within a few calls.
+    monitor = ZeusMonitor(gpu_indices=[0], sync_execution_with=None)
+    for _ in range(100):
+        monitor.begin_window("w")
+        monitor.end_window("w")
+    fake_nvml.set_call_delay("nvmlDeviceGetTotalEnergyConsumption", 20_000)  # 20 ms per read
+    try:
+        for _ in range(10):
+            monitor.begin_window("w")
+            monitor.end_window("w")
+        ticks = 0
+        stop = threading.Event()
+
+        def spin() -> None:
+            nonlocal ticks
+            while not stop.is_set():
+                ticks += 1
+
+        spinner = threading.Thread(target=spin)
+        spinner.start()
+        try:
+            time.sleep(0.05)
+            before = ticks
+            for _ in range(5):
+                monitor.begin_window("w")
+                monitor.end_window("w")
+            during = ticks - before
+        finally:
+            stop.set()
+            spinner.join()
+    finally:
+        fake_nvml.set_call_delay("nvmlDeviceGetTotalEnergyConsumption", 0)
+    assert during > 10_000
+
+
+def test_a_window_measurement_builds_its_dicts_once_and_keeps_edits(fake_nvml):
+    monitor = ZeusMonitor(gpu_indices=[0, 1], sync_execution_with=None)
+    monitor.begin_window("w")
+    m = monitor.end_window("w")
+    assert m.gpu_energy is m.gpu_energy and set(m.gpu_energy) == {0, 1}
+    assert m.cpu_energy is None and m.dram_energy is None
+    m.gpu_energy[0] = 7.0
+    assert m.gpu_energy[0] == 7.0 and m.total_energy == 7.0 + m.gpu_energy[1]
+    m.interrupted_by = "KeyboardInterrupt()"
+    import pickle
+
+    again = pickle.loads(pickle.dumps(m))
+    assert again == m and again.interrupted_by == "KeyboardInterrupt()"
+    with pytest.raises(TypeError):
+        m.gpu_energy = [1.0]
+
+
 def test_measurement_is_a_dataclass_like_value():
     m = Measurement(time=2.0, gpu_energy={0: 10.0, 1: 5.0}, cpu_energy={0: 3.0})
     assert m.total_energy == 15.0  # GPUs only, as upstream

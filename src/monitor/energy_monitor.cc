@@ -108,19 +108,20 @@ const std::shared_ptr<Gpu>& EnergyMonitor::gpu(int gpu_index) const {
   throw_error(ErrorCode::kNotFound, fmt::format("GPU {} is not monitored", gpu_index));
 }
 
-EnergyMonitor::WindowState EnergyMonitor::read_state(bool tolerate_failures) {
-  WindowState s;
+void EnergyMonitor::read_state(WindowState& s, bool tolerate_failures) {
   s.time = clock_.now();
-  s.gpu.resize(gpus_.size());
-  s.gpu_error.resize(gpus_.size());
-  s.cpu.resize(cpus_.size());
-  s.cpu_error.resize(cpus_.size());
+  s.wall_time = 0;
+  s.gpu.assign(gpus_.size(), Joules{});
+  s.cpu.assign(cpus_.size(), CpuEnergy{});
+  s.gpu_error.clear();
+  s.cpu_error.clear();
   for (std::size_t k = 0; k < gpus_.size(); ++k) {
     if (!gpu_has_counter_[k]) continue;
     try {
       s.gpu[k] = gpus_[k]->total_energy();
     } catch (const Error& e) {
       if (!tolerate_failures) throw;
+      s.gpu_error.resize(gpus_.size());
       s.gpu_error[k] = e.what();
     }
   }
@@ -129,37 +130,71 @@ EnergyMonitor::WindowState EnergyMonitor::read_state(bool tolerate_failures) {
       s.cpu[k] = cpus_[k]->total_energy();
     } catch (const Error& e) {
       if (!tolerate_failures) throw;
+      s.cpu_error.resize(cpus_.size());
       s.cpu_error[k] = e.what();
     }
   }
+}
+
+std::vector<EnergyMonitor::WindowState>& EnergyMonitor::thread_spares() {
+  thread_local std::vector<WindowState> spares;
+  return spares;
+}
+
+EnergyMonitor::WindowState EnergyMonitor::take_spare() {
+  std::vector<WindowState>& spares = thread_spares();
+  if (spares.empty()) return {};
+  WindowState s = std::move(spares.back());
+  spares.pop_back();
   return s;
+}
+
+void EnergyMonitor::give_back(WindowState&& state) {
+  // A thread holds two at a time (a window's start and end readings); a
+  // few more cover windows of monitors with other device counts.
+  constexpr std::size_t kSpareStatesKept = 4;
+  std::vector<WindowState>& spares = thread_spares();
+  if (spares.size() < kSpareStatesKept) spares.push_back(std::move(state));
 }
 
 bool EnergyMonitor::window_running(const std::string& name) const {
   std::lock_guard lock(mutex_);
-  return windows_.contains(name);
+  const auto it = windows_.find(name);
+  return it != windows_.end() && it->second.running;
 }
 
 void EnergyMonitor::begin_window(const std::string& name, bool sync, bool restart) {
   {
     std::lock_guard lock(mutex_);
-    if (!restart && windows_.contains(name)) {
+    const auto it = windows_.find(name);
+    if (!restart && it != windows_.end() && it->second.running) {
       throw_error(ErrorCode::kAlreadyExists,
                   fmt::format("measurement window '{}' is already running; end it first or pass "
                               "restart",
                               name));
     }
   }
+  WindowState state = take_spare();
   if (sync && options_.sync_execution && !gpus_.empty()) options_.sync_execution();
-  WindowState state = read_state(/*tolerate_failures=*/false);
+  read_state(state, /*tolerate_failures=*/false);
   state.wall_time = log_ != nullptr ? wall_time_seconds() : 0.0;
   if (power_monitor_) power_monitor_->sample_now();  // a sample at the window's left edge
   std::lock_guard lock(mutex_);
-  if (!restart && windows_.contains(name)) {
-    throw_error(ErrorCode::kAlreadyExists,
-                fmt::format("measurement window '{}' is already running", name));
+  const auto [it, inserted] = windows_.try_emplace(name);
+  WindowSlot& slot = it->second;
+  if (!inserted) {
+    if (slot.running) {
+      if (!restart) {
+        throw_error(ErrorCode::kAlreadyExists,
+                    fmt::format("measurement window '{}' is already running", name));
+      }
+      give_back(std::move(slot.state));
+    } else {
+      --idle_slots_;
+    }
   }
-  windows_.insert_or_assign(name, std::move(state));
+  slot.state = std::move(state);
+  slot.running = true;
 }
 
 SocEnergy EnergyMonitor::soc_energy(Seconds start, Seconds end) const {
@@ -175,35 +210,44 @@ SocEnergy EnergyMonitor::soc_energy(Seconds start, Seconds end) const {
 void EnergyMonitor::reset_windows() {
   std::lock_guard lock(mutex_);
   windows_.clear();
+  idle_slots_ = 0;
 }
 
 Measurement EnergyMonitor::end_window(const std::string& name, bool sync, bool cancel) {
-  const auto take_window = [&] {
-    std::lock_guard lock(mutex_);
-    auto it = windows_.find(name);
-    if (it == windows_.end()) {
-      throw_error(ErrorCode::kNotFound,
-                  fmt::format("no measurement window named '{}' is running", name));
-    }
-    WindowState state = std::move(it->second);
-    windows_.erase(it);
-    return state;
-  };
   // Synchronize before the window is taken, as upstream does: when the sync
   // is interrupted (Ctrl-C in torch.cuda.synchronize) the window still runs
   // and can be ended again.
   if (!cancel && sync && options_.sync_execution && !gpus_.empty()) options_.sync_execution();
-  const WindowState start = take_window();
+  WindowState start;
+  {
+    std::lock_guard lock(mutex_);
+    auto it = windows_.find(name);
+    if (it == windows_.end() || !it->second.running) {
+      throw_error(ErrorCode::kNotFound,
+                  fmt::format("no measurement window named '{}' is running", name));
+    }
+    start = std::move(it->second.state);
+    it->second.running = false;
+    if (idle_slots_ >= kIdleSlotsKept) {
+      windows_.erase(it);  // many distinct names: keep only as many entries
+    } else {
+      ++idle_slots_;
+    }
+  }
   if (cancel) {
     Measurement m;
     m.nothing_measured = nothing_measured_;
     for (int i : gpu_indices_) m.gpu_energy[i] = Joules(0);
     for (int i : cpu_indices_) m.cpu_energy[i] = Joules(0);
     if (jetson_) m.soc_energy = soc_energy(Seconds(0), Seconds(0));
+    give_back(std::move(start));
     return m;
   }
-  Measurement m = measure(name, start);
+  WindowState end = take_spare();
+  Measurement m = measure(name, start, end);
   if (log_ != nullptr) log_window(name, start, m);
+  give_back(std::move(start));
+  give_back(std::move(end));
   return m;
 }
 
@@ -213,26 +257,28 @@ Measurement EnergyMonitor::running(const std::string& name, bool sync) {
   {
     std::lock_guard lock(mutex_);
     auto it = windows_.find(name);
-    if (it == windows_.end()) {
+    if (it == windows_.end() || !it->second.running) {
       throw_error(ErrorCode::kNotFound,
                   fmt::format("no measurement window named '{}' is running", name));
     }
-    start = it->second;  // a copy: the window keeps running
+    start = it->second.state;  // a copy: the window keeps running
   }
-  return measure(name, start);
+  WindowState end;
+  return measure(name, start, end);
 }
 
-Measurement EnergyMonitor::measure(const std::string& name, const WindowState& start) {
+Measurement EnergyMonitor::measure(const std::string& name, const WindowState& start,
+                                   WindowState& end) {
   Measurement m;
   m.nothing_measured = nothing_measured_;
-  const WindowState end = read_state(/*tolerate_failures=*/true);
+  read_state(end, /*tolerate_failures=*/true);
   if (power_monitor_) power_monitor_->sample_now();  // a sample at the window's right edge
   m.time = end.time - start.time;
   if (jetson_) m.soc_energy = soc_energy(start.time, end.time);
 
   for (std::size_t k = 0; k < gpus_.size(); ++k) {
     const int index = gpu_indices_[k];
-    if (!end.gpu_error[k].empty()) {
+    if (!end.gpu_error.empty() && !end.gpu_error[k].empty()) {
       m.failed_gpus[index] = end.gpu_error[k];
       continue;
     }
@@ -288,7 +334,7 @@ Measurement EnergyMonitor::measure(const std::string& name, const WindowState& s
     }
   }
   for (std::size_t k = 0; k < cpus_.size(); ++k) {
-    if (!end.cpu_error[k].empty()) {
+    if (!end.cpu_error.empty() && !end.cpu_error[k].empty()) {
       m.failed_cpus[cpu_indices_[k]] = end.cpu_error[k];
       continue;
     }

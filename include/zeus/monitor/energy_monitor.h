@@ -152,6 +152,11 @@ class EnergyMonitor final : public WindowMonitor {
   const std::vector<int>& gpu_indices() const override { return gpu_indices_; }
   const std::vector<int>& cpu_indices() const { return cpu_indices_; }
   const std::shared_ptr<Gpu>& gpu(int gpu_index) const override;
+  // Whether a window call with this sync flag may wait on something besides
+  // the counter reads: the sync function (queued GPU work) or the log file.
+  bool window_call_may_wait(bool sync) const {
+    return (sync && options_.sync_execution && !gpus_.empty()) || log_ != nullptr;
+  }
   // The power monitor serving GPUs without an energy counter (nullptr if none).
   PowerMonitor* power_monitor() const { return power_monitor_.get(); }
   Clock& clock() const { return clock_; }
@@ -163,14 +168,31 @@ class EnergyMonitor final : public WindowMonitor {
     double wall_time = 0;        // for the log
     std::vector<Joules> gpu;     // parallel to gpus_ (0 for GPUs without a counter)
     std::vector<CpuEnergy> cpu;  // parallel to cpus_
-    // At the end edge only: why a device could not be read (empty: it was).
+    // At the end edge only: why a device could not be read. Empty when every
+    // device was read; else parallel to gpus_/cpus_ (empty string: read).
     std::vector<std::string> gpu_error, cpu_error;
   };
+  // A window's entry. Entries outlive their windows (up to kIdleSlotsKept of
+  // them) and states go back to the thread's spares, so a window that begins
+  // and ends every step allocates nothing for them: the key, the node and the
+  // vectors are the last step's.
+  struct WindowSlot {
+    bool running = false;
+    WindowState state;
+  };
+  static constexpr std::size_t kIdleSlotsKept = 64;
+  // Fills `s` with readings taken now (reusing its vectors' storage).
   // tolerate_failures: record a failing device's error instead of throwing.
-  WindowState read_state(bool tolerate_failures);
+  void read_state(WindowState& s, bool tolerate_failures);
   void log_window(const std::string& name, const WindowState& start, const Measurement& m);
-  // The measurement of a window that began at `start`, read now (end_window, running).
-  Measurement measure(const std::string& name, const WindowState& start);
+  // The measurement of a window that began at `start`, read now into `end`
+  // (end_window, running).
+  Measurement measure(const std::string& name, const WindowState& start, WindowState& end);
+  // A state with storage to read into, and back for reuse: this thread's
+  // spares (a window's two states go back to the thread that ended it).
+  static std::vector<WindowState>& thread_spares();
+  static WindowState take_spare();
+  static void give_back(WindowState&& state);
   // The Jetson rails' energy over [start, end] (zeros for a cancelled window).
   SocEnergy soc_energy(Seconds start, Seconds end) const;
 
@@ -186,8 +208,9 @@ class EnergyMonitor final : public WindowMonitor {
   std::optional<std::string> nothing_measured_;  // why there is no device, if there is none
   std::unique_ptr<PowerMonitor> power_monitor_;  // for GPUs without a counter, Jetson rails
 
-  mutable std::mutex mutex_;  // guards windows_ and log_
-  std::unordered_map<std::string, WindowState> windows_;
+  mutable std::mutex mutex_;  // guards windows_, idle_slots_ and log_
+  std::unordered_map<std::string, WindowSlot> windows_;
+  std::size_t idle_slots_ = 0;  // entries of windows_ not running
   std::unique_ptr<AppendFile> log_;
   std::atomic<bool> warned_short_window_{false};
 };

@@ -1,8 +1,8 @@
 """Energy windows (upstream ``zeus.monitor.energy``).
 
 ``begin_window``/``end_window`` are the C++ library's, called directly: one
-counter read per device, the GIL released around the reads, safe from several
-Python threads at once.
+counter read per device, the GIL released around reads that can take long
+(see docs/python.md, "GIL"), safe from several Python threads at once.
 
 Ours, beyond upstream: ``monitor.window(name)`` (a window as a ``with`` block),
 the :func:`measure` decorator, and ``monitor.running(name)`` (the energy so far
