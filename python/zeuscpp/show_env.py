@@ -131,20 +131,13 @@ def show_env() -> None:
             print(f"  Auth error: {zeusd['auth_error']}")
         print()
 
-    notes = report.get("notes") or []
-    if notes:
-        print(separator)
-        print("## Notes\n")
-        for note in notes:
-            print(f"  {note}")
-        print()
-    details = report.get("details") or []
-    if details:
-        print(separator)
-        print("## Details (what was tried)\n")
-        for detail in details:
-            print(f"  {detail}")
-        print()
+    for title, lines in (("Notes", report.get("notes")), ("Details (what was tried)", report.get("details"))):
+        if lines:
+            print(separator)
+            print(f"## {title}\n")
+            for line in lines:
+                print(f"  {line}")
+            print()
     print(separator)
 
 
