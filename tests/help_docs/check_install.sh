@@ -24,7 +24,10 @@ for entry in runtime:zeus:1 daemon:zeusd:8; do
     [ -f "$f" ] || { echo "missing from the $component component: ${f#"$root"}" >&2; exit 1; }
   done
   gzip -t "$page"
-  head=$(zcat "$page" | grep -m1 '^\.TH')
+  # Into a file first: `zcat | grep -m1` under pipefail fails whenever grep
+  # stops reading before zcat has written the whole page (SIGPIPE, exit 141).
+  zcat "$page" >"$work/$name.$section"
+  head=$(grep -m1 '^\.TH' "$work/$name.$section")
   case $head in
     ".TH \"${name^^}\" $section "*) ;;
     *) echo "${page#"$root"}: not the page of $name($section): $head" >&2; exit 1 ;;
