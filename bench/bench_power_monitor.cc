@@ -111,6 +111,29 @@ void BM_SampleNowSim(benchmark::State& state) {
 }
 BENCHMARK(BM_SampleNowSim)->Arg(8);
 
+// One sampling round on the fake NVML, 8 GPUs, one domain (device_instant) or
+// three (device_instant, device_average, memory_average): the round's own
+// work beside the wake-up (NVML reads, recording), the part this library
+// controls. With three domains a GPU is one nvmlDeviceGetFieldValues call.
+void BM_SampleNowFakeNvml(benchmark::State& state) {
+  zeus::testing::FakeNvml fake;
+  const auto devices = zeus::bench::fake_nvml_gpus(fake, static_cast<int>(state.range(0)));
+  std::vector<int> indices;
+  for (std::size_t i = 0; i < devices.gpus.size(); ++i) indices.push_back(static_cast<int>(i));
+  zeus::PowerMonitorOptions po;
+  po.interval = zeus::Seconds(0.01);
+  po.start_thread = false;
+  po.domains = {zeus::PowerDomain::kDeviceInstant};
+  if (state.range(1) == 3) {
+    po.domains.push_back(zeus::PowerDomain::kDeviceAverage);
+    po.domains.push_back(zeus::PowerDomain::kMemoryAverage);
+  }
+  zeus::PowerMonitor monitor(devices.gpus, indices, {}, {}, po);
+  for (auto _ : state) monitor.sample_now();
+  state.counters["domains"] = static_cast<double>(state.range(1));
+}
+BENCHMARK(BM_SampleNowFakeNvml)->Args({8, 1})->Args({8, 3});
+
 }  // namespace
 
 ZEUS_QUIET_BENCHMARK_MAIN()

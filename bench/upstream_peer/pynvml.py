@@ -64,6 +64,10 @@ def _library() -> ctypes.CDLL:
     with _lock:
         if _lib is None:
             _lib = ctypes.CDLL(os.environ.get("ZEUS_PEER_NVML", "libnvidia-ml.so.1"))
+            # The fake library's GPU count, for the Python Zeus's power-polling
+            # processes: each loads the fake afresh, with its default count.
+            if os.environ.get("ZEUS_PEER_GPUS"):
+                _lib.fakeNvmlSetDeviceCount(ctypes.c_uint(int(os.environ["ZEUS_PEER_GPUS"])))
         return _lib
 
 
@@ -138,3 +142,33 @@ def nvmlDeviceGetPersistenceMode(handle) -> int:
     mode = ctypes.c_int()
     _check(_nvmlGetFunctionPointer("nvmlDeviceGetPersistenceMode")(handle, ctypes.byref(mode)))
     return mode.value
+
+
+class c_nvmlValue_t(ctypes.Union):
+    _fields_ = [("dVal", ctypes.c_double), ("uiVal", ctypes.c_uint), ("ulVal", ctypes.c_ulong),
+                ("ullVal", ctypes.c_ulonglong), ("sllVal", ctypes.c_longlong), ("siVal", ctypes.c_int)]
+
+
+class c_nvmlFieldValue_t(ctypes.Structure):
+    _fields_ = [("fieldId", ctypes.c_uint), ("scopeId", ctypes.c_uint), ("timestamp", ctypes.c_longlong),
+                ("latencyUsec", ctypes.c_longlong), ("valueType", ctypes.c_int), ("nvmlReturn", ctypes.c_int),
+                ("value", c_nvmlValue_t)]
+
+
+_get_field_values = None
+
+
+def nvmlDeviceGetFieldValues(handle, field_ids):
+    # nvidia-ml-py's signature: field ids, or (field id, scope id) pairs; one
+    # struct per field back, each with its own nvmlReturn. Bound once.
+    global _get_field_values
+    if _get_field_values is None:
+        _get_field_values = _nvmlGetFunctionPointer("nvmlDeviceGetFieldValues")
+    values = (c_nvmlFieldValue_t * len(field_ids))()
+    for i, field in enumerate(field_ids):
+        if isinstance(field, tuple):
+            values[i].fieldId, values[i].scopeId = field
+        else:
+            values[i].fieldId = field
+    _check(_get_field_values(handle, ctypes.c_int(len(field_ids)), values))
+    return values

@@ -3,8 +3,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <set>
+#include <span>
 
 #include "zeus/util/error.h"
 #include "zeus/util/log.h"
@@ -79,6 +81,7 @@ PowerMonitor::PowerMonitor(std::vector<std::shared_ptr<Gpu>> gpus, std::vector<i
   } else if (!gpus_.empty()) {
     interval_ = infer_interval(gpus_, domains_.front(), clock_);
   }
+  gpu_timeline_slots_.assign(gpus_.size() * domains_.size(), nullptr);
   sample_now();
   // The first sample is taken; the thread takes the next one an interval on.
   if (options.start_thread) sampler_.start(clock_, interval_, [this] { sample_now(); });
@@ -98,24 +101,46 @@ void PowerMonitor::record_locked(Timeline& timeline, PowerSample sample) {
   if (timeline.size() > max_samples_) timeline.pop_front();
 }
 
+PowerMonitor::Timeline& PowerMonitor::gpu_timeline_locked(std::size_t slot) {
+  Timeline*& cached = gpu_timeline_slots_[slot];
+  if (cached == nullptr) {
+    const std::size_t k = slot / domains_.size();
+    cached = &gpu_timelines_[{gpu_indices_[k], domains_[slot % domains_.size()]}];
+  }
+  return *cached;
+}
+
 void PowerMonitor::sample_now() {
+  // One round: every GPU's domains, in one batched read per GPU where the
+  // backend can. The buffers are the calling thread's (the sampler's, or a
+  // window's edge), kept from round to round: a round allocates nothing.
   struct GpuReading {
-    std::size_t gpu;
-    PowerDomain domain;
+    std::size_t slot;  // gpu * domains_.size() + domain
     Watts power;
   };
-  std::vector<GpuReading> readings;
-  readings.reserve(gpus_.size() * domains_.size());
-  std::vector<std::pair<std::size_t, PowerDomain>> unsupported;
+  thread_local std::vector<GpuReading> readings;
+  thread_local std::vector<std::size_t> unsupported;
+  readings.clear();
+  unsupported.clear();
+  const std::size_t domain_count = domains_.size();
+  constexpr std::size_t kMaxBatch = 3;
+  std::array<Watts, kMaxBatch> batch{};
   const Seconds t = clock_.now();
   for (std::size_t i = 0; i < gpus_.size(); ++i) {
-    for (PowerDomain d : domains_) {
+    if (domain_count > 1 && domain_count <= kMaxBatch &&
+        gpus_[i]->read_powers(domains_, std::span<Watts>(batch.data(), domain_count))) {
+      for (std::size_t j = 0; j < domain_count; ++j) {
+        if (batch[j].value() > 0) readings.push_back({i * domain_count + j, batch[j]});
+      }
+      continue;
+    }
+    for (std::size_t j = 0; j < domain_count; ++j) {
       try {
-        const Watts p = gpus_[i]->power(d);
-        if (p.value() > 0) readings.push_back({i, d, p});
+        const Watts p = gpus_[i]->power(domains_[j]);
+        if (p.value() > 0) readings.push_back({i * domain_count + j, p});
       } catch (const Error& e) {
         if (e.code() == ErrorCode::kNotSupported) {
-          unsupported.emplace_back(i, d);
+          unsupported.push_back(i * domain_count + j);
         } else {
           log::warn("power monitor: GPU {}: {}", gpu_indices_[i], e.what());
         }
@@ -144,14 +169,14 @@ void PowerMonitor::sample_now() {
 
   std::lock_guard lock(mutex_);
   for (const auto& [rail, power] : soc_reads) record_locked(soc_timelines_[rail], {t, power});
-  for (const auto& r : readings) {
-    record_locked(gpu_timelines_[{gpu_indices_[r.gpu], r.domain}], {t, r.power});
-  }
-  for (const auto& [i, domain] : unsupported) {
+  for (const auto& r : readings) record_locked(gpu_timeline_locked(r.slot), {t, r.power});
+  for (const std::size_t slot : unsupported) {
+    const int index = gpu_indices_[slot / domain_count];
+    const PowerDomain domain = domains_[slot % domain_count];
     // Counted and reported every 10th time, so a flaky sensor is visible without flooding.
-    if (++unsupported_counts_[{gpu_indices_[i], domain}] % 10 == 0) {
-      log::warn("power monitor: GPU {} did not support a {} power reading 10 more times",
-                gpu_indices_[i], power_domain_name(domain));
+    if (++unsupported_counts_[{index, domain}] % 10 == 0) {
+      log::warn("power monitor: GPU {} did not support a {} power reading 10 more times", index,
+                power_domain_name(domain));
     }
   }
   for (const auto& [i, energy] : cpu_reads) {

@@ -1,10 +1,13 @@
 // A GPU that forwards every call to another: the base of decorators that
 // change a few calls and pass the rest through (zeusd's command overrides,
 // test doubles that script one source), so a method added to Gpu is
-// forwarded in one place rather than in every decorator.
+// forwarded in one place rather than in every decorator. A decorator that
+// changes power() changes read_powers() too (returning false reads every
+// domain through power()), or the batched read would pass it by.
 #pragma once
 
 #include <memory>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -23,6 +26,9 @@ class ForwardingGpu : public Gpu {
   bool supports_energy_counter() override { return inner_->supports_energy_counter(); }
   Joules total_energy() override { return inner_->total_energy(); }
   Watts power(PowerDomain domain) override { return inner_->power(domain); }
+  bool read_powers(std::span<const PowerDomain> domains, std::span<Watts> out) override {
+    return inner_->read_powers(domains, out);
+  }
   PowerLimitConstraints power_limit_constraints() override {
     return inner_->power_limit_constraints();
   }

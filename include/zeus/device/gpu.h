@@ -4,6 +4,7 @@
 // backend.
 #pragma once
 
+#include <span>
 #include <string>
 #include <vector>
 
@@ -62,6 +63,16 @@ class Gpu {
   // anything. Monotonic.
   virtual Joules total_energy() = 0;
   virtual Watts power(PowerDomain domain) = 0;
+  // Reads several domains in one go where the backend can (NVML: one
+  // nvmlDeviceGetFieldValues call for all of them): out[i] = power(domains[i]).
+  // false when it cannot do all of them at once, or any of them failed: the
+  // caller then reads them one by one with power(), which reports what failed
+  // as power() always does. The default does nothing and returns false.
+  virtual bool read_powers(std::span<const PowerDomain> domains, std::span<Watts> out) {
+    (void)domains;
+    (void)out;
+    return false;
+  }
 
   virtual PowerLimitConstraints power_limit_constraints() = 0;
   virtual Milliwatts power_limit() = 0;

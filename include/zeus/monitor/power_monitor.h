@@ -112,6 +112,9 @@ class PowerMonitor {
   };
   void record_locked(Timeline& timeline, PowerSample sample);
   const Timeline* find_gpu_timeline_locked(int gpu_index, PowerDomain domain) const;
+  // The timeline of GPU k's domain j (slot k * domains_.size() + j), made on
+  // its first sample and remembered (std::map nodes do not move).
+  Timeline& gpu_timeline_locked(std::size_t slot);
 
   std::vector<std::shared_ptr<Gpu>> gpus_;
   std::vector<int> gpu_indices_;
@@ -125,6 +128,7 @@ class PowerMonitor {
 
   mutable std::mutex mutex_;  // guards the timelines and cpu_last_
   std::map<std::pair<int, PowerDomain>, Timeline> gpu_timelines_;
+  std::vector<Timeline*> gpu_timeline_slots_;  // by slot; nullptr: no sample yet
   std::map<std::pair<int, bool>, Timeline> cpu_timelines_;
   std::map<SocRail, Timeline> soc_timelines_;
   std::vector<CpuLast> cpu_last_;

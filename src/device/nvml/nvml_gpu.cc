@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <array>
 #include <limits>
 
 #include "zeus/util/error.h"
@@ -242,6 +243,53 @@ Watts NvmlGpu::power(PowerDomain domain) {
     }
   }
   throw_error(ErrorCode::kInvalidArgument, context("unknown power domain"));
+}
+
+bool NvmlGpu::read_powers(std::span<const PowerDomain> domains, std::span<Watts> out) {
+  // Only once each domain's field and scope are known (power() resolved them
+  // on its first read) and for the few domains there are.
+  constexpr std::size_t kMaxFields = 3;
+  if (api_.device_get_field_values == nullptr || domains.size() < 2 ||
+      domains.size() > kMaxFields || out.size() < domains.size()) {
+    return false;
+  }
+  std::array<abi::nvmlFieldValue_t, kMaxFields> values{};
+  for (std::size_t i = 0; i < domains.size(); ++i) {
+    int scope = kUnresolved;
+    unsigned field = abi::kFieldPowerAverage;
+    switch (domains[i]) {
+      case PowerDomain::kDeviceInstant:
+        if (instant_via_power_usage_.load(std::memory_order_acquire)) return false;
+        field = abi::kFieldPowerInstant;
+        scope = instant_scope_.load(std::memory_order_acquire);
+        break;
+      case PowerDomain::kDeviceAverage:
+        scope = average_scope_.load(std::memory_order_acquire);
+        break;
+      case PowerDomain::kMemoryAverage:
+        scope = static_cast<int>(abi::kPowerScopeMemory);
+        break;
+    }
+    if (scope == kUnresolved) return false;
+    values[i].fieldId = field;
+    values[i].scopeId = static_cast<unsigned>(scope);
+  }
+  if (api_.device_get_field_values(device_, static_cast<int>(domains.size()), values.data()) !=
+      abi::kSuccess) {
+    return false;
+  }
+  for (std::size_t i = 0; i < domains.size(); ++i) {
+    double mw = 0.0;
+    if (values[i].nvmlReturn != abi::kSuccess || !field_value_to_double(values[i], mw)) {
+      return false;
+    }
+    if (domains[i] == PowerDomain::kMemoryAverage && mw == 0.0 &&
+        !warned_zero_memory_power_.load(std::memory_order_acquire)) {
+      return false;  // power() warns about it, once
+    }
+    out[i] = from_milliwatts(mw);
+  }
+  return true;
 }
 
 PowerLimitConstraints NvmlGpu::power_limit_constraints() {

@@ -30,6 +30,7 @@ class NvmlGpu final : public Gpu {
   bool supports_energy_counter() override;
   Joules total_energy() override;
   Watts power(PowerDomain domain) override;
+  bool read_powers(std::span<const PowerDomain> domains, std::span<Watts> out) override;
 
   PowerLimitConstraints power_limit_constraints() override;
   Milliwatts power_limit() override;

@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <nlohmann/json.hpp>
+#include <span>
 
 #include "zeus/device/zeusd_backend.h"
 #include "zeus/util/error.h"
@@ -37,6 +38,9 @@ class ZeusdGpu final : public Gpu {
       unsupported(std::string(power_domain_name(domain)) + " power");
     const auto j = nlohmann::json::parse(c_->get(fmt::format("/gpu/get_power?gpu_ids={}", id_)));
     return from_milliwatts(j.at("power_mw").at(std::to_string(id_)).get<double>());
+  }
+  bool read_powers(std::span<const PowerDomain> domains, std::span<Watts> out) override {
+    return local_ && local_->read_powers(domains, out);
   }
   PowerLimitConstraints power_limit_constraints() override {
     if (local_) return local_->power_limit_constraints();
