@@ -11,7 +11,7 @@
 #include "zeus/optimizer/power_limit/carbon_aware/chase.h"
 #include "zeus/optimizer/power_limit/carbon_aware/forecaster.h"
 #include "zeus/optimizer/power_limit/carbon_aware/signal_csv.h"
-#include "zeus/sim/chase/sweep.h"
+#include "zeus/sim/carbon_aware/sweep.h"
 #include "zeus/sim/trace.h"
 
 namespace {
@@ -105,22 +105,22 @@ void BM_FullYearSweep(benchmark::State& state) {
   // and crashed. WorkloadTrace::batch no longer compiles on a temporary.
   const WorkloadTrace trace = traces.workload("a40", find_workload("imagenet/resnet50"));
   const auto& b = trace.batch(128);
-  chase::JobProfile p;
+  carbon_aware::JobProfile p;
   for (const auto& x : b.limits)
     p.per_epoch.push_back({x.power_limit, x.energy_per_epoch, x.time_per_epoch});
-  chase::ReplayOptions o;
+  carbon_aware::ReplayOptions o;
   o.epochs = 32;
-  const chase::Replayer rp(p, wrapped, o);
-  std::vector<chase::Policy> policies;
+  const carbon_aware::Replayer rp(p, wrapped, o);
+  std::vector<carbon_aware::Policy> policies;
   for (const char* s : {"max", "zeus-cost:0.25", "max-slowdown:1.05", "chase:0.25", "chase:0.3"}) {
-    policies.push_back(chase::parse_policy(s));
+    policies.push_back(carbon_aware::parse_policy(s));
   }
   // The short version sweeps the first week's starts.
   using zeus::bench::full_or_smoke;
   const std::int64_t end = full_or_smoke(signal.end_utc(), signal.start_utc() + 7 * 86'400);
   for (auto _ : state) {
-    auto r = chase::sweep_starts(rp, policies, signal.start_utc(), end, 3600,
-                                 static_cast<int>(state.range(0)));
+    auto r = carbon_aware::sweep_starts(rp, policies, signal.start_utc(), end, 3600,
+                                        static_cast<int>(state.range(0)));
     benchmark::DoNotOptimize(r);
   }
 }

@@ -10,7 +10,7 @@
 
 namespace {
 
-using namespace zeus::perseus;
+using namespace zeus::pipeline_frequency;
 
 std::string profile_path(const std::string& name) {
   return std::string(ZEUS_SOURCE_DIR) + "/data/perseus-sosp24-emulation/stage_profile/" + name +

@@ -27,7 +27,7 @@
 #include <sstream>
 #include <thread>
 
-#include "workloads/bso_w1.h"
+#include "workloads/batch_size_w1.h"
 #include "zeus/http/client.h"
 #include "zeus/util/error.h"
 
@@ -37,8 +37,8 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 using SteadyTime = std::chrono::steady_clock::time_point;
 using std::chrono::steady_clock;
-using zeus::bso::w1::job_id;
-using zeus::bso::w1::workload_spec;
+using zeus::batch_size::w1::job_id;
+using zeus::batch_size::w1::workload_spec;
 
 constexpr int kJobs = 64;
 constexpr int kMaxReports = 25;

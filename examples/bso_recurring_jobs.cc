@@ -52,7 +52,7 @@ int main(int argc, char** argv) {
     mo.clock = &clock;
     zeus::EnergyMonitor monitor(devices, mo);
     for (int j = 0; j < jobs; ++j) {
-      zeus::bso::JobSpec spec;
+      zeus::batch_size::JobSpec spec;
       spec.job_id = fmt::format("demo-{}", j);
       spec.job_id_prefix = "demo";
       spec.batch_sizes = {16, 32, 64, 128, 256, 512, 1024, 2048};
@@ -62,7 +62,7 @@ int main(int argc, char** argv) {
       spec.mab_seed = j;
       std::vector<int> chosen;
       for (int r = 0; r < recurrences; ++r) {
-        zeus::bso::BatchSizeOptimizer opt(monitor, url, spec);
+        zeus::batch_size::BatchSizeOptimizer opt(monitor, url, spec);
         const int b = opt.get_batch_size();
         chosen.push_back(b);
         // Bigger batches keep the GPU busier; time per epoch shrinks with sqrt(b).

@@ -31,7 +31,7 @@ struct ServeOptions {
   int threads = 1;
   int db_connections = 8;
   std::size_t max_body_bytes = 1 << 20;
-  std::int64_t max_jobs = zeus::bso::ServiceLimits{}.max_jobs;
+  std::int64_t max_jobs = zeus::batch_size::ServiceLimits{}.max_jobs;
   std::vector<std::string> policy_plugins;
 };
 
@@ -77,14 +77,14 @@ void serve(const ServeOptions& o) {
   sigaddset(&signals, SIGINT);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
-  zeus::bso::StoreOptions store_options;
+  zeus::batch_size::StoreOptions store_options;
   store_options.connections = o.db_connections;
-  auto store = zeus::bso::open_store(url, store_options);
-  zeus::bso::ServiceLimits limits;
+  auto store = zeus::batch_size::open_store(url, store_options);
+  zeus::batch_size::ServiceLimits limits;
   limits.max_jobs = o.max_jobs;
-  zeus::bso::Service service(*store, limits);
+  zeus::batch_size::Service service(*store, limits);
   zeus::http::Router router;
-  zeus::bso::add_routes(router, service);
+  zeus::batch_size::add_routes(router, service);
 
   zeus::http::ServerOptions server_options;
   server_options.threads = o.threads;

@@ -23,7 +23,7 @@ namespace zeus::cli::perseus_command {
 namespace {
 
 namespace fs = std::filesystem;
-using namespace zeus::perseus;
+using namespace zeus::pipeline_frequency;
 using zeus::ErrorCode;
 using zeus::printable;
 using zeus::throw_error;

@@ -71,7 +71,7 @@ void emulate(const EmulateArgs& a) {
   o.microbatches = a.microbatches;
   o.unit_time = zeus::Seconds(a.unit_time);
   o.p_blocking = zeus::Watts(a.p_blocking);
-  o.cost_model = zeus::perseus::parse_cost_model(a.cost_model);
+  o.cost_model = zeus::pipeline_frequency::parse_cost_model(a.cost_model);
   o.iterations = a.iterations;
   o.straggler_slowdown = a.straggler;
   o.straggler_tolerance = a.tolerance;

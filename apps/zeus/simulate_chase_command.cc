@@ -14,7 +14,7 @@
 #include "numeric_flags.h"
 #include "output_checks.h"
 #include "zeus/optimizer/power_limit/carbon_aware/signal_csv.h"
-#include "zeus/sim/chase/study.h"
+#include "zeus/sim/carbon_aware/study.h"
 #include "zeus/util/data_dir.h"
 #include "zeus/util/error.h"
 #include "zeus/util/iso8601.h"
@@ -49,7 +49,7 @@ std::string default_traces() { return zeus::data_dir("zeus-traces"); }
 
 void run(const Flags& f) {
   using namespace zeus;
-  using namespace zeus::sim::chase;
+  using namespace zeus::sim::carbon_aware;
   StudySpec spec;
   spec.signal_path = f.signal;
   spec.csv.unit = f.unit;

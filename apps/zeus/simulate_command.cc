@@ -57,6 +57,7 @@ struct Given {
 void run(const Flags& f, const Given& given) {
   using namespace zeus;
   using namespace zeus::sim;
+  using namespace zeus::sim::paper;
   SweepSpec spec;
   spec.beta = f.beta;
   spec.etas = parse_double_list(f.eta, "--eta", 0.0, 1.0);
@@ -170,7 +171,7 @@ struct PaperFlags {
 };
 
 // Progress on a terminal: one line per stage, rewritten in place.
-zeus::sim::PaperProgress terminal_progress() {
+zeus::sim::paper::PaperProgress terminal_progress() {
   if (isatty(STDERR_FILENO) == 0) return {};
   return [](std::string_view stage, std::size_t done, std::size_t total) {
     if (done % 64 == 0 || done == total || stage == "plots") {
@@ -183,6 +184,7 @@ zeus::sim::PaperProgress terminal_progress() {
 void run_paper(const PaperFlags& f, const std::vector<std::string>& argv) {
   using namespace zeus;
   using namespace zeus::sim;
+  using namespace zeus::sim::paper;
   PaperOptions options;
   options.figures = parse_paper_figures(f.figures);
   options.seeds.clear();

@@ -1,5 +1,5 @@
 // zeuscpp.optimizer.batch_size: the library's batch-size optimizer client
-// (zeus::bso::BatchSizeOptimizer). The job spec crosses as JSON text and is
+// (zeus::batch_size::BatchSizeOptimizer). The job spec crosses as JSON text and is
 // validated by the library's own parser, so Python and the server agree on
 // every rule and message. Network calls run with the GIL released.
 #include <pybind11/pybind11.h>
@@ -18,7 +18,7 @@ namespace {
 
 // The fields the client fills from the device layer are required by the
 // registration parser; placeholders let it check everything the user gave.
-zeus::bso::JobSpec parse_user_spec(const std::string& spec_json) {
+zeus::batch_size::JobSpec parse_user_spec(const std::string& spec_json) {
   nlohmann::json body = zeus::parse_json(spec_json, "the job spec");
   if (body.is_object()) {
     for (const char* field : {"max_power", "number_of_gpus", "gpu_model"}) {
@@ -32,12 +32,12 @@ zeus::bso::JobSpec parse_user_spec(const std::string& spec_json) {
     body["number_of_gpus"] = 1;
     body["gpu_model"] = "placeholder";
   }
-  return zeus::bso::parse_job_spec(body, "the job spec");
+  return zeus::batch_size::parse_job_spec(body, "the job spec");
 }
 
 struct ClientBinding {
   py::object monitor;  // the ZeusMonitor the library client measures with, kept alive
-  std::unique_ptr<zeus::bso::BatchSizeOptimizer> impl;
+  std::unique_ptr<zeus::batch_size::BatchSizeOptimizer> impl;
 
   ClientBinding() = default;
   ClientBinding(const ClientBinding&) = delete;
@@ -51,7 +51,7 @@ struct ClientBinding {
     }
   }
 
-  zeus::bso::BatchSizeOptimizer& get() { return *impl; }
+  zeus::batch_size::BatchSizeOptimizer& get() { return *impl; }
 };
 
 std::unique_ptr<ClientBinding> make_client(py::object monitor, const std::string& server_url,
@@ -60,16 +60,16 @@ std::unique_ptr<ClientBinding> make_client(py::object monitor, const std::string
   auto b = std::make_unique<ClientBinding>();
   zeus::EnergyMonitor& energy_monitor = energy_monitor_of(monitor);
   b->monitor = std::move(monitor);
-  zeus::bso::JobSpec spec = parse_user_spec(spec_json);
-  zeus::bso::ClientOptions options;
+  zeus::batch_size::JobSpec spec = parse_user_spec(spec_json);
+  zeus::batch_size::ClientOptions options;
   options.rank = rank;
   options.attempts = attempts;
   options.retry_delay = zeus::Seconds(retry_delay);
   // Upstream's window name, typo included, so logs and log files match.
   options.window_name = "BatciSizeOptimizerClient";
   ReleaseGil release;
-  b->impl = std::make_unique<zeus::bso::BatchSizeOptimizer>(energy_monitor, server_url,
-                                                            std::move(spec), options);
+  b->impl = std::make_unique<zeus::batch_size::BatchSizeOptimizer>(energy_monitor, server_url,
+                                                                   std::move(spec), options);
   return b;
 }
 
@@ -78,7 +78,7 @@ void bind_batch_size(py::module_& core) {
   m.def(
       "validate_job_spec",
       [](const std::string& spec_json) {
-        return zeus::bso::to_json(parse_user_spec(spec_json)).dump();
+        return zeus::batch_size::to_json(parse_user_spec(spec_json)).dump();
       },
       py::arg("spec_json"),
       "Checks a job spec (JSON text) as the server would; returns it with defaults filled.");
@@ -97,7 +97,7 @@ void bind_batch_size(py::module_& core) {
       .def(
           "on_evaluate",
           [](B& b, double metric) {
-            zeus::bso::ReportResponse r;
+            zeus::batch_size::ReportResponse r;
             {
               ReleaseGil release;
               r = b.get().on_evaluate(metric);
@@ -127,7 +127,7 @@ void bind_batch_size(py::module_& core) {
           },
           "The trial number of this run, or None.")
       .def_property_readonly(
-          "job_json", [](B& b) { return zeus::bso::to_json(b.get().job()).dump(); },
+          "job_json", [](B& b) { return zeus::batch_size::to_json(b.get().job()).dump(); },
           "The job as registered (job_id and GPU fields filled), as JSON text.");
 }
 

@@ -17,11 +17,11 @@
 #include "binding.h"
 #include "power_limit_binding.h"
 #include "zeus/monitor/carbon/rate_provider.h"
+#include "zeus/optimizer/power_limit/carbon_aware/chase_controller.h"
 #include "zeus/optimizer/power_limit/carbon_aware/grid_signal.h"
+#include "zeus/optimizer/power_limit/carbon_aware/provider_source.h"
 #include "zeus/optimizer/power_limit/carbon_aware/signal_csv.h"
 #include "zeus/optimizer/power_limit/carbon_aware/signal_source.h"
-#include "zeus/optimizer/power_limit/chase/chase_controller.h"
-#include "zeus/optimizer/power_limit/chase/provider_source.h"
 #include "zeus/util/error.h"
 
 namespace zeuscpp {

@@ -25,15 +25,12 @@
 #include <thread>
 #include <vector>
 
+#include "zeus/device/gpu_settings_guard.h"
 #include "zeus/http/connection.h"
 #include "zeus/util/clock.h"
 #include "zeusd/command_override.h"
 #include "zeusd/device_worker.h"
 #include "zeusd/overridden_gpu.h"
-
-namespace zeus {
-class GpuSettingsGuard;
-}
 
 namespace zeus::zeusd {
 

@@ -6,7 +6,7 @@
 
 #include "zeus/util/error.h"
 
-namespace zeus::sim {
+namespace zeus::sim::paper {
 
 std::vector<ConfigPoint> configurations(const WorkloadTrace& t) {
   std::vector<ConfigPoint> out;
@@ -98,4 +98,4 @@ Opportunity opportunity(const WorkloadTrace& t) {
   return o;
 }
 
-}  // namespace zeus::sim
+}  // namespace zeus::sim::paper

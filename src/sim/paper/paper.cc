@@ -14,7 +14,7 @@
 #include "zeus/util/parse.h"
 #include "zeus/util/text.h"
 
-namespace zeus::sim {
+namespace zeus::sim::paper {
 
 const std::vector<PaperFigureInfo>& paper_figure_catalog() {
   static const std::vector<PaperFigureInfo> catalog = {
@@ -174,4 +174,4 @@ bool PaperData::selected(PaperFigure f) const {
   return std::find(options.figures.begin(), options.figures.end(), f) != options.figures.end();
 }
 
-}  // namespace zeus::sim
+}  // namespace zeus::sim::paper

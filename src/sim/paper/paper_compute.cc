@@ -13,7 +13,7 @@
 #include "zeus/sim/sweep.h"
 #include "zeus/util/error.h"
 
-namespace zeus::sim {
+namespace zeus::sim::paper {
 
 namespace {
 
@@ -553,4 +553,4 @@ PaperData compute_paper(const TraceSet& traces, const PaperOptions& options,
   return data;
 }
 
-}  // namespace zeus::sim
+}  // namespace zeus::sim::paper

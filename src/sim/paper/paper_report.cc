@@ -18,9 +18,7 @@
 #include "zeus/util/files.h"
 #include "zeus/util/gnuplot.h"
 
-namespace zeus::sim {
-
-namespace paper {
+namespace zeus::sim::paper {
 
 std::string num(double v) {
   if (std::isnan(v)) return "nan";
@@ -167,11 +165,7 @@ std::string strategy_label(const Strategy& k) {
   return k.name();
 }
 
-}  // namespace paper
-
 namespace {
-
-using namespace paper;
 
 std::string header_markdown(const PaperData& d, const PaperReportOptions& o) {
   std::string seeds;
@@ -346,4 +340,4 @@ std::vector<std::string> write_paper_report(const std::string& dir_in, const Pap
   return written;
 }
 
-}  // namespace zeus::sim
+}  // namespace zeus::sim::paper

@@ -87,35 +87,38 @@ TEST(ParserFuzz, PerseusStageProfile) {
   fuzz(
       "stage,instruction,frequency,time,energy\n0,forward,1410,0.010,2.0\n0,forward,1200,0.012,"
       "1.8\n0,backward,1410,0.020,4.0\n0,backward,1200,0.024,3.5\n",
-      4, [](const std::string& text) { (void)perseus::StageProfile::parse(text, "fuzz.csv"); });
+      4, [](const std::string& text) {
+        (void)pipeline_frequency::StageProfile::parse(text, "fuzz.csv");
+      });
 }
 
 // plans.json is a file users keep and may edit: a mutated one must give a
 // clear error from reading, selecting or printing a plan, never a crash.
 TEST(ParserFuzz, PerseusPlansJson) {
-  const auto profile = perseus::StageProfile::parse(
+  const auto profile = pipeline_frequency::StageProfile::parse(
       "stage,instruction,frequency,time,energy\n"
       "0,forward,1410,0.010,2.0\n0,forward,1200,0.013,1.8\n0,forward,1000,0.016,1.7\n"
       "0,backward,1410,0.020,4.0\n0,backward,1200,0.025,3.5\n0,backward,1000,0.031,3.3\n"
       "1,forward,1410,0.011,2.1\n1,forward,1200,0.014,1.9\n1,forward,1000,0.017,1.8\n"
       "1,backward,1410,0.021,4.1\n1,backward,1200,0.026,3.6\n1,backward,1000,0.032,3.4\n",
       "tiny.csv");
-  perseus::PlannerOptions options;
+  pipeline_frequency::PlannerOptions options;
   options.microbatches = 2;
   options.unit_time = Seconds(0.001);
   options.p_blocking = Watts(50);
-  options.cost_model = perseus::CostModelKind::kConvex;
+  options.cost_model = pipeline_frequency::CostModelKind::kConvex;
   const auto dir =
       std::filesystem::temp_directory_path() / ("zeus_fuzz_plans_" + std::to_string(::getpid()));
-  perseus::write_solution(perseus::solve_pipeline(profile, options), dir.string());
+  pipeline_frequency::write_solution(pipeline_frequency::solve_pipeline(profile, options),
+                                     dir.string());
   const std::string plans = (dir / "plans.json").string();
   const std::string seed = read_file(plans);
   fuzz(seed, 5, [&](const std::string& text) {
     std::ofstream(plans, std::ios::trunc) << text;  // no fsync: thousands of rewrites
-    const auto solution = perseus::read_solution(dir.string());
+    const auto solution = pipeline_frequency::read_solution(dir.string());
     for (const char* target : {"fastest", "min-energy", "straggler:1.2x"}) {
-      const auto i = perseus::select_target(solution.points, target);
-      (void)perseus::plan_json(solution, i, target);
+      const auto i = pipeline_frequency::select_target(solution.points, target);
+      (void)pipeline_frequency::plan_json(solution, i, target);
     }
   });
   std::filesystem::remove_all(dir);

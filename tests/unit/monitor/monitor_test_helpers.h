@@ -4,10 +4,12 @@
 
 #include <memory>
 #include <mutex>
+#include <span>
 #include <vector>
 
 #include "zeus/device/cpu.h"
 #include "zeus/device/devices.h"
+#include "zeus/device/forwarding_gpu.h"
 #include "zeus/device/sim_gpu.h"
 
 namespace zeus::testing {
@@ -36,47 +38,24 @@ class ScriptedCpu final : public Cpu {
 // A GPU whose power reading changes every `update_period` of a ManualClock
 // and each read of which takes `read_time` (the clock moves by it), like a
 // driver that refreshes its sensor periodically. Everything else is a SimGpu.
-class SteppedPowerGpu final : public Gpu {
+class SteppedPowerGpu final : public ForwardingGpu {
  public:
   SteppedPowerGpu(ManualClock& clock, Seconds update_period, Seconds read_time)
-      : clock_(clock), sim_(SimGpuModel{}, clock), period_(update_period), read_(read_time) {}
+      : ForwardingGpu(std::make_shared<SimGpu>(SimGpuModel{}, clock)),
+        clock_(clock),
+        period_(update_period),
+        read_(read_time) {}
   Watts power(PowerDomain) override {
     clock_.advance(read_);
     return Watts(100.0 + static_cast<double>(
                              static_cast<long long>(clock_.now().count() / period_.count()) % 7));
   }
-  std::string name() override { return sim_.name(); }
-  std::string uuid() override { return sim_.uuid(); }
-  GpuArchitecture architecture() override { return sim_.architecture(); }
+  // Every read goes through power() above.
+  bool read_powers(std::span<const PowerDomain>, std::span<Watts>) override { return false; }
   bool supports_energy_counter() override { return false; }
-  Joules total_energy() override { return sim_.total_energy(); }
-  PowerLimitConstraints power_limit_constraints() override {
-    return sim_.power_limit_constraints();
-  }
-  Milliwatts power_limit() override { return sim_.power_limit(); }
-  Milliwatts default_power_limit() override { return sim_.default_power_limit(); }
-  void set_power_limit(Milliwatts l) override { sim_.set_power_limit(l); }
-  bool persistence_mode() override { return sim_.persistence_mode(); }
-  void set_persistence_mode(bool e) override { sim_.set_persistence_mode(e); }
-  std::vector<Megahertz> supported_memory_clocks() override {
-    return sim_.supported_memory_clocks();
-  }
-  std::vector<Megahertz> supported_graphics_clocks(Megahertz m) override {
-    return sim_.supported_graphics_clocks(m);
-  }
-  void set_gpu_locked_clocks(Megahertz a, Megahertz b) override {
-    sim_.set_gpu_locked_clocks(a, b);
-  }
-  void reset_gpu_locked_clocks() override { sim_.reset_gpu_locked_clocks(); }
-  void set_memory_locked_clocks(Megahertz a, Megahertz b) override {
-    sim_.set_memory_locked_clocks(a, b);
-  }
-  void reset_memory_locked_clocks() override { sim_.reset_memory_locked_clocks(); }
-  Celsius temperature() override { return sim_.temperature(); }
 
  private:
   ManualClock& clock_;
-  SimGpu sim_;
   Seconds period_, read_;
 };
 

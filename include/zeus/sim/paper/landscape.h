@@ -9,7 +9,7 @@
 
 #include "zeus/sim/trace.h"
 
-namespace zeus::sim {
+namespace zeus::sim::paper {
 
 // One (batch size, power limit) over the trace's runs of that batch size.
 struct ConfigPoint {
@@ -54,4 +54,4 @@ struct Opportunity {
 };
 Opportunity opportunity(const WorkloadTrace& trace);
 
-}  // namespace zeus::sim
+}  // namespace zeus::sim::paper

@@ -19,7 +19,7 @@
 #include "zeus/sim/simulator.h"
 #include "zeus/sim/trace.h"
 
-namespace zeus::sim {
+namespace zeus::sim::paper {
 
 // One reproduced figure (several paper figures show the same thing for
 // other GPUs or workloads in the appendix).
@@ -203,4 +203,4 @@ using PaperProgress = std::function<void(std::string_view stage, std::size_t, st
 PaperData compute_paper(const TraceSet& traces, const PaperOptions& options,
                         const PaperProgress& progress = {});
 
-}  // namespace zeus::sim
+}  // namespace zeus::sim::paper

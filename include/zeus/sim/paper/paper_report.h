@@ -12,7 +12,7 @@
 
 #include "zeus/sim/paper/paper.h"
 
-namespace zeus::sim {
+namespace zeus::sim::paper {
 
 struct PaperReportOptions {
   std::string command_line;  // shown in the report (how it was made)
@@ -41,4 +41,4 @@ std::vector<std::string> paper_report_entries();  // "report.md", "csv", "figure
 std::vector<std::string> write_paper_report(const std::string& dir, const PaperFiles& files,
                                             int threads = 0, const PaperProgress& progress = {});
 
-}  // namespace zeus::sim
+}  // namespace zeus::sim::paper

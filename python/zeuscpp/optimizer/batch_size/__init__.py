@@ -20,7 +20,7 @@ when the service says so::
         if bso.training_finished:
             break
 
-The client is the C++ library's (``zeus::bso::BatchSizeOptimizer``): the same
+The client is the C++ library's (``zeus::batch_size::BatchSizeOptimizer``): the same
 registration, retries with an idempotency key, and failure marking as the C++
 API. Modules ``client``, ``common`` and ``exceptions`` mirror upstream's.
 """

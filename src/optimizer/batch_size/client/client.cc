@@ -9,7 +9,7 @@
 #include "zeus/util/json.h"
 #include "zeus/util/log.h"
 
-namespace zeus::bso {
+namespace zeus::batch_size {
 namespace {
 
 std::string random_key() {
@@ -173,4 +173,4 @@ void BatchSizeOptimizer::mark_failed() {
   expect_ok(r, "marking the trial failed");
 }
 
-}  // namespace zeus::bso
+}  // namespace zeus::batch_size

@@ -13,7 +13,7 @@
 #include "zeus/util/log.h"
 #include "zeus/util/text.h"
 
-namespace zeus::bso {
+namespace zeus::batch_size {
 namespace {
 
 using nlohmann::json;
@@ -213,4 +213,4 @@ json to_json(const ReportResponse& r) {
   return {{"stop_train", r.stop_train}, {"converged", r.converged}, {"message", r.message}};
 }
 
-}  // namespace zeus::bso
+}  // namespace zeus::batch_size

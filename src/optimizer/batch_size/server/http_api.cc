@@ -6,7 +6,7 @@
 #include "zeus/util/json.h"
 #include "zeus/util/log.h"
 
-namespace zeus::bso {
+namespace zeus::batch_size {
 namespace {
 
 using http::Method;
@@ -132,4 +132,4 @@ void add_routes(http::Router& router, Service& service) {
   });
 }
 
-}  // namespace zeus::bso
+}  // namespace zeus::batch_size

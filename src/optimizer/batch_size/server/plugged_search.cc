@@ -8,7 +8,7 @@
 
 #include "zeus/util/error.h"
 
-namespace zeus::bso {
+namespace zeus::batch_size {
 
 namespace bs = zeus::batch_size;
 using nlohmann::json;
@@ -184,4 +184,4 @@ PluggedSearch PluggedSearch::from_json(const JobSpec& spec, const json& state) {
   }
 }
 
-}  // namespace zeus::bso
+}  // namespace zeus::batch_size

@@ -21,7 +21,7 @@
 #include "zeus/util/json.h"
 #include "zeus/util/log.h"
 
-namespace zeus::bso {
+namespace zeus::batch_size {
 namespace {
 
 namespace bs = zeus::batch_size;
@@ -296,4 +296,4 @@ std::unique_ptr<Store> open_postgres_store(const std::string& conninfo,
   return std::make_unique<PostgresStore>(conninfo, options);
 }
 
-}  // namespace zeus::bso
+}  // namespace zeus::batch_size

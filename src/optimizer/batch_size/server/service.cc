@@ -12,7 +12,7 @@
 #include "zeus/util/error.h"
 #include "zeus/util/log.h"
 
-namespace zeus::bso {
+namespace zeus::batch_size {
 namespace {
 
 // A recurrence takes minutes at least: no point asking again sooner.
@@ -318,4 +318,4 @@ void Service::delete_job(const std::string& job_id, OutcomeCallback done) {
       std::move(done));
 }
 
-}  // namespace zeus::bso
+}  // namespace zeus::batch_size

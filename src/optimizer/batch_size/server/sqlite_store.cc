@@ -34,7 +34,7 @@
 #include "zeus/util/json.h"
 #include "zeus/util/log.h"
 
-namespace zeus::bso {
+namespace zeus::batch_size {
 namespace {
 
 namespace bs = zeus::batch_size;
@@ -775,4 +775,4 @@ std::unique_ptr<Store> open_sqlite_store(const std::string& path, const StoreOpt
   return std::make_unique<SqliteStore>(path, options);
 }
 
-}  // namespace zeus::bso
+}  // namespace zeus::batch_size

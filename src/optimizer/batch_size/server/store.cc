@@ -7,7 +7,7 @@
 #include "zeus/util/error.h"
 #include "zeus/util/json.h"
 
-namespace zeus::bso {
+namespace zeus::batch_size {
 
 std::string_view trial_status_name(TrialStatus status) {
   switch (status) {
@@ -127,4 +127,4 @@ std::unique_ptr<Store> open_store(const std::string& url, const StoreOptions& op
                           url));
 }
 
-}  // namespace zeus::bso
+}  // namespace zeus::batch_size

@@ -8,7 +8,7 @@
 
 #include "zeus/optimizer/batch_size/server/store.h"
 
-namespace zeus::bso {
+namespace zeus::batch_size {
 
 // Schema version 1, in SQL both databases accept.
 const std::vector<const char*>& schema_v1_statements();
@@ -21,4 +21,4 @@ TrialRecord trial_from_row(std::int64_t number, int batch_size, const std::strin
                            std::optional<double> end_time, std::optional<double> time,
                            std::optional<double> energy, std::optional<double> converged);
 
-}  // namespace zeus::bso
+}  // namespace zeus::batch_size

@@ -248,14 +248,17 @@ RunResult run_scenario(const EmulationOptions& o, int stages, const ScenarioSpec
   return result;
 }
 
-StagePlan all_max_plan(const perseus::StageProfile& profile, int stages, int microbatches) {
+StagePlan all_max_plan(const pipeline_frequency::StageProfile& profile, int stages,
+                       int microbatches) {
   StagePlan plan;
   for (int s = 0; s < stages; ++s) {
     auto& entries = plan.emplace_back();
-    for (const auto& [instruction, mb] : perseus::one_f_one_b_order(s, stages, microbatches)) {
+    for (const auto& [instruction, mb] :
+         pipeline_frequency::one_f_one_b_order(s, stages, microbatches)) {
       Megahertz f(0);
       for (const auto& e : profile.entries_for(s, instruction)) f = std::max(f, e.frequency);
-      entries.push_back(ScheduleEntry{std::string(perseus::instruction_name(instruction)), f});
+      entries.push_back(
+          ScheduleEntry{std::string(pipeline_frequency::instruction_name(instruction)), f});
     }
   }
   return plan;
@@ -298,25 +301,25 @@ double EmulationReport::predicted_saving(std::size_t i) const {
 
 EmulationReport run_emulation(const EmulationOptions& o) {
   check(o);
-  const auto profile = perseus::StageProfile::read_file(o.profile);
-  perseus::PlannerOptions po;
+  const auto profile = pipeline_frequency::StageProfile::read_file(o.profile);
+  pipeline_frequency::PlannerOptions po;
   po.microbatches = o.microbatches;
   po.unit_time = o.unit_time;
   po.p_blocking = o.p_blocking;
   po.cost_model = o.cost_model;
-  const auto solution = perseus::solve_pipeline(profile, po);
+  const auto solution = pipeline_frequency::solve_pipeline(profile, po);
   const int stages = solution.dag().num_stages;
 
   EmulationReport report;
   report.num_stages = stages;
   report.microbatches = o.microbatches;
   report.solution_dir = o.work_dir + "/solution";
-  perseus::write_solution(solution, report.solution_dir);
-  auto frontier =
-      std::make_shared<const perseus::StoredSolution>(perseus::read_solution(report.solution_dir));
+  pipeline_frequency::write_solution(solution, report.solution_dir);
+  auto frontier = std::make_shared<const pipeline_frequency::StoredSolution>(
+      pipeline_frequency::read_solution(report.solution_dir));
   const auto& pts = solution.points();
-  const std::size_t fastest = perseus::select_fastest(pts);
-  const std::size_t star = perseus::select_min_energy(pts);
+  const std::size_t fastest = pipeline_frequency::select_fastest(pts);
+  const std::size_t star = pipeline_frequency::select_min_energy(pts);
   const auto all_max = solution.all_max_frequency_point();
   report.t_min = pts[fastest].time;
   report.t_star = pts[star].time;
@@ -370,7 +373,7 @@ EmulationReport run_emulation(const EmulationOptions& o) {
     const std::shared_ptr<const SchedulerFactory> reactive(
         make_straggler_aware(frontier, "plans.json", so));
     const ScenarioSpec spec{"StragglerAware", reactive, 1 + o.iterations, 1, t_prime};
-    const std::size_t switched = perseus::select_straggler(pts, t_prime);
+    const std::size_t switched = pipeline_frequency::select_straggler(pts, t_prime);
     const std::string dumps = fmt::format("{}/dumps/{}", o.work_dir, report.scenarios.size());
     log::info("perseus emulate: running '{}'", spec.name);
     const RunResult r = run_scenario(o, stages, spec, dumps);
@@ -380,7 +383,7 @@ EmulationReport run_emulation(const EmulationOptions& o) {
       s.name = name;
       s.straggler = true;
       s.planned_time = t_prime;
-      s.predicted_energy = perseus::energy_with_wait(pts[i], t_prime, stages, pb);
+      s.predicted_energy = pipeline_frequency::energy_with_wait(pts[i], t_prime, stages, pb);
       s.iteration_times.assign(r.times.begin() + static_cast<std::ptrdiff_t>(first),
                                r.times.begin() + static_cast<std::ptrdiff_t>(first + count));
       s.iteration_energies.assign(r.energies.begin() + static_cast<std::ptrdiff_t>(first),

@@ -13,18 +13,19 @@ constexpr Milliwatts kMinLimit{100'000};
 constexpr Milliwatts kMaxLimit{400'000};  // A100 SXM
 }  // namespace
 
-ProfiledGpu::ProfiledGpu(const perseus::StageProfile& profile, int stage, Watts p_blocking,
-                         ManualClock& clock)
+ProfiledGpu::ProfiledGpu(const pipeline_frequency::StageProfile& profile, int stage,
+                         Watts p_blocking, ManualClock& clock)
     : stage_(stage), p_blocking_(p_blocking), clock_(clock), limit_(kMaxLimit) {
-  for (const auto instruction : {perseus::Instruction::kForward, perseus::Instruction::kBackward}) {
-    Menu& m = instruction == perseus::Instruction::kForward ? forward_ : backward_;
+  for (const auto instruction :
+       {pipeline_frequency::Instruction::kForward, pipeline_frequency::Instruction::kBackward}) {
+    Menu& m = instruction == pipeline_frequency::Instruction::kForward ? forward_ : backward_;
     for (const auto& e : profile.entries_for(stage, instruction)) {
       m[e.frequency] = Cost{e.time, e.energy};
     }
     if (m.empty()) {
       throw_error(ErrorCode::kInvalidArgument,
                   fmt::format("{} has no {} rows for stage {}", profile.source(),
-                              perseus::instruction_name(instruction), stage));
+                              pipeline_frequency::instruction_name(instruction), stage));
     }
   }
   idle_since_ = clock_.now();
@@ -126,8 +127,8 @@ void ProfiledGpu::reset_memory_locked_clocks() {
   memory_locked_ = false;
 }
 
-const ProfiledGpu::Menu& ProfiledGpu::menu(perseus::Instruction instruction) const {
-  return instruction == perseus::Instruction::kForward ? forward_ : backward_;
+const ProfiledGpu::Menu& ProfiledGpu::menu(pipeline_frequency::Instruction instruction) const {
+  return instruction == pipeline_frequency::Instruction::kForward ? forward_ : backward_;
 }
 
 Megahertz ProfiledGpu::frequency_locked(const Menu& m) const {
@@ -137,7 +138,7 @@ Megahertz ProfiledGpu::frequency_locked(const Menu& m) const {
   return std::prev(it)->first;
 }
 
-Megahertz ProfiledGpu::frequency(perseus::Instruction instruction) {
+Megahertz ProfiledGpu::frequency(pipeline_frequency::Instruction instruction) {
   std::lock_guard lock(mutex_);
   return frequency_locked(menu(instruction));
 }
@@ -147,7 +148,7 @@ bool ProfiledGpu::clocks_locked() {
   return locked_max_.has_value();
 }
 
-Megahertz ProfiledGpu::run(perseus::Instruction instruction) {
+Megahertz ProfiledGpu::run(pipeline_frequency::Instruction instruction) {
   std::lock_guard lock(mutex_);
   settle_idle_locked();
   const Menu& m = menu(instruction);

@@ -26,7 +26,7 @@ namespace zeus::pipeline_frequency {
 class ProfiledGpu final : public Gpu {
  public:
   // kInvalidArgument when the profile has no rows for `stage`.
-  ProfiledGpu(const perseus::StageProfile& profile, int stage, Watts p_blocking,
+  ProfiledGpu(const pipeline_frequency::StageProfile& profile, int stage, Watts p_blocking,
               ManualClock& clock);
 
   std::string name() override;
@@ -51,9 +51,9 @@ class ProfiledGpu final : public Gpu {
 
   // Runs one computation now: the clock advances by its profiled time at the
   // frequency it runs at, which is returned.
-  Megahertz run(perseus::Instruction instruction);
+  Megahertz run(pipeline_frequency::Instruction instruction);
   // The frequency a computation would run at now.
-  Megahertz frequency(perseus::Instruction instruction);
+  Megahertz frequency(pipeline_frequency::Instruction instruction);
   // Whether graphics clocks are locked (false after a reset: the GPU is free).
   bool clocks_locked();
   int stage() const { return stage_; }
@@ -66,7 +66,7 @@ class ProfiledGpu final : public Gpu {
     Joules energy{0};
   };
   using Menu = std::map<Megahertz, Cost>;  // ascending frequency
-  const Menu& menu(perseus::Instruction instruction) const;
+  const Menu& menu(pipeline_frequency::Instruction instruction) const;
   Megahertz frequency_locked(const Menu& menu) const;  // requires mutex_
   void settle_idle_locked();                           // requires mutex_
 

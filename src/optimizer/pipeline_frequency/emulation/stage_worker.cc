@@ -16,7 +16,7 @@ namespace zeus::pipeline_frequency {
 namespace {
 
 using nlohmann::json;
-using perseus::Instruction;
+using pipeline_frequency::Instruction;
 using pipeline_frequency_internal::LineChannel;
 
 // Waits for the neighbour's message about microbatch `mb` and returns the
@@ -38,7 +38,7 @@ void run(LineChannel& control, const StageChannels& ch) {
   const int microbatches = static_cast<int>(c.integer("microbatches", 1, 1'000'000));
   const int iterations = static_cast<int>(c.integer("iterations", 1, 1'000'000));
   const Seconds timeout(c.number("timeout_s", 1.0, 1e6));
-  const auto profile = perseus::StageProfile::read_file(c.string("profile", 4096));
+  const auto profile = pipeline_frequency::StageProfile::read_file(c.string("profile", 4096));
   ManualClock clock(Seconds(0.0));
   auto gpu =
       std::make_shared<ProfiledGpu>(profile, stage, Watts(c.number("p_blocking_w", 0, 1e4)), clock);
@@ -65,7 +65,7 @@ void run(LineChannel& control, const StageChannels& ch) {
     const json m = control.receive();
     return m.at("job_id").get<std::string>();
   };
-  const auto order = perseus::one_f_one_b_order(stage, stages, microbatches);
+  const auto order = pipeline_frequency::one_f_one_b_order(stage, stages, microbatches);
   {
     PipelineFrequencyOptimizer optimizer(gpu, o);
     for (int k = 0; k < iterations; ++k) {
@@ -82,13 +82,13 @@ void run(LineChannel& control, const StageChannels& ch) {
         if (instruction == Instruction::kBackward && next) {
           clock.sleep_until(receive_from(*next, "backward", mb));
         }
-        optimizer.on_instruction_begin(perseus::instruction_name(instruction));
+        optimizer.on_instruction_begin(pipeline_frequency::instruction_name(instruction));
         // The emulated kernel starts once the clock is set: a real GPU would run
         // its first microseconds at the old clock, which the model ignores.
         optimizer.controller().flush();
         ran.push_back(gpu->run(instruction).value());
-        optimizer.on_instruction_end(perseus::instruction_name(instruction));
-        const json out = {{"kind", perseus::instruction_name(instruction)},
+        optimizer.on_instruction_end(pipeline_frequency::instruction_name(instruction));
+        const json out = {{"kind", pipeline_frequency::instruction_name(instruction)},
                           {"microbatch", mb},
                           {"time", clock.now().count()}};
         if (instruction == Instruction::kForward && next) next->send(out);

@@ -12,7 +12,7 @@
 #include "zeus/util/error.h"
 #include "zeus/util/log.h"
 
-namespace zeus::perseus {
+namespace zeus::pipeline_frequency {
 
 std::string_view cost_model_name(CostModelKind kind) {
   return kind == CostModelKind::kExponential ? "exponential" : "convex";
@@ -281,4 +281,4 @@ CostCurve build_cost_curve(const OptionMenu& menu, CostModelKind kind, Seconds u
   return convex_hull_curve(xi, y);
 }
 
-}  // namespace zeus::perseus
+}  // namespace zeus::pipeline_frequency

@@ -7,7 +7,7 @@
 
 #include "zeus/util/error.h"
 
-namespace zeus::perseus {
+namespace zeus::pipeline_frequency {
 
 std::string_view schedule_name(PipelineSchedule schedule) {
   return schedule == PipelineSchedule::k1F1B ? "1f1b" : "gpipe";
@@ -168,4 +168,4 @@ AoaGraph AoaGraph::from_aon(int num_ops, const std::vector<std::pair<int, int>>&
   return g;
 }
 
-}  // namespace zeus::perseus
+}  // namespace zeus::pipeline_frequency

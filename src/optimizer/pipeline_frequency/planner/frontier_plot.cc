@@ -6,7 +6,7 @@
 #include "zeus/util/files.h"
 #include "zeus/util/gnuplot.h"
 
-namespace zeus::perseus {
+namespace zeus::pipeline_frequency {
 
 std::string frontier_plot_script(const PerseusSolution& solution, const std::string& csv_path,
                                  const std::string& image_path, const std::string& terminal) {
@@ -48,4 +48,4 @@ void render_frontier_plots(const PerseusSolution& solution, const std::string& d
   run_gnuplot(svg_script);
 }
 
-}  // namespace zeus::perseus
+}  // namespace zeus::pipeline_frequency

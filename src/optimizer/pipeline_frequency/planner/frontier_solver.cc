@@ -10,7 +10,7 @@
 #include "zeus/optimizer/pipeline_frequency/planner/dag.h"
 #include "zeus/util/error.h"
 
-namespace zeus::perseus {
+namespace zeus::pipeline_frequency {
 
 namespace {
 
@@ -548,4 +548,4 @@ Frontier solve_frontier(const FrontierProblem& problem, const SolverOptions& opt
   return solver.run();
 }
 
-}  // namespace zeus::perseus
+}  // namespace zeus::pipeline_frequency

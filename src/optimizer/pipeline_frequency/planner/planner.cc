@@ -11,7 +11,7 @@
 #include "zeus/util/parse.h"
 #include "zeus/util/text.h"
 
-namespace zeus::perseus {
+namespace zeus::pipeline_frequency {
 
 namespace {
 
@@ -389,4 +389,4 @@ std::size_t select_target(const std::vector<PlanPoint>& points, std::string_view
                           printable(target)));
 }
 
-}  // namespace zeus::perseus
+}  // namespace zeus::pipeline_frequency

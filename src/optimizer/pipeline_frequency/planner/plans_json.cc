@@ -11,7 +11,7 @@
 #include "zeus/util/json.h"
 #include "zeus/util/text.h"
 
-namespace zeus::perseus {
+namespace zeus::pipeline_frequency {
 
 namespace {
 
@@ -299,4 +299,4 @@ std::string plan_json(const StoredSolution& solution, std::size_t i, std::string
   return out;
 }
 
-}  // namespace zeus::perseus
+}  // namespace zeus::pipeline_frequency

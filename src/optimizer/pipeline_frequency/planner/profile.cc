@@ -13,7 +13,7 @@
 #include "zeus/util/error.h"
 #include "zeus/util/text.h"
 
-namespace zeus::perseus {
+namespace zeus::pipeline_frequency {
 
 std::string_view instruction_name(Instruction instruction) {
   return instruction == Instruction::kForward ? "forward" : "backward";
@@ -272,4 +272,4 @@ const ExecutionOption& OptionMenu::option_for(std::int64_t duration) const {
   return *std::prev(it);
 }
 
-}  // namespace zeus::perseus
+}  // namespace zeus::pipeline_frequency

@@ -333,13 +333,14 @@ StagePlan parse_plan_json(std::string_view text, const std::string& source) {
   return plan;
 }
 
-StagePlan stage_plan(const perseus::StoredSolution& solution, std::size_t i) {
+StagePlan stage_plan(const pipeline_frequency::StoredSolution& solution, std::size_t i) {
   StagePlan plan;
-  for (const auto& stage : perseus::stage_frequencies(solution, i)) {
+  for (const auto& stage : pipeline_frequency::stage_frequencies(solution, i)) {
     auto& entries = plan.emplace_back();
     entries.reserve(stage.size());
     for (const auto& [instruction, mhz] : stage) {
-      entries.push_back(ScheduleEntry{std::string(perseus::instruction_name(instruction)), mhz});
+      entries.push_back(
+          ScheduleEntry{std::string(pipeline_frequency::instruction_name(instruction)), mhz});
     }
   }
   return plan;

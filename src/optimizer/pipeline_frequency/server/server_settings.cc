@@ -103,13 +103,13 @@ SchedulerSetup make_scheduler(const ServerSettings& s) {
                   "'zeus perseus solve' directory or its plans.json");
     }
     const std::string file = frontier_file(s.solution_path);
-    auto frontier = std::make_shared<const perseus::StoredSolution>(
-        perseus::parse_plans_json(read_file(file), file));
+    auto frontier = std::make_shared<const pipeline_frequency::StoredSolution>(
+        pipeline_frequency::parse_plans_json(read_file(file), file));
     StragglerOptions o;
     if (!s.target.empty()) o.initial_target = s.target;
     o.tolerance = s.straggler_tolerance;
     const auto& first =
-        frontier->points[perseus::select_target(frontier->points, o.initial_target)];
+        frontier->points[pipeline_frequency::select_target(frontier->points, o.initial_target)];
     setup.description = fmt::format(
         "{} over the frontier {} ({} points), starting at {} ({:.6g} s, {:.6g} J), straggler "
         "tolerance {:g}%",
@@ -124,8 +124,8 @@ SchedulerSetup make_scheduler(const ServerSettings& s) {
                   "ZEUS_PFO_SCHEDULER_ARGS)");
     }
     const std::string file = frontier_file(s.solution_path);
-    const auto frontier = perseus::parse_plans_json(read_file(file), file);
-    const std::size_t i = perseus::select_target(frontier.points, s.target);
+    const auto frontier = pipeline_frequency::parse_plans_json(read_file(file), file);
+    const std::size_t i = pipeline_frequency::select_target(frontier.points, s.target);
     const auto& p = frontier.points[i];
     const std::string source = fmt::format("{} point {} ({})", name, i, printable(s.target));
     setup.description = fmt::format("{} of {}: {:.6g} s, {:.6g} J per iteration", s.scheduler,

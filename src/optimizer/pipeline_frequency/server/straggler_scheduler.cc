@@ -17,8 +17,8 @@ namespace {
 
 class StragglerAware final : public FrequencyScheduler {
  public:
-  StragglerAware(std::shared_ptr<const perseus::StoredSolution> frontier, std::size_t initial,
-                 double tolerance)
+  StragglerAware(std::shared_ptr<const pipeline_frequency::StoredSolution> frontier,
+                 std::size_t initial, double tolerance)
       : frontier_(std::move(frontier)),
         initial_(initial),
         current_(initial),
@@ -68,7 +68,7 @@ class StragglerAware final : public FrequencyScheduler {
  private:
   void switch_to(Seconds t_prime) {
     target_ = t_prime;
-    current_ = perseus::select_straggler(frontier_->points, t_prime);
+    current_ = pipeline_frequency::select_straggler(frontier_->points, t_prime);
     log::info(
         "perseus server: straggler target {:.6g} s: serving the plan at {:.6g} s, {:.6g} J "
         "(frontier point {})",
@@ -84,7 +84,7 @@ class StragglerAware final : public FrequencyScheduler {
     return it->second;
   }
 
-  const std::shared_ptr<const perseus::StoredSolution> frontier_;
+  const std::shared_ptr<const pipeline_frequency::StoredSolution> frontier_;
   const std::size_t initial_;
   std::size_t current_;
   const double tolerance_;
@@ -94,15 +94,15 @@ class StragglerAware final : public FrequencyScheduler {
 
 class StragglerAwareFactory final : public SchedulerFactory {
  public:
-  StragglerAwareFactory(std::shared_ptr<const perseus::StoredSolution> frontier, std::string source,
-                        StragglerOptions options)
+  StragglerAwareFactory(std::shared_ptr<const pipeline_frequency::StoredSolution> frontier,
+                        std::string source, StragglerOptions options)
       : frontier_(std::move(frontier)), source_(std::move(source)), options_(std::move(options)) {
     if (!(options_.tolerance > 0.0 && options_.tolerance <= 10.0)) {
       throw_error(
           ErrorCode::kInvalidArgument,
           fmt::format("straggler tolerance must be in (0, 10], got {:g}", options_.tolerance));
     }
-    initial_ = perseus::select_target(frontier_->points, options_.initial_target);
+    initial_ = pipeline_frequency::select_target(frontier_->points, options_.initial_target);
   }
 
   std::string name() const override { return "StragglerAware"; }
@@ -127,7 +127,7 @@ class StragglerAwareFactory final : public SchedulerFactory {
   }
 
  private:
-  std::shared_ptr<const perseus::StoredSolution> frontier_;
+  std::shared_ptr<const pipeline_frequency::StoredSolution> frontier_;
   std::string source_;
   StragglerOptions options_;
   std::size_t initial_ = 0;
@@ -136,7 +136,7 @@ class StragglerAwareFactory final : public SchedulerFactory {
 }  // namespace
 
 std::unique_ptr<SchedulerFactory> make_straggler_aware(
-    std::shared_ptr<const perseus::StoredSolution> frontier, std::string source,
+    std::shared_ptr<const pipeline_frequency::StoredSolution> frontier, std::string source,
     StragglerOptions options) {
   return std::make_unique<StragglerAwareFactory>(std::move(frontier), std::move(source),
                                                  std::move(options));

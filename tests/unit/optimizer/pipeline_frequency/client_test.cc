@@ -7,7 +7,7 @@
 #include <future>
 #include <thread>
 
-#include "pfo_test_helpers.h"
+#include "pipeline_frequency_test_helpers.h"
 #include "zeus/device/sim_gpu.h"
 #include "zeus/optimizer/pipeline_frequency/client/pipeline_frequency_optimizer.h"
 #include "zeus/optimizer/pipeline_frequency/planner/plans_json.h"
@@ -34,7 +34,7 @@ std::string error_of(const std::function<void()>& f) {
   return "no error";
 }
 
-class PfoController : public ::testing::Test {
+class PipelineFrequencyControllerTest : public ::testing::Test {
  protected:
   std::shared_ptr<RecordingGpu> make_gpu() {
     auto sim = std::make_shared<SimGpu>(SimGpuModel{}, clock_);
@@ -47,7 +47,7 @@ class PfoController : public ::testing::Test {
   log::ScopedSink quiet_{std::make_shared<log::CapturingSink>()};
 };
 
-TEST_F(PfoController, StartsAtMaxAppliesChangesOnlyAndRestores) {
+TEST_F(PipelineFrequencyControllerTest, StartsAtMaxAppliesChangesOnlyAndRestores) {
   auto gpu = make_gpu();
   {
     FrequencyController c(gpu);
@@ -73,7 +73,7 @@ TEST_F(PfoController, StartsAtMaxAppliesChangesOnlyAndRestores) {
   EXPECT_EQ(sim_->power_limit(), Milliwatts(200'000));  // the user's limit is back
 }
 
-TEST_F(PfoController, ReturnsAtOnceWhileTheDriverIsBusyAndAppliesTheNewest) {
+TEST_F(PipelineFrequencyControllerTest, ReturnsAtOnceWhileTheDriverIsBusyAndAppliesTheNewest) {
   auto gpu = make_gpu();
   FrequencyController c(gpu);
   gpu->hold();
@@ -94,7 +94,7 @@ TEST_F(PfoController, ReturnsAtOnceWhileTheDriverIsBusyAndAppliesTheNewest) {
   EXPECT_EQ(c.current_frequency(), Megahertz(1000));
 }
 
-TEST_F(PfoController, ADriverFailureReachesTheTrainingThreadOnce) {
+TEST_F(PipelineFrequencyControllerTest, ADriverFailureReachesTheTrainingThreadOnce) {
   auto gpu = make_gpu();
   FrequencyController c(gpu);
   gpu->fail_at(Megahertz(900), ErrorCode::kGpuLost);
@@ -105,7 +105,7 @@ TEST_F(PfoController, ADriverFailureReachesTheTrainingThreadOnce) {
   EXPECT_EQ(c.current_frequency(), Megahertz(1005));
 }
 
-TEST_F(PfoController, RefusedStartUpThrowsAndLeavesNothingChanged) {
+TEST_F(PipelineFrequencyControllerTest, RefusedStartUpThrowsAndLeavesNothingChanged) {
   auto gpu = make_gpu();
   gpu->fail_at(Megahertz(1410), ErrorCode::kNoPermission);
   EXPECT_THAT(error_of([&] { FrequencyController c(gpu); }), HasSubstr("no_permission"));
@@ -114,7 +114,7 @@ TEST_F(PfoController, RefusedStartUpThrowsAndLeavesNothingChanged) {
 }
 
 // Two ranks of a 2-stage job against a server on loopback.
-class PfoOptimizer : public ::testing::Test {
+class PipelineFrequencyOptimizerTest : public ::testing::Test {
  protected:
   PipelineFrequencyOptimizerOptions options(int rank, const std::string& url) {
     PipelineFrequencyOptimizerOptions o;
@@ -154,7 +154,7 @@ StagePlan plan2() {
            {"backward", Megahertz(810)}}};
 }
 
-TEST_F(PfoOptimizer, RanksRegisterFetchAndApplyTheirStagesSchedule) {
+TEST_F(PipelineFrequencyOptimizerTest, RanksRegisterFetchAndApplyTheirStagesSchedule) {
   JobManagerOptions jo;
   jo.dump_dir = dir_.path();
   RunningServer server(make_point_solution(plan2(), "plan"), jo);
@@ -201,17 +201,18 @@ TEST_F(PfoOptimizer, RanksRegisterFetchAndApplyTheirStagesSchedule) {
               HasSubstr("the iteration ended after 1 of the schedule's 4 instructions"));
 }
 
-TEST_F(PfoOptimizer, ReportsResultsAndFollowsAReactingServer) {
+TEST_F(PipelineFrequencyOptimizerTest, ReportsResultsAndFollowsAReactingServer) {
   testing::write_two_stage_frontier(dir_.path() + "/sol");
-  auto frontier =
-      std::make_shared<const perseus::StoredSolution>(perseus::read_solution(dir_.path() + "/sol"));
+  auto frontier = std::make_shared<const pipeline_frequency::StoredSolution>(
+      pipeline_frequency::read_solution(dir_.path() + "/sol"));
   StragglerOptions so;
   so.initial_target = "fastest";
   RunningServer server(make_straggler_aware(frontier, "plans.json", so));
   const auto& pts = frontier->points;
-  const auto fastest = stage_plan(*frontier, perseus::select_fastest(pts));
+  const auto fastest = stage_plan(*frontier, pipeline_frequency::select_fastest(pts));
   const double t_prime = pts.front().time.count();
-  const auto slow = stage_plan(*frontier, perseus::select_straggler(pts, Seconds(t_prime)));
+  const auto slow =
+      stage_plan(*frontier, pipeline_frequency::select_straggler(pts, Seconds(t_prime)));
   ASSERT_NE(fastest, slow);
 
   auto run_rank = [&](int rank, std::shared_ptr<Gpu> g) {
@@ -240,7 +241,7 @@ TEST_F(PfoOptimizer, ReportsResultsAndFollowsAReactingServer) {
   EXPECT_EQ(seen1[2], slow[1]);
 }
 
-TEST_F(PfoOptimizer, ClearErrorsForBadSetups) {
+TEST_F(PipelineFrequencyOptimizerTest, ClearErrorsForBadSetups) {
   RunningServer server(make_point_solution(plan2(), "plan"));
   auto o = options(1, server.url());
   o.broadcast_job_id = nullptr;

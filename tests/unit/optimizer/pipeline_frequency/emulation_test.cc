@@ -4,17 +4,17 @@
 #include <gtest/gtest.h>
 
 #include "optimizer/pipeline_frequency/emulation/profiled_gpu.h"
-#include "pfo_test_helpers.h"
+#include "pipeline_frequency_test_helpers.h"
 #include "zeus/optimizer/pipeline_frequency/emulation/emulation.h"
 #include "zeus/util/log.h"
 
 namespace zeus::pipeline_frequency {
 namespace {
 
-using perseus::Instruction;
+using pipeline_frequency::Instruction;
 using ::testing::HasSubstr;
 
-TEST(PfoProfiledGpu, ComputationsTakeTheProfilesTimeAndEnergyAtTheLockedClock) {
+TEST(PipelineFrequencyProfiledGpuTest, ComputationsTakeTheProfilesTimeAndEnergyAtTheLockedClock) {
   const auto profile = testing::two_stage_profile();  // stage 1: F 16 ms, 5 J at 1410 MHz
   ManualClock clock(Seconds(0.0));
   ProfiledGpu gpu(profile, 1, Watts(60.0), clock);
@@ -39,7 +39,7 @@ TEST(PfoProfiledGpu, ComputationsTakeTheProfilesTimeAndEnergyAtTheLockedClock) {
   EXPECT_THROW(ProfiledGpu(profile, 2, Watts(60.0), clock), Error);
 }
 
-TEST(PfoEmulation, SavesWhatTheFrontierPredictsInAClosedLoop) {
+TEST(PipelineFrequencyEmulationTest, SavesWhatTheFrontierPredictsInAClosedLoop) {
   log::ScopedSink quiet(std::make_shared<log::CapturingSink>());
   testing::TempDir dir;
   EmulationOptions o;
@@ -70,7 +70,7 @@ TEST(PfoEmulation, SavesWhatTheFrontierPredictsInAClosedLoop) {
   EXPECT_THAT(emulation_table(report), HasSubstr("minimum energy (T*)"));
 }
 
-TEST(PfoEmulation, AFailingStageStopsTheRunWithItsMessage) {
+TEST(PipelineFrequencyEmulationTest, AFailingStageStopsTheRunWithItsMessage) {
   log::ScopedSink quiet(std::make_shared<log::CapturingSink>());
   testing::TempDir dir;
   EmulationOptions o;

@@ -7,7 +7,7 @@
 #include <future>
 #include <thread>
 
-#include "pfo_test_helpers.h"
+#include "pipeline_frequency_test_helpers.h"
 #include "zeus/http/client.h"
 #include "zeus/optimizer/pipeline_frequency/server/plan_sources.h"
 #include "zeus/optimizer/pipeline_frequency/server/point_solution.h"
@@ -39,7 +39,7 @@ json rank_body(int rank, int pp, int dp = 0, int tp = 0) {
 
 std::string message(const http::Response& r) { return json::parse(r.body).value("message", ""); }
 
-class PfoHttpApi : public ::testing::Test {
+class PipelineFrequencyHttpApiTest : public ::testing::Test {
  protected:
   JobManagerOptions options() {
     JobManagerOptions o;
@@ -50,7 +50,7 @@ class PfoHttpApi : public ::testing::Test {
   log::ScopedSink quiet_{std::make_shared<log::CapturingSink>()};
 };
 
-TEST_F(PfoHttpApi, ThreeDJobOverHttpAsUpstreamsClientDrivesIt) {
+TEST_F(PipelineFrequencyHttpApiTest, ThreeDJobOverHttpAsUpstreamsClientDrivesIt) {
   RunningServer s(make_3d_parallel(make_point_solution(plan2(), "plan.py")), options());
   http::Client rank0(s.url());
   auto r = rank0.post_json("/register_job", R"({"job_id": "", "pp_degree": 2, "dp_degree": 2,
@@ -93,7 +93,7 @@ TEST_F(PfoHttpApi, ThreeDJobOverHttpAsUpstreamsClientDrivesIt) {
   EXPECT_TRUE(std::filesystem::exists(dump_.path() + "/" + id + "/0.prof.json"));
 }
 
-TEST_F(PfoHttpApi, BadInputGetsA4xxWithAMessage) {
+TEST_F(PipelineFrequencyHttpApiTest, BadInputGetsA4xxWithAMessage) {
   RunningServer s(make_point_solution(plan2(), "plan.py"), options());
   http::Client c(s.url());
   // Degrees that do not multiply to the world size; a plan for another size.
@@ -140,10 +140,10 @@ TEST_F(PfoHttpApi, BadInputGetsA4xxWithAMessage) {
   EXPECT_EQ(c.get("/info").status, 404);  // declared by upstream, never routed
 }
 
-TEST_F(PfoHttpApi, StragglerNoticeSwitchesPlansAtTheNextRound) {
+TEST_F(PipelineFrequencyHttpApiTest, StragglerNoticeSwitchesPlansAtTheNextRound) {
   testing::write_two_stage_frontier(dump_.path() + "/sol");
-  auto frontier = std::make_shared<const perseus::StoredSolution>(
-      perseus::read_solution(dump_.path() + "/sol"));
+  auto frontier = std::make_shared<const pipeline_frequency::StoredSolution>(
+      pipeline_frequency::read_solution(dump_.path() + "/sol"));
   StragglerOptions so;
   so.initial_target = "fastest";
   RunningServer s(make_straggler_aware(frontier, "plans.json", so), options());
@@ -177,12 +177,13 @@ TEST_F(PfoHttpApi, StragglerNoticeSwitchesPlansAtTheNextRound) {
     return out;
   };
   const auto& pts = frontier->points;
-  const auto fastest = stage_plan(*frontier, perseus::select_fastest(pts));
+  const auto fastest = stage_plan(*frontier, pipeline_frequency::select_fastest(pts));
   EXPECT_EQ(round()[1].frequencies, fastest[1]);
   const double t_prime = pts.front().time.count();
   r = c.post_json(job_path(kStragglerPath, id), json{{"iteration_time", t_prime}}.dump());
   ASSERT_EQ(r.status, 200) << r.body;
-  const auto slow = stage_plan(*frontier, perseus::select_straggler(pts, Seconds(t_prime)));
+  const auto slow =
+      stage_plan(*frontier, pipeline_frequency::select_straggler(pts, Seconds(t_prime)));
   EXPECT_NE(slow, fastest);
   EXPECT_EQ(round()[0].frequencies, slow[0]);
   EXPECT_EQ(c.post_json(job_path(kStragglerPath, id), R"({"iteration_time": null})").status, 200);

@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <map>
 
-#include "pfo_test_helpers.h"
+#include "pipeline_frequency_test_helpers.h"
 #include "zeus/http/message.h"
 #include "zeus/optimizer/pipeline_frequency/common/messages.h"
 #include "zeus/optimizer/pipeline_frequency/server/job_manager.h"
@@ -72,7 +72,7 @@ ProfilingResult result(int rank) {
   return r;
 }
 
-class PfoJobManager : public ::testing::Test {
+class PipelineFrequencyJobManagerTest : public ::testing::Test {
  protected:
   JobManagerOptions options() {
     JobManagerOptions o;
@@ -86,7 +86,7 @@ class PfoJobManager : public ::testing::Test {
   log::ScopedSink quiet_{std::make_shared<log::CapturingSink>()};
 };
 
-TEST_F(PfoJobManager, AnswersEveryRankOnlyWhenTheLastOneAsks) {
+TEST_F(PipelineFrequencyJobManagerTest, AnswersEveryRankOnlyWhenTheLastOneAsks) {
   JobManager m(make_point_solution(plan2(), "plan.py"), options());
   const std::string id = m.register_job(job(2));
   EXPECT_THAT(id, HasSubstr("+dp1+pp2+tp1+PointSolution"));
@@ -121,7 +121,7 @@ TEST_F(PfoJobManager, AnswersEveryRankOnlyWhenTheLastOneAsks) {
   EXPECT_EQ(m.status(id).round, 2);
 }
 
-TEST_F(PfoJobManager, RefusesBadRegistrations) {
+TEST_F(PipelineFrequencyJobManagerTest, RefusesBadRegistrations) {
   JobManager m(make_3d_parallel(make_point_solution(plan2(), "plan.py")), options());
   EXPECT_THAT(error_of([&] { m.register_job(job(3, 2)); }),
               HasSubstr("invalid_argument: the plan plan.py has 2 stage schedules but the job "
@@ -156,7 +156,7 @@ TEST_F(PfoJobManager, RefusesBadRegistrations) {
               HasSubstr("no scheduler yet: 1 of 4 ranks registered"));
 }
 
-TEST_F(PfoJobManager, SameJobInTheSameSecondGetsItsOwnId) {
+TEST_F(PipelineFrequencyJobManagerTest, SameJobInTheSameSecondGetsItsOwnId) {
   JobManager m(make_point_solution(plan2(), "plan.py"), options());
   const auto a = m.register_job(job(2));
   const auto b = m.register_job(job(2));
@@ -165,7 +165,7 @@ TEST_F(PfoJobManager, SameJobInTheSameSecondGetsItsOwnId) {
   EXPECT_EQ(m.job_count(), 2u);
 }
 
-TEST_F(PfoJobManager, APlanTheGpuCannotRunFailsEveryWaitingRank) {
+TEST_F(PipelineFrequencyJobManagerTest, APlanTheGpuCannotRunFailsEveryWaitingRank) {
   StagePlan plan = plan2();
   plan[1][0].frequency = Megahertz(1407);  // not on the 15 MHz grid
   JobManager m(make_point_solution(plan, "plan.py"), options());
@@ -187,7 +187,7 @@ TEST_F(PfoJobManager, APlanTheGpuCannotRunFailsEveryWaitingRank) {
   EXPECT_TRUE(m.status(id).failed);
 }
 
-TEST_F(PfoJobManager, ANewerRequestSupersedesAWaitingOne) {
+TEST_F(PipelineFrequencyJobManagerTest, ANewerRequestSupersedesAWaitingOne) {
   JobManager m(make_point_solution(plan2(), "plan.py"), options());
   const std::string id = m.register_job(job(2));
   m.register_rank(id, rank_info(0, 0));
@@ -202,7 +202,7 @@ TEST_F(PfoJobManager, ANewerRequestSupersedesAWaitingOne) {
   EXPECT_TRUE(r.by_rank[0][1].schedule.has_value());
 }
 
-TEST_F(PfoJobManager, EvictsIdleJobsAndTellsWaitingRanks) {
+TEST_F(PipelineFrequencyJobManagerTest, EvictsIdleJobsAndTellsWaitingRanks) {
   JobManagerOptions o = options();
   o.max_job_idle_time = Seconds(100.0);
   JobManager m(make_point_solution(plan2(), "plan.py"), o);
@@ -226,7 +226,7 @@ TEST_F(PfoJobManager, EvictsIdleJobsAndTellsWaitingRanks) {
 
 // The class: unbounded job counts. A full table first drops idle jobs, then
 // answers 503 with a retry hint instead of growing.
-TEST_F(PfoJobManager, TheJobTableIsBoundedAndMakesRoomFromIdleJobs) {
+TEST_F(PipelineFrequencyJobManagerTest, TheJobTableIsBoundedAndMakesRoomFromIdleJobs) {
   JobManagerOptions o = options();
   o.max_job_idle_time = Seconds(100.0);
   o.max_jobs = 2;
@@ -250,7 +250,7 @@ TEST_F(PfoJobManager, TheJobTableIsBoundedAndMakesRoomFromIdleJobs) {
 }
 
 // Ranks list the clocks their GPU supports: a few hundred at most.
-TEST(PfoMessages, AvailableFrequencyListsAreSizedFromTheDomain) {
+TEST(PipelineFrequencyMessagesTest, AvailableFrequencyListsAreSizedFromTheDomain) {
   nlohmann::json body = {{"rank", 0}, {"dp_rank", 0}, {"pp_rank", 0}, {"tp_rank", 0}};
   body["available_frequencies"] = std::vector<int>(kMaxAvailableFrequencies + 1, 1410);
   try {
@@ -263,7 +263,7 @@ TEST(PfoMessages, AvailableFrequencyListsAreSizedFromTheDomain) {
   EXPECT_NO_THROW(parse_rank_info(body.dump()));
 }
 
-TEST_F(PfoJobManager, DumpsRanksSchedulesAndResultsAsUpstream) {
+TEST_F(PipelineFrequencyJobManagerTest, DumpsRanksSchedulesAndResultsAsUpstream) {
   JobManager m(make_point_solution(plan2(), "plan.py"), options());
   const std::string id = m.register_job(job(2));
   m.register_rank(id, rank_info(1, 1));
@@ -290,7 +290,7 @@ TEST_F(PfoJobManager, DumpsRanksSchedulesAndResultsAsUpstream) {
   }
 }
 
-TEST_F(PfoJobManager, NoDumpsWhenDisabledAndShutdownAnswersWaitingRanks) {
+TEST_F(PipelineFrequencyJobManagerTest, NoDumpsWhenDisabledAndShutdownAnswersWaitingRanks) {
   JobManagerOptions o = options();
   o.dump_data = false;
   JobManager m(make_point_solution(plan2(), "plan.py"), o);

@@ -19,7 +19,7 @@ constexpr const char* kUpstreamJob =
     R"({"job_id": "", "pp_degree": 4, "dp_degree": 2, "tp_degree": 1, "world_size": 8,
         "job_metadata": null})";
 
-TEST(PfoMessages, ParsesUpstreamJobInfo) {
+TEST(PipelineFrequencyMessagesTest, ParsesUpstreamJobInfo) {
   const auto j = parse_job_info(kUpstreamJob);
   EXPECT_EQ(j.pp_degree, 4);
   EXPECT_EQ(j.dp_degree, 2);
@@ -33,7 +33,7 @@ TEST(PfoMessages, ParsesUpstreamJobInfo) {
   EXPECT_EQ(k.job_metadata.value(), "gpt3 run");
 }
 
-TEST(PfoMessages, RefusesBadJobInfoNamingTheField) {
+TEST(PipelineFrequencyMessagesTest, RefusesBadJobInfoNamingTheField) {
   const auto field_of = [](const std::string& body) {
     try {
       parse_job_info(body);
@@ -73,7 +73,7 @@ TEST(PfoMessages, RefusesBadJobInfoNamingTheField) {
               HasSubstr("register_job body: nested deeper than"));
 }
 
-TEST(PfoMessages, RankInfoScheduleAndResultRoundTrip) {
+TEST(PipelineFrequencyMessagesTest, RankInfoScheduleAndResultRoundTrip) {
   const auto r = parse_rank_info(
       R"({"rank": 5, "dp_rank": 1, "pp_rank": 2, "tp_rank": 0,
           "available_frequencies": [1410, 1395, 210]})");
@@ -110,7 +110,7 @@ TEST(PfoMessages, RankInfoScheduleAndResultRoundTrip) {
   EXPECT_THROW(parse_profiling_result(R"({"rank": 0, "iter_time": [1]})"), FieldError);
 }
 
-TEST(PfoMessages, JobIdHasUpstreamsFormat) {
+TEST(PipelineFrequencyMessagesTest, JobIdHasUpstreamsFormat) {
   setenv("TZ", "UTC", 1);
   tzset();
   JobInfo j;

@@ -5,7 +5,7 @@
 
 #include <fstream>
 
-#include "pfo_test_helpers.h"
+#include "pipeline_frequency_test_helpers.h"
 #include "zeus/optimizer/pipeline_frequency/planner/plans_json.h"
 #include "zeus/optimizer/pipeline_frequency/server/plan_sources.h"
 #include "zeus/util/error.h"
@@ -28,7 +28,7 @@ constexpr const char* kLowtimeFile =
     "# Iteration 12 total cost: 5000.5\n"
     "# Iteration 12 total cost with P2P: 5656.25\n";
 
-TEST(PfoPlanSources, ReadsLowtimesFormat) {
+TEST(PipelineFrequencyPlanSourcesTest, ReadsLowtimesFormat) {
   const auto plan = parse_lowtime_plan(kLowtimeFile, "freqs_pipeline_00012.py");
   ASSERT_EQ(plan.stages.size(), 2u);
   ASSERT_EQ(plan.stages[0].size(), 4u);
@@ -38,7 +38,7 @@ TEST(PfoPlanSources, ReadsLowtimesFormat) {
   EXPECT_DOUBLE_EQ(plan.energy_j.value(), 5656.25);
 }
 
-TEST(PfoPlanSources, AcceptsWhatPythonWouldReadTheSameWay) {
+TEST(PipelineFrequencyPlanSourcesTest, AcceptsWhatPythonWouldReadTheSameWay) {
   const auto plan = parse_lowtime_plan(
       "( # stages\n  [[\"forward\", 1_410,], ('backward', 0)],\n  (('forward', 900),),\n)", "p.py");
   ASSERT_EQ(plan.stages.size(), 2u);
@@ -48,7 +48,7 @@ TEST(PfoPlanSources, AcceptsWhatPythonWouldReadTheSameWay) {
   EXPECT_FALSE(plan.iteration.has_value());
 }
 
-TEST(PfoPlanSources, RefusesAnythingButDataWithLineAndColumn) {
+TEST(PipelineFrequencyPlanSourcesTest, RefusesAnythingButDataWithLineAndColumn) {
   const auto error_of = [](const std::string& text) {
     try {
       parse_lowtime_plan(text, "f.py");
@@ -76,7 +76,7 @@ TEST(PfoPlanSources, RefusesAnythingButDataWithLineAndColumn) {
   EXPECT_THAT(error_of(""), HasSubstr("expected the plan"));
 }
 
-TEST(PfoPlanSources, PlanFilesFromDiskAndTheirKinds) {
+TEST(PipelineFrequencyPlanSourcesTest, PlanFilesFromDiskAndTheirKinds) {
   TempDir dir;
   const std::string py = dir.path() + "/freqs_pipeline_00012.py";
   write_file_atomically(py, kLowtimeFile);
@@ -93,8 +93,8 @@ TEST(PfoPlanSources, PlanFilesFromDiskAndTheirKinds) {
   EXPECT_EQ(solution_kind(sol), SolutionKind::kFrontier);
   EXPECT_EQ(solution_kind(sol + "/plans.json"), SolutionKind::kFrontier);
   EXPECT_EQ(frontier_file(sol), sol + "/plans.json");
-  const auto frontier = perseus::read_solution(sol);
-  const std::size_t fastest = perseus::select_fastest(frontier.points);
+  const auto frontier = pipeline_frequency::read_solution(sol);
+  const std::size_t fastest = pipeline_frequency::select_fastest(frontier.points);
   const auto plan = stage_plan(frontier, fastest);
   ASSERT_EQ(plan.size(), 2u);
   ASSERT_EQ(plan[0].size(), 6u);  // 3 microbatches, forward and backward
@@ -104,7 +104,7 @@ TEST(PfoPlanSources, PlanFilesFromDiskAndTheirKinds) {
   EXPECT_EQ(plan[1][1].instruction, "backward");
   // The same point through `zeus perseus plan`'s JSON.
   const std::string pj = dir.path() + "/plan.json";
-  write_file_atomically(pj, perseus::plan_json(frontier, fastest, "fastest"));
+  write_file_atomically(pj, pipeline_frequency::plan_json(frontier, fastest, "fastest"));
   EXPECT_EQ(solution_kind(pj), SolutionKind::kPlan);
   EXPECT_EQ(parse_plan_json(read_file(pj), pj), plan);
   EXPECT_THROW(parse_plan_json(R"({"stages": [{"stage": 1, "frequencies": [["f", 1]]}]})", "x"),

@@ -3,7 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "pfo_test_helpers.h"
+#include "pipeline_frequency_test_helpers.h"
 #include "zeus/optimizer/pipeline_frequency/planner/plans_json.h"
 #include "zeus/optimizer/pipeline_frequency/server/plan_sources.h"
 #include "zeus/optimizer/pipeline_frequency/server/point_solution.h"
@@ -61,7 +61,7 @@ ProfilingResult result(int rank, std::vector<double> times, std::vector<double> 
   return r;
 }
 
-TEST(PfoPointSolution, HandsEachRankItsScheduleAndRefusesOtherJobSizes) {
+TEST(PipelineFrequencyPointSolutionTest, HandsEachRankItsScheduleAndRefusesOtherJobSizes) {
   const auto f = make_point_solution(two_stage_plan(), "plan.py");
   EXPECT_EQ(f->name(), "PointSolution");
   auto s = f->create(job(2, 1, 1), ranks(2, 1, 1));
@@ -80,7 +80,7 @@ TEST(PfoPointSolution, HandsEachRankItsScheduleAndRefusesOtherJobSizes) {
 }
 
 // The class: unknown instruction names in plans served to ranks.
-TEST(PfoPointSolution, RefusesPlansNamingInstructionsRanksDoNotRun) {
+TEST(PipelineFrequencyPointSolutionTest, RefusesPlansNamingInstructionsRanksDoNotRun) {
   for (const char* bad : {"Forward", "fwd", "forward ", "optimizer_step"}) {
     StagePlan plan = two_stage_plan();
     plan[1][1].instruction = bad;
@@ -90,7 +90,7 @@ TEST(PfoPointSolution, RefusesPlansNamingInstructionsRanksDoNotRun) {
   }
 }
 
-TEST(PfoThreeDParallel, CopiesStageSchedulesAndAggregatesPerStage) {
+TEST(PipelineFrequencyThreeDParallelTest, CopiesStageSchedulesAndAggregatesPerStage) {
   const auto f = make_3d_parallel(make_point_solution(two_stage_plan(), "plan.py"));
   EXPECT_EQ(f->name(), "PointSolution3D");
   EXPECT_NO_THROW(f->check_job(job(2, 2, 2)));
@@ -119,21 +119,21 @@ TEST(PfoThreeDParallel, CopiesStageSchedulesAndAggregatesPerStage) {
   EXPECT_TRUE(agg[1].time_breakdown.empty());  // only rank 5 broke "forward" down
 }
 
-class PfoStraggler : public ::testing::Test {
+class PipelineFrequencyStragglerTest : public ::testing::Test {
  protected:
   void SetUp() override {
     testing::write_two_stage_frontier(dir_.path());
-    frontier_ =
-        std::make_shared<const perseus::StoredSolution>(perseus::read_solution(dir_.path()));
+    frontier_ = std::make_shared<const pipeline_frequency::StoredSolution>(
+        pipeline_frequency::read_solution(dir_.path()));
   }
   testing::TempDir dir_;
-  std::shared_ptr<const perseus::StoredSolution> frontier_;
+  std::shared_ptr<const pipeline_frequency::StoredSolution> frontier_;
 };
 
-TEST_F(PfoStraggler, SwitchesToTheSlowestPlanThatMeetsAMeasuredStraggler) {
+TEST_F(PipelineFrequencyStragglerTest, SwitchesToTheSlowestPlanThatMeetsAMeasuredStraggler) {
   const auto& pts = frontier_->points;
-  const std::size_t star = perseus::select_min_energy(pts);
-  const std::size_t fastest = perseus::select_fastest(pts);
+  const std::size_t star = pipeline_frequency::select_min_energy(pts);
+  const std::size_t fastest = pipeline_frequency::select_fastest(pts);
   ASSERT_NE(star, 0u) << "the test frontier needs room beyond T*";
   StragglerOptions o;
   o.initial_target = "fastest";
@@ -156,7 +156,7 @@ TEST_F(PfoStraggler, SwitchesToTheSlowestPlanThatMeetsAMeasuredStraggler) {
   log::ScopedSink quiet(std::make_shared<log::CapturingSink>());
   const double t_prime = pts.front().time.count() * 0.999;
   s->observe({result(0, {t_prime, t_prime}, {1, 1}), result(1, {t_min, t_prime}, {1, 1})});
-  const std::size_t expected = perseus::select_straggler(pts, Seconds(t_prime));
+  const std::size_t expected = pipeline_frequency::select_straggler(pts, Seconds(t_prime));
   EXPECT_NE(expected, fastest);
   EXPECT_LE(pts[expected].time.count(), t_prime);
   EXPECT_EQ(s->next_schedule(), at(expected));
@@ -168,10 +168,10 @@ TEST_F(PfoStraggler, SwitchesToTheSlowestPlanThatMeetsAMeasuredStraggler) {
   s->set_straggler(std::nullopt);
   EXPECT_EQ(s->next_schedule(), at(fastest));
   s->set_straggler(Seconds(pts[star].time.count()));
-  EXPECT_EQ(s->next_schedule(), at(perseus::select_straggler(pts, pts[star].time)));
+  EXPECT_EQ(s->next_schedule(), at(pipeline_frequency::select_straggler(pts, pts[star].time)));
 }
 
-TEST_F(PfoStraggler, ChecksItsJobAndOptions) {
+TEST_F(PipelineFrequencyStragglerTest, ChecksItsJobAndOptions) {
   StragglerOptions o;
   const auto f = make_straggler_aware(frontier_, "plans.json", o);
   EXPECT_THAT(error_of([&] { f->check_job(job(2, 2, 1)); }),

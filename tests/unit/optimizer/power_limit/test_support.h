@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "zeus/device/forwarding_gpu.h"
 #include "zeus/device/sim_gpu.h"
 #include "zeus/monitor/energy_monitor.h"
 #include "zeus/util/error.h"
@@ -22,42 +23,26 @@ struct SetterCall {
   std::int64_t value;  // mW, or 0/1
 };
 
-// Forwards to a SimGpu and records every setter call (in memory, and as text
-// lines "L <mW>" / "P <0|1>" to record_fd when >= 0, so a forked child can
-// report what it did even when it is killed). deny_setters: setters throw
-// kNoPermission like NVML without CAP_SYS_ADMIN.
-class ObservedGpu final : public Gpu {
+// Forwards to a SimGpu (ForwardingGpu passes the reads through) and records
+// every setter call (in memory, and as text lines "L <mW>" / "P <0|1>" to
+// record_fd when >= 0, so a forked child can report what it did even when it
+// is killed). deny_setters: setters throw kNoPermission like NVML without
+// CAP_SYS_ADMIN.
+class ObservedGpu final : public ForwardingGpu {
  public:
   explicit ObservedGpu(std::shared_ptr<SimGpu> sim, std::string name_override = {})
-      : sim_(std::move(sim)), name_override_(std::move(name_override)) {}
+      : ForwardingGpu(sim), sim_(std::move(sim)), name_override_(std::move(name_override)) {}
 
   std::string name() override { return name_override_.empty() ? sim_->name() : name_override_; }
-  std::string uuid() override { return sim_->uuid(); }
-  GpuArchitecture architecture() override { return sim_->architecture(); }
-  bool supports_energy_counter() override { return sim_->supports_energy_counter(); }
-  Joules total_energy() override { return sim_->total_energy(); }
-  Watts power(PowerDomain d) override { return sim_->power(d); }
-  PowerLimitConstraints power_limit_constraints() override {
-    return sim_->power_limit_constraints();
-  }
-  Milliwatts power_limit() override { return sim_->power_limit(); }
-  Milliwatts default_power_limit() override { return sim_->default_power_limit(); }
   void set_power_limit(Milliwatts limit) override {
     check_allowed();
     record({SetterCall::kPowerLimit, limit.value()});
     sim_->set_power_limit(limit);
   }
-  bool persistence_mode() override { return sim_->persistence_mode(); }
   void set_persistence_mode(bool enabled) override {
     check_allowed();
     record({SetterCall::kPersistence, enabled ? 1 : 0});
     sim_->set_persistence_mode(enabled);
-  }
-  std::vector<Megahertz> supported_memory_clocks() override {
-    return sim_->supported_memory_clocks();
-  }
-  std::vector<Megahertz> supported_graphics_clocks(Megahertz m) override {
-    return sim_->supported_graphics_clocks(m);
   }
   void set_gpu_locked_clocks(Megahertz a, Megahertz b) override {
     record_clock(fmt::format("G {}-{}", a.value(), b.value()));
@@ -80,7 +65,6 @@ class ObservedGpu final : public Gpu {
     std::lock_guard lock(mutex_);
     return clock_calls_;
   }
-  Celsius temperature() override { return sim_->temperature(); }
 
   std::vector<SetterCall> calls() const {
     std::lock_guard lock(mutex_);

@@ -21,7 +21,7 @@
 #include "zeus/sim/trace.h"
 #include "zeus/util/csv.h"
 
-namespace zeus::sim {
+namespace zeus::sim::paper {
 namespace {
 
 constexpr double kEta = 0.5;
@@ -354,4 +354,4 @@ TEST(PaperBaselines, TheReportsClaimsHoldOverItsTenSeeds) {
 }
 
 }  // namespace
-}  // namespace zeus::sim
+}  // namespace zeus::sim::paper

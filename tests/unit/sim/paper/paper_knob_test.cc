@@ -17,7 +17,7 @@
 #include "zeus/sim/trace.h"
 #include "zeus/util/csv.h"
 
-namespace zeus::sim {
+namespace zeus::sim::paper {
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
@@ -176,4 +176,4 @@ TEST(PaperEtaPerKnob, PowerLimitCurvesAreB0AndTheEnergyOptimalBatchSize) {
 }
 
 }  // namespace
-}  // namespace zeus::sim
+}  // namespace zeus::sim::paper

@@ -17,7 +17,7 @@
 #include "zeus/sim/trace.h"
 #include "zeus/util/error.h"
 
-namespace zeus::sim {
+namespace zeus::sim::paper {
 namespace {
 
 const std::string kTraces = std::string(ZEUS_SOURCE_DIR) + "/data/zeus-traces";
@@ -408,4 +408,4 @@ TEST(PaperFigures, StatisticsHelpers) {
 }
 
 }  // namespace
-}  // namespace zeus::sim
+}  // namespace zeus::sim::paper

@@ -3,7 +3,7 @@
 // power and model, gets the batch size for this run (rank 0), measures every
 // epoch with the energy monitor, reports on evaluate and stops when told.
 //
-//   bso::BatchSizeOptimizer opt(monitor, "http://bso:8000", spec);
+//   batch_size::BatchSizeOptimizer opt(monitor, "http://bso:8000", spec);
 //   const int b = opt.get_batch_size();
 //   opt.on_train_begin();
 //   for (...) { train_one_epoch(b); if (opt.on_evaluate(metric()).stop_train) break; }
@@ -23,7 +23,7 @@
 #include "zeus/monitor/energy_monitor.h"
 #include "zeus/optimizer/batch_size/common/api.h"
 
-namespace zeus::bso {
+namespace zeus::batch_size {
 
 struct ClientOptions {
   int rank = 0;  // only rank 0 asks for a batch size
@@ -79,4 +79,4 @@ class BatchSizeOptimizer {
   bool finished_ = false;
 };
 
-}  // namespace zeus::bso
+}  // namespace zeus::batch_size

@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-namespace zeus::bso {
+namespace zeus::batch_size {
 
 inline constexpr std::size_t kMaxJobIdLength = 400;  // upstream's varchar(400)
 inline constexpr std::size_t kMaxIdempotencyKeyLength = 200;
@@ -84,4 +84,4 @@ nlohmann::json to_json(const ReportResponse& response);
 // Checks a job id taken from a query string (non-empty, at most kMaxJobIdLength).
 void check_job_id(std::string_view job_id, std::string_view field = "job_id");
 
-}  // namespace zeus::bso
+}  // namespace zeus::batch_size

@@ -1,5 +1,5 @@
 // The batch-size optimizer's REST API (zeus-inventory §4.1) on the project's
-// HTTP layer: parses requests, calls bso::Service, writes the answers.
+// HTTP layer: parses requests, calls batch_size::Service, writes the answers.
 //
 //   POST   /jobs                JobSpec        -> 201 new / 200 identical / 409 different
 //   GET    /jobs/batch_size     ?job_id=       -> {job_id, batch_size, trial_number}
@@ -16,9 +16,9 @@
 #include "zeus/http/router.h"
 #include "zeus/optimizer/batch_size/server/service.h"
 
-namespace zeus::bso {
+namespace zeus::batch_size {
 
 // Adds the routes to `router`; `service` must outlive the server.
 void add_routes(http::Router& router, Service& service);
 
-}  // namespace zeus::bso
+}  // namespace zeus::batch_size

@@ -18,7 +18,7 @@
 #include "zeus/optimizer/batch_size/common/api.h"
 #include "zeus/optimizer/batch_size/policy.h"
 
-namespace zeus::bso {
+namespace zeus::batch_size {
 
 class PluggedSearch {
  public:
@@ -61,4 +61,4 @@ class PluggedSearch {
   std::unique_ptr<batch_size::Policy> live_;  // rebuilt from log_ when absent
 };
 
-}  // namespace zeus::bso
+}  // namespace zeus::batch_size

@@ -18,7 +18,7 @@
 #include "zeus/optimizer/batch_size/common/api.h"
 #include "zeus/optimizer/batch_size/server/store.h"
 
-namespace zeus::bso {
+namespace zeus::batch_size {
 
 // A successful answer (status, JSON body) or the error that stopped the call
 // (a zeus::Error; FieldError for bad input).
@@ -57,4 +57,4 @@ class Service {
   const ServiceLimits limits_;
 };
 
-}  // namespace zeus::bso
+}  // namespace zeus::batch_size

@@ -18,7 +18,7 @@
 #include "zeus/optimizer/batch_size/server/plugged_search.h"
 #include "zeus/util/units.h"
 
-namespace zeus::bso {
+namespace zeus::batch_size {
 
 enum class TrialStatus { kDispatched, kSucceeded, kFailed };
 std::string_view trial_status_name(TrialStatus status);  // Dispatched, Succeeded, Failed
@@ -108,4 +108,4 @@ std::unique_ptr<Store> open_sqlite_store(const std::string& path, const StoreOpt
 std::unique_ptr<Store> open_postgres_store(const std::string& conninfo,
                                            const StoreOptions& options);
 
-}  // namespace zeus::bso
+}  // namespace zeus::batch_size

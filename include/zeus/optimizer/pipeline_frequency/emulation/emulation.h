@@ -25,7 +25,7 @@ struct EmulationOptions {
   int microbatches = 12;
   Seconds unit_time{0.001};
   Watts p_blocking{83.64};
-  perseus::CostModelKind cost_model = perseus::CostModelKind::kExponential;
+  pipeline_frequency::CostModelKind cost_model = pipeline_frequency::CostModelKind::kExponential;
   int iterations = 2;  // measured iterations per scenario (deterministic: 2 show it repeats)
   // T' = straggler_slowdown x T_min; 0: no straggler scenarios.
   double straggler_slowdown = 1.25;

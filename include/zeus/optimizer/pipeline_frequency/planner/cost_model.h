@@ -13,7 +13,7 @@
 
 #include "zeus/optimizer/pipeline_frequency/planner/profile.h"
 
-namespace zeus::perseus {
+namespace zeus::pipeline_frequency {
 
 enum class CostModelKind { kExponential, kConvex };
 
@@ -77,4 +77,4 @@ struct CurveInfo {
 CostCurve build_cost_curve(const OptionMenu& menu, CostModelKind kind, Seconds unit_time,
                            CurveInfo* info = nullptr);
 
-}  // namespace zeus::perseus
+}  // namespace zeus::pipeline_frequency

@@ -10,7 +10,7 @@
 
 #include "zeus/optimizer/pipeline_frequency/planner/profile.h"
 
-namespace zeus::perseus {
+namespace zeus::pipeline_frequency {
 
 enum class PipelineSchedule { k1F1B, kGPipe };
 
@@ -60,4 +60,4 @@ struct AoaGraph {
   static AoaGraph from_aon(int num_ops, const std::vector<std::pair<int, int>>& edges);
 };
 
-}  // namespace zeus::perseus
+}  // namespace zeus::pipeline_frequency

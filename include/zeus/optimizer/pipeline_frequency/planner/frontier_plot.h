@@ -6,7 +6,7 @@
 
 #include "zeus/optimizer/pipeline_frequency/planner/planner.h"
 
-namespace zeus::perseus {
+namespace zeus::pipeline_frequency {
 
 // A gnuplot script drawing frontier.csv; `terminal` is a gnuplot terminal
 // line such as "pngcairo size 1000,650".
@@ -17,4 +17,4 @@ std::string frontier_plot_script(const PerseusSolution& solution, const std::str
 // gnuplot (the scripts stay in DIR). kNotFound when gnuplot is missing.
 void render_frontier_plots(const PerseusSolution& solution, const std::string& dir);
 
-}  // namespace zeus::perseus
+}  // namespace zeus::pipeline_frequency

@@ -15,7 +15,7 @@
 
 #include "zeus/optimizer/pipeline_frequency/planner/cost_model.h"
 
-namespace zeus::perseus {
+namespace zeus::pipeline_frequency {
 
 // A generic problem: ops with cost curves and AON precedence edges (u before v).
 struct FrontierProblem {
@@ -73,4 +73,4 @@ std::int64_t critical_path_length(const FrontierProblem& problem,
 // bad op id, empty curve).
 Frontier solve_frontier(const FrontierProblem& problem, const SolverOptions& options = {});
 
-}  // namespace zeus::perseus
+}  // namespace zeus::pipeline_frequency

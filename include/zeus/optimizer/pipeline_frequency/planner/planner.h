@@ -16,7 +16,7 @@
 #include "zeus/optimizer/pipeline_frequency/planner/frontier_solver.h"
 #include "zeus/optimizer/pipeline_frequency/planner/profile.h"
 
-namespace zeus::perseus {
+namespace zeus::pipeline_frequency {
 
 // What one solve may take before solve_pipeline refuses it (kInvalidArgument
 // with the estimate). The defaults keep a solve within this machine.
@@ -135,4 +135,4 @@ Joules energy_with_wait(const PlanPoint& point, Seconds t_prime, int num_stages,
 // (a multiple of T_min) into a point index; kInvalidArgument otherwise.
 std::size_t select_target(const std::vector<PlanPoint>& points, std::string_view target);
 
-}  // namespace zeus::perseus
+}  // namespace zeus::pipeline_frequency

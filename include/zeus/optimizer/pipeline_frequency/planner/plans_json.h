@@ -14,7 +14,7 @@
 #include "zeus/optimizer/pipeline_frequency/planner/dag.h"
 #include "zeus/optimizer/pipeline_frequency/planner/planner.h"
 
-namespace zeus::perseus {
+namespace zeus::pipeline_frequency {
 
 // frontier.csv: "time,energy" rows for points 1..n (the fixtures' convention:
 // the T_max start is not a row).
@@ -57,4 +57,4 @@ std::vector<std::vector<std::pair<Instruction, Megahertz>>> stage_frequencies(
 // "frequencies": [["forward", 1410], ...]}, ...], ...}.
 std::string plan_json(const StoredSolution& solution, std::size_t i, std::string_view target);
 
-}  // namespace zeus::perseus
+}  // namespace zeus::pipeline_frequency

@@ -11,7 +11,7 @@
 
 #include "zeus/util/units.h"
 
-namespace zeus::perseus {
+namespace zeus::pipeline_frequency {
 
 enum class Instruction { kForward, kBackward };
 
@@ -104,4 +104,4 @@ class OptionMenu {
   std::vector<ExecutionOption> options_;
 };
 
-}  // namespace zeus::perseus
+}  // namespace zeus::pipeline_frequency

@@ -41,7 +41,7 @@ LowtimePlan read_lowtime_plan(const std::string& path);
 StagePlan parse_plan_json(std::string_view text, const std::string& source);
 
 // The stages of point i of a frontier.
-StagePlan stage_plan(const perseus::StoredSolution& solution, std::size_t i);
+StagePlan stage_plan(const pipeline_frequency::StoredSolution& solution, std::size_t i);
 
 // What a --solution path names.
 enum class SolutionKind {

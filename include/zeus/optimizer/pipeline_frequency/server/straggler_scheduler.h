@@ -2,7 +2,7 @@
 // to stragglers, the SOSP '24 paper's extrinsic-bloat scenario. It starts at
 // an initial target (e.g. min-energy). When a straggler elsewhere holds every
 // data-parallel pipeline to iteration time T', it switches at the next round
-// to the slowest plan that still meets T' (perseus::select_straggler), which
+// to the slowest plan that still meets T' (pipeline_frequency::select_straggler), which
 // saves energy without delaying anyone. T' arrives two ways:
 //  * measured: the ranks' reported iteration times (gradient synchronization
 //    makes every pipeline wait for the straggler) exceed the time this
@@ -21,7 +21,7 @@
 namespace zeus::pipeline_frequency {
 
 struct StragglerOptions {
-  // "fastest", "min-energy" or "straggler:<T'>" (perseus::select_target).
+  // "fastest", "min-energy" or "straggler:<T'>" (pipeline_frequency::select_target).
   std::string initial_target = "min-energy";
   // Relative excess of measured iteration time over the aimed one that counts
   // as a straggler: above the planner's quantization slop (under one unit
@@ -34,7 +34,7 @@ struct StragglerOptions {
 // not the frontier's stage count (wrap with make_3d_parallel for DP/TP).
 // kInvalidArgument for a bad target or tolerance (in (0, 10]).
 std::unique_ptr<SchedulerFactory> make_straggler_aware(
-    std::shared_ptr<const perseus::StoredSolution> frontier, std::string source,
+    std::shared_ptr<const pipeline_frequency::StoredSolution> frontier, std::string source,
     StragglerOptions options);
 
 }  // namespace zeus::pipeline_frequency

@@ -1,7 +1,7 @@
 // Where the live carbon-aware controller reads the grid signal: one value per
 // decision period. Implementations: a GridSignal (a CSV file, a scripted series
 // in tests) here; the ElectricityMaps/OpenEI providers through an adapter in
-// the chase part (zeus/optimizer/power_limit/chase/provider_source.h).
+// the chase part (zeus/optimizer/power_limit/carbon_aware/provider_source.h).
 #pragma once
 
 #include <cstdint>

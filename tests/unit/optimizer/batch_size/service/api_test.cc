@@ -2,11 +2,11 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "bso_test_helpers.h"
+#include "service_test_helpers.h"
 #include "zeus/optimizer/batch_size/common/api.h"
 #include "zeus/util/json.h"
 
-namespace zeus::bso {
+namespace zeus::batch_size {
 namespace {
 
 using nlohmann::json;
@@ -17,7 +17,7 @@ json minimal() {
           {"max_power", 300.0},       {"number_of_gpus", 1},          {"gpu_model", "A40"}};
 }
 
-TEST(BsoApi, DefaultsFollowUpstream) {
+TEST(BatchSizeApiTest, DefaultsFollowUpstream) {
   const JobSpec s = parse_job_spec(minimal());
   EXPECT_EQ(s.job_id, "");
   EXPECT_EQ(s.batch_sizes, (std::vector<int>{32, 64, 128}));  // sorted
@@ -40,7 +40,7 @@ TEST(BsoApi, DefaultsFollowUpstream) {
             s);
 }
 
-TEST(BsoApi, NullBetaDisablesEarlyStopping) {
+TEST(BatchSizeApiTest, NullBetaDisablesEarlyStopping) {
   json j = minimal();
   j["beta_knob"] = nullptr;
   EXPECT_FALSE(parse_job_spec(j).beta_knob.has_value());
@@ -58,7 +58,7 @@ void expect_refused(const std::function<void(json&)>& edit, const std::string& f
   }
 }
 
-TEST(BsoApi, BadSpecsNameTheField) {
+TEST(BatchSizeApiTest, BadSpecsNameTheField) {
   json future = minimal();
   future["surprise"] = 1;  // a newer client's field: ignored (logged once)
   EXPECT_NO_THROW(parse_job_spec(future));
@@ -82,7 +82,7 @@ TEST(BsoApi, BadSpecsNameTheField) {
   expect_refused([](json& j) { j["number_of_gpus"] = true; }, "number_of_gpus");
 }
 
-TEST(BsoApi, AWronglyTypedDeepValueIsQuotedShortNotSerializedWhole) {
+TEST(BatchSizeApiTest, AWronglyTypedDeepValueIsQuotedShortNotSerializedWhole) {
   // Nested 300000 levels (built without recursion): serializing it whole to
   // quote it in the message would overflow the stack.
   json deep = json::array();
@@ -102,7 +102,7 @@ TEST(BsoApi, AWronglyTypedDeepValueIsQuotedShortNotSerializedWhole) {
   }
 }
 
-TEST(BsoApi, ReportsRefuseNegativeAndHugeValues) {
+TEST(BatchSizeApiTest, ReportsRefuseNegativeAndHugeValues) {
   const json ok = {{"job_id", "a"},  {"batch_size", 32}, {"trial_number", 1}, {"time", 1.5},
                    {"energy", 10.0}, {"metric", 0.1},    {"current_epoch", 1}};
   EXPECT_EQ(parse_training_result(ok).trial.trial_number, 1);
@@ -123,4 +123,4 @@ TEST(BsoApi, ReportsRefuseNegativeAndHugeValues) {
 }
 
 }  // namespace
-}  // namespace zeus::bso
+}  // namespace zeus::batch_size

@@ -3,14 +3,14 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "bso_test_helpers.h"
+#include "service_test_helpers.h"
 #include "zeus/device/devices.h"
 #include "zeus/optimizer/batch_size/client/client.h"
 #include "zeus/util/clock.h"
 #include "zeus/util/error.h"
 #include "zeus/util/log.h"
 
-namespace zeus::bso {
+namespace zeus::batch_size {
 namespace {
 
 using http::Method;
@@ -45,7 +45,7 @@ JobSpec spec(const std::string& id) {
   return s;
 }
 
-TEST(BsoClient, TrainsReportsAndStopsWhenConverged) {
+TEST(BatchSizeClientTest, TrainsReportsAndStopsWhenConverged) {
   testing::TempDir d;
   testing::ServedBso server("sqlite:///" + d.path() + "/bso.db");
   SimTraining t;
@@ -79,7 +79,7 @@ TEST(BsoClient, TrainsReportsAndStopsWhenConverged) {
   EXPECT_EQ(again["converged"], true);  // the stored outcome
 }
 
-TEST(BsoClient, AbandonedRunMarksItsTrialFailed) {
+TEST(BatchSizeClientTest, AbandonedRunMarksItsTrialFailed) {
   testing::TempDir d;
   testing::ServedBso server("sqlite:///" + d.path() + "/bso.db");
   SimTraining t;
@@ -96,7 +96,7 @@ TEST(BsoClient, AbandonedRunMarksItsTrialFailed) {
   EXPECT_EQ(next.trial()->trial_number, 2);
 }
 
-TEST(BsoClient, NotConvergingThrowsAndOnlyRankZeroAsks) {
+TEST(BatchSizeClientTest, NotConvergingThrowsAndOnlyRankZeroAsks) {
   testing::TempDir d;
   testing::ServedBso server("sqlite:///" + d.path() + "/bso.db");
   SimTraining t;
@@ -129,7 +129,7 @@ TEST(BsoClient, NotConvergingThrowsAndOnlyRankZeroAsks) {
   }
 }
 
-TEST(BsoClient, RetriesTransportErrorsThenGivesUp) {
+TEST(BatchSizeClientTest, RetriesTransportErrorsThenGivesUp) {
   SimTraining t;
   auto sink = std::make_shared<log::CapturingSink>();
   log::ScopedSink scoped(sink, log::Level::kWarn);
@@ -146,4 +146,4 @@ TEST(BsoClient, RetriesTransportErrorsThenGivesUp) {
 }
 
 }  // namespace
-}  // namespace zeus::bso
+}  // namespace zeus::batch_size

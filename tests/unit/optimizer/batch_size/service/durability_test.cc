@@ -13,7 +13,7 @@
 #include <mutex>
 #include <string>
 
-#include "bso_test_helpers.h"
+#include "service_test_helpers.h"
 #include "zeus/util/error.h"
 
 namespace {
@@ -61,7 +61,7 @@ extern "C" int fdatasync(int fd) {
   return static_cast<int>(::syscall(SYS_fdatasync, fd));
 }
 
-namespace zeus::bso {
+namespace zeus::batch_size {
 namespace {
 
 using namespace std::chrono_literals;
@@ -161,4 +161,4 @@ TEST(SqliteDurability, AFailedSyncIsAnErrorAndTheStoreRefusesWhatFollows) {
 }
 
 }  // namespace
-}  // namespace zeus::bso
+}  // namespace zeus::batch_size

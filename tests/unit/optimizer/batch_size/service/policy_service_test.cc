@@ -7,10 +7,10 @@
 #include <map>
 #include <vector>
 
-#include "bso_test_helpers.h"
+#include "service_test_helpers.h"
 #include "zeus/optimizer/batch_size/policy.h"
 
-namespace zeus::bso {
+namespace zeus::batch_size {
 namespace {
 
 namespace bs = zeus::batch_size;
@@ -102,7 +102,7 @@ void drive(http::Client& c, const std::string& job, int n, std::vector<int>& siz
   }
 }
 
-TEST(BsoPolicy, AJobChoosesItsPolicyAndItSurvivesARestart) {
+TEST(BatchSizePolicyTest, AJobChoosesItsPolicyAndItSurvivesARestart) {
   register_policies();
   TempDir d;
   std::vector<int> sizes;
@@ -133,7 +133,7 @@ TEST(BsoPolicy, AJobChoosesItsPolicyAndItSurvivesARestart) {
   EXPECT_EQ(t["batch_size"], 256);
 }
 
-TEST(BsoPolicy, TrialsInFlightAcrossARestartAreReportedToThePolicy) {
+TEST(BatchSizePolicyTest, TrialsInFlightAcrossARestartAreReportedToThePolicy) {
   register_policies();
   TempDir d;
   int status = 0;
@@ -170,7 +170,7 @@ TEST(BsoPolicy, TrialsInFlightAcrossARestartAreReportedToThePolicy) {
   EXPECT_EQ(sizes, (std::vector<int>{64, 128, 256, 512, 1024, 2048, 32}));
 }
 
-TEST(BsoPolicy, UnknownPoliciesAre400AndBrokenOnesNameThemselves) {
+TEST(BatchSizePolicyTest, UnknownPoliciesAre400AndBrokenOnesNameThemselves) {
   register_policies();
   TempDir d;
   ServedBso s(sqlite_url(d));
@@ -192,4 +192,4 @@ TEST(BsoPolicy, UnknownPoliciesAre400AndBrokenOnesNameThemselves) {
 }
 
 }  // namespace
-}  // namespace zeus::bso
+}  // namespace zeus::batch_size

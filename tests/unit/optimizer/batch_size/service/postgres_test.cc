@@ -8,10 +8,10 @@
 #include <future>
 #include <set>
 
-#include "bso_test_helpers.h"
+#include "service_test_helpers.h"
 #include "zeus/util/error.h"
 
-namespace zeus::bso {
+namespace zeus::batch_size {
 namespace {
 
 using http::Method;
@@ -25,7 +25,7 @@ using testing::call;
                     "not installed; bash scripts/setup.sh installs them";                \
   }
 
-TEST(BsoPostgres, TwoReplicasNeitherDuplicateTrialsNorLoseReports) {
+TEST(BatchSizePostgresTest, TwoReplicasNeitherDuplicateTrialsNorLoseReports) {
   START_POSTGRES_OR_SKIP(pg);
   const std::string url = pg->url("replicas");
   testing::ServedBso a(url), b(url);
@@ -84,7 +84,7 @@ TEST(BsoPostgres, TwoReplicasNeitherDuplicateTrialsNorLoseReports) {
   EXPECT_GE(std::stoi(explorations), 4);
 }
 
-TEST(BsoPostgres, StateSurvivesAndNewerSchemasAreRefused) {
+TEST(BatchSizePostgresTest, StateSurvivesAndNewerSchemasAreRefused) {
   START_POSTGRES_OR_SKIP(pg);
   const std::string url = pg->url("schema");
   {
@@ -112,4 +112,4 @@ TEST(BsoPostgres, StateSurvivesAndNewerSchemasAreRefused) {
 }
 
 }  // namespace
-}  // namespace zeus::bso
+}  // namespace zeus::batch_size

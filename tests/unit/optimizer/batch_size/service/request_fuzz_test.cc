@@ -9,11 +9,11 @@
 #include <cstdlib>
 #include <future>
 
-#include "bso_test_helpers.h"
+#include "service_test_helpers.h"
 #include "zeus/optimizer/batch_size/rng.h"
 #include "zeus/optimizer/batch_size/server/http_api.h"
 
-namespace zeus::bso {
+namespace zeus::batch_size {
 namespace {
 
 using batch_size::Rng;
@@ -129,7 +129,7 @@ std::string mutate_bytes(const std::string& seed, Rng& rng) {
   return s;
 }
 
-TEST(BsoFuzz, MutatedRequestsGetA4xxAndLoseNothing) {
+TEST(BatchSizeFuzzTest, MutatedRequestsGetA4xxAndLoseNothing) {
   testing::TempDir d;
   const std::string url = "sqlite:///" + d.path() + "/bso.db";
   std::int64_t last_trial = 0;
@@ -207,4 +207,4 @@ TEST(BsoFuzz, MutatedRequestsGetA4xxAndLoseNothing) {
 }
 
 }  // namespace
-}  // namespace zeus::bso
+}  // namespace zeus::batch_size

@@ -12,11 +12,11 @@
 
 #include <filesystem>
 
-#include "bso_test_helpers.h"
+#include "service_test_helpers.h"
 #include "zeus/util/error.h"
 #include "zeus/util/log.h"
 
-namespace zeus::bso {
+namespace zeus::batch_size {
 namespace {
 
 using http::Method;
@@ -39,7 +39,7 @@ json report_body(const json& trial, double time, double energy, double metric, i
           {"current_epoch", epoch}};
 }
 
-TEST(BsoService, RegistrationIs201Then200ThenConflict) {
+TEST(BatchSizeServiceTest, RegistrationIs201Then200ThenConflict) {
   TempDir d;
   ServedBso s(sqlite_url(d));
   auto c = s.client();
@@ -63,7 +63,7 @@ TEST(BsoService, RegistrationIs201Then200ThenConflict) {
   EXPECT_THAT(body["job_id"].get<std::string>(), ::testing::MatchesRegex("w1-[0-9a-f]{8}"));
 }
 
-TEST(BsoService, BodiesWorkWithoutContentTypeAndBadOnesAre422) {
+TEST(BatchSizeServiceTest, BodiesWorkWithoutContentTypeAndBadOnesAre422) {
   TempDir d;
   ServedBso s(sqlite_url(d));
   auto c = s.client();
@@ -84,7 +84,7 @@ TEST(BsoService, BodiesWorkWithoutContentTypeAndBadOnesAre422) {
   EXPECT_EQ(r.status, 422);
 }
 
-TEST(BsoService, TrialLifecycleFollowsTheReportRules) {
+TEST(BatchSizeServiceTest, TrialLifecycleFollowsTheReportRules) {
   TempDir d;
   ServedBso s(sqlite_url(d));
   auto c = s.client();
@@ -127,7 +127,7 @@ TEST(BsoService, TrialLifecycleFollowsTheReportRules) {
   EXPECT_EQ(status, 400);  // upstream's ZeusBSOValueError
 }
 
-TEST(BsoService, FailedTrialIsExploredAgainAndRefusesReports) {
+TEST(BatchSizeServiceTest, FailedTrialIsExploredAgainAndRefusesReports) {
   TempDir d;
   ServedBso s(sqlite_url(d));
   auto c = s.client();
@@ -150,7 +150,7 @@ TEST(BsoService, FailedTrialIsExploredAgainAndRefusesReports) {
   EXPECT_EQ(status, 404);
 }
 
-TEST(BsoService, IdempotencyKeyReturnsTheSameTrial) {
+TEST(BatchSizeServiceTest, IdempotencyKeyReturnsTheSameTrial) {
   TempDir d;
   ServedBso s(sqlite_url(d));
   auto c = s.client();
@@ -169,7 +169,7 @@ TEST(BsoService, IdempotencyKeyReturnsTheSameTrial) {
   EXPECT_EQ(other["trial_number"], 2);
 }
 
-TEST(BsoService, RoundWithoutSurvivorIs409AndTheJobStaysUsable) {
+TEST(BatchSizeServiceTest, RoundWithoutSurvivorIs409AndTheJobStaysUsable) {
   TempDir d;
   ServedBso s(sqlite_url(d));
   auto c = s.client();
@@ -191,7 +191,7 @@ TEST(BsoService, RoundWithoutSurvivorIs409AndTheJobStaysUsable) {
   EXPECT_EQ(status, 404);
 }
 
-TEST(BsoService, ZeroPruningRoundsSamplesEveryBatchSize) {
+TEST(BatchSizeServiceTest, ZeroPruningRoundsSamplesEveryBatchSize) {
   TempDir d;
   ServedBso s(sqlite_url(d));
   auto c = s.client();
@@ -211,7 +211,7 @@ TEST(BsoService, ZeroPruningRoundsSamplesEveryBatchSize) {
 
 // Everything the clients were told survives a restart; decisions continue
 // exactly as if the server had never stopped.
-TEST(BsoService, RestartContinuesWhereItStopped) {
+TEST(BatchSizeServiceTest, RestartContinuesWhereItStopped) {
   TempDir d1, d2;
   auto drive = [](http::Client& c, int from, int to, std::vector<int>& sizes) {
     int status = 0;
@@ -250,7 +250,7 @@ TEST(BsoService, RestartContinuesWhereItStopped) {
 
 // Only recent finished trials stay in memory; older ones come from the file,
 // before and after a restart.
-TEST(BsoService, OldTrialsAreAnsweredFromTheFile) {
+TEST(BatchSizeServiceTest, OldTrialsAreAnsweredFromTheFile) {
   TempDir d;
   auto s = std::make_unique<ServedBso>(sqlite_url(d));
   auto c = s->client();
@@ -292,7 +292,7 @@ TEST(BsoService, OldTrialsAreAnsweredFromTheFile) {
   EXPECT_EQ(t["trial_number"], 1);
 }
 
-TEST(BsoService, OneServerPerSqliteFileAndNewerSchemasAreRefused) {
+TEST(BatchSizeServiceTest, OneServerPerSqliteFileAndNewerSchemasAreRefused) {
   TempDir d;
   {
     ServedBso s(sqlite_url(d));
@@ -322,7 +322,7 @@ TEST(BsoService, OneServerPerSqliteFileAndNewerSchemasAreRefused) {
 // /jobs/batch_size without reporting would grow the job's state and the
 // trials table forever; past kMaxTrialsInFlight it gets 429 + Retry-After,
 // and a finished trial makes room again.
-TEST(BsoService, TrialsInFlightPerJobAreBounded) {
+TEST(BatchSizeServiceTest, TrialsInFlightPerJobAreBounded) {
   TempDir d;
   ServedBso s(sqlite_url(d));
   auto c = s.client();
@@ -351,7 +351,7 @@ TEST(BsoService, TrialsInFlightPerJobAreBounded) {
 // The class: jobs uncapped. Registrations beyond the limit get 503 with
 // Retry-After; the count survives a restart (it is the store's), and a
 // deleted job makes room.
-TEST(BsoService, RegisteredJobsAreCapped) {
+TEST(BatchSizeServiceTest, RegisteredJobsAreCapped) {
   TempDir d;
   ServiceLimits limits;
   limits.max_jobs = 2;
@@ -382,7 +382,7 @@ TEST(BsoService, RegisteredJobsAreCapped) {
 // Wire compatibility: fields a newer client (or upstream's own tests) add
 // are accepted and ignored, each named once in the log; known fields are
 // still checked strictly.
-TEST(BsoService, UnknownFieldsAreIgnoredAndNamedOnce) {
+TEST(BatchSizeServiceTest, UnknownFieldsAreIgnoredAndNamedOnce) {
   auto sink = std::make_shared<log::CapturingSink>();
   log::ScopedSink scoped(sink, log::Level::kWarn);
   TempDir d;
@@ -413,7 +413,7 @@ TEST(BsoService, UnknownFieldsAreIgnoredAndNamedOnce) {
 // Database paths that cannot work are named in the user's words (the class:
 // database errors that do not say what is wrong), before SQLite's "unable to
 // open database file".
-TEST(BsoService, SqlitePathsThatCannotWorkSayWhy) {
+TEST(BatchSizeServiceTest, SqlitePathsThatCannotWorkSayWhy) {
   TempDir d;
   const auto refused = [](const std::string& url, const std::string& needle) {
     try {
@@ -439,7 +439,7 @@ TEST(BsoService, SqlitePathsThatCannotWorkSayWhy) {
 // server, a wrong port behind a proxy) must not block start-up forever: the
 // store gives up after its connect timeout. Without one this test hangs
 // until ctest's timeout fails it.
-TEST(BsoService, APostgresEndpointThatNeverAnswersTimesOut) {
+TEST(BatchSizeServiceTest, APostgresEndpointThatNeverAnswersTimesOut) {
   const int listener = ::socket(AF_INET, SOCK_STREAM, 0);
   ASSERT_GE(listener, 0);
   sockaddr_in addr{};
@@ -462,4 +462,4 @@ TEST(BsoService, APostgresEndpointThatNeverAnswersTimesOut) {
 }
 
 }  // namespace
-}  // namespace zeus::bso
+}  // namespace zeus::batch_size

@@ -6,18 +6,18 @@
 #include <cmath>
 #include <limits>
 
-#include "bso_test_helpers.h"
+#include "service_test_helpers.h"
 #include "zeus/sim/simulator.h"
 #include "zeus/sim/trace.h"
 
-namespace zeus::bso {
+namespace zeus::batch_size {
 namespace {
 
 using http::Method;
 using nlohmann::json;
 using testing::call;
 
-TEST(BsoService, SameBatchSizesAsTheSimulatorOnAPaperTrace) {
+TEST(BatchSizeServiceTest, SameBatchSizesAsTheSimulatorOnAPaperTrace) {
   const auto traces =
       sim::TraceSet::load(std::string(ZEUS_SOURCE_DIR) + "/data/zeus-traces", sim::trace_gpus());
   for (const auto& [gpu, workload, seed] :
@@ -76,4 +76,4 @@ TEST(BsoService, SameBatchSizesAsTheSimulatorOnAPaperTrace) {
 }
 
 }  // namespace
-}  // namespace zeus::bso
+}  // namespace zeus::batch_size

@@ -8,11 +8,11 @@
 #include <cstdlib>
 #include <string>
 
-#include "unit/optimizer/pipeline_frequency/planner/perseus_test_helpers.h"
+#include "unit/optimizer/pipeline_frequency/planner/planner_test_helpers.h"
 #include "zeus/optimizer/pipeline_frequency/planner/planner.h"
 #include "zeus/util/csv.h"
 
-namespace zeus::perseus {
+namespace zeus::pipeline_frequency {
 namespace {
 
 bool slow_tests() {
@@ -51,7 +51,7 @@ StageProfile load(const Case& c) {
 }
 
 // The all-slowest and all-fastest critical paths, without solving.
-TEST(PerseusFixtureTest, TenCasesReproduceTMaxTMinAndRowCounts) {
+TEST(PlannerFixtureTest, TenCasesReproduceTMaxTMinAndRowCounts) {
   for (const auto& c : kCases) {
     SCOPED_TRACE(std::string(c.gpu) + " " + c.model + " M=" + std::to_string(c.microbatches));
     const auto profile = load(c);
@@ -115,7 +115,7 @@ void check_solution(const PerseusSolution& sol, const Case& c) {
   EXPECT_GT(pts[star].time, pts.back().time);
 }
 
-TEST(PerseusFixtureTest, A100M12FrontiersMatchLowtimeWithConvexModel) {
+TEST(PlannerFixtureTest, A100M12FrontiersMatchLowtimeWithConvexModel) {
   const char* files[] = {"iteration_time_energy/a100_sxm/gpt3-175b_bf16_mb12.csv",
                          "iteration_time_energy/a100_sxm/bloom_bf16_mb12.csv"};
   for (int k = 0; k < 2; ++k) {
@@ -130,7 +130,7 @@ TEST(PerseusFixtureTest, A100M12FrontiersMatchLowtimeWithConvexModel) {
   }
 }
 
-TEST(PerseusFixtureTest, A100M12FrontiersMatchLowtimeTighterWithExponentialModel) {
+TEST(PlannerFixtureTest, A100M12FrontiersMatchLowtimeTighterWithExponentialModel) {
   const char* files[] = {"iteration_time_energy/a100_sxm/gpt3-175b_bf16_mb12.csv",
                          "iteration_time_energy/a100_sxm/bloom_bf16_mb12.csv"};
   for (int k = 0; k < 2; ++k) {
@@ -150,7 +150,7 @@ TEST(PerseusFixtureTest, A100M12FrontiersMatchLowtimeTighterWithExponentialModel
   }
 }
 
-TEST(PerseusFixtureTest, SolvesAreDeterministic) {
+TEST(PlannerFixtureTest, SolvesAreDeterministic) {
   const auto a = solve(kCases[4], CostModelKind::kConvex);
   const auto b = solve(kCases[4], CostModelKind::kConvex);
   ASSERT_EQ(a.points().size(), b.points().size());
@@ -160,7 +160,7 @@ TEST(PerseusFixtureTest, SolvesAreDeterministic) {
   }
 }
 
-TEST(PerseusFixtureTest, GPipeScheduleSatisfiesInvariants) {
+TEST(PlannerFixtureTest, GPipeScheduleSatisfiesInvariants) {
   Case c = kCases[0];
   PlannerOptions o;
   o.microbatches = 6;
@@ -177,7 +177,7 @@ TEST(PerseusFixtureTest, GPipeScheduleSatisfiesInvariants) {
 // of 24 microbatches (~1,050 steps; those of 12 are solved by the lowtime
 // comparisons above) always, the other larger ones (1.8k-12k steps, minutes
 // under the sanitizers) with ZEUS_SLOW_TESTS=1.
-TEST(PerseusFixtureTest, CasesSolveToTMinWithInvariants) {
+TEST(PlannerFixtureTest, CasesSolveToTMinWithInvariants) {
   int solved = 0;
   for (const auto& c : kCases) {
     const bool m24 = c.microbatches == 24;
@@ -192,4 +192,4 @@ TEST(PerseusFixtureTest, CasesSolveToTMinWithInvariants) {
 }
 
 }  // namespace
-}  // namespace zeus::perseus
+}  // namespace zeus::pipeline_frequency

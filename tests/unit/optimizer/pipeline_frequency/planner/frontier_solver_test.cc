@@ -4,12 +4,12 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "unit/optimizer/pipeline_frequency/planner/perseus_test_helpers.h"
+#include "unit/optimizer/pipeline_frequency/planner/planner_test_helpers.h"
 #include "zeus/optimizer/pipeline_frequency/planner/dag.h"
 #include "zeus/optimizer/pipeline_frequency/planner/planner.h"
 #include "zeus/util/error.h"
 
-namespace zeus::perseus {
+namespace zeus::pipeline_frequency {
 namespace {
 
 using ::testing::ElementsAre;
@@ -158,4 +158,4 @@ TEST(FrontierSolverTest, RejectsCyclesAndBadEdges) {
 }
 
 }  // namespace
-}  // namespace zeus::perseus
+}  // namespace zeus::pipeline_frequency

@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "unit/optimizer/pipeline_frequency/planner/perseus_test_helpers.h"
+#include "unit/optimizer/pipeline_frequency/planner/planner_test_helpers.h"
 #include "zeus/optimizer/pipeline_frequency/planner/cost_model.h"
 #include "zeus/optimizer/pipeline_frequency/planner/dag.h"
 #include "zeus/optimizer/pipeline_frequency/planner/planner.h"
@@ -17,7 +17,7 @@
 #include "zeus/util/error.h"
 #include "zeus/util/files.h"
 
-namespace zeus::perseus {
+namespace zeus::pipeline_frequency {
 namespace {
 
 using ::testing::ElementsAre;
@@ -32,7 +32,7 @@ std::string error_of(const std::function<void()>& f) {
   return "no error";
 }
 
-TEST(PerseusProfileTest, ParsesAndRejectsBadInput) {
+TEST(PlannerProfileTest, ParsesAndRejectsBadInput) {
   const auto p = StageProfile::parse(
       "stage,instruction,frequency,time,energy\n0,forward,1410,0.1,5\n0,backward,1410,0.2,9\n",
       "p.csv");
@@ -70,7 +70,7 @@ TEST(PerseusProfileTest, ParsesAndRejectsBadInput) {
 }
 
 // lowtime's own knob-mapping test (reference T5), with unit time 1.
-TEST(PerseusMenuTest, FiltersDominatedOptionsAndMapsDurationsToSlowestFrequency) {
+TEST(PlannerMenuTest, FiltersDominatedOptionsAndMapsDurationsToSlowestFrequency) {
   std::vector<ProfileEntry> e = {
       {0, Instruction::kForward, Megahertz(1), Seconds(123), Joules(3.0)},
       {0, Instruction::kForward, Megahertz(2), Seconds(456), Joules(2.0)},
@@ -87,7 +87,7 @@ TEST(PerseusMenuTest, FiltersDominatedOptionsAndMapsDurationsToSlowestFrequency)
   EXPECT_EQ(menu.max_duration(), 789);
 }
 
-TEST(PerseusMenuTest, QuantizesWithFloorKeepsLargerEnergyOnTiesAndSubtractsBlockingPower) {
+TEST(PlannerMenuTest, QuantizesWithFloorKeepsLargerEnergyOnTiesAndSubtractsBlockingPower) {
   std::vector<ProfileEntry> e = {
       {0, Instruction::kForward, Megahertz(1500), Seconds(0.0109), Joules(10.0)},
       {0, Instruction::kForward, Megahertz(1400), Seconds(0.0102), Joules(10.5)},
@@ -110,7 +110,7 @@ TEST(PerseusMenuTest, QuantizesWithFloorKeepsLargerEnergyOnTiesAndSubtractsBlock
               HasSubstr("positive"));
 }
 
-TEST(PerseusCostModelTest, ConvexHullDropsPointsAboveTheHullAndInterpolates) {
+TEST(PlannerCostModelTest, ConvexHullDropsPointsAboveTheHullAndInterpolates) {
   const auto c = convex_hull_curve({1, 2, 4}, {10, 9, 4});  // (2,9) lies above 1->4
   EXPECT_EQ(c.min_duration(), 1);
   EXPECT_EQ(c.max_duration(), 4);
@@ -119,7 +119,7 @@ TEST(PerseusCostModelTest, ConvexHullDropsPointsAboveTheHullAndInterpolates) {
   EXPECT_FALSE(CostCurve(0, {1, 2}).is_convex_non_increasing());
 }
 
-TEST(PerseusCostModelTest, ExponentialFitRecoversAKnownCurve) {
+TEST(PlannerCostModelTest, ExponentialFitRecoversAKnownCurve) {
   std::vector<double> x, y;
   for (int d = 50; d <= 80; d += 2) {
     x.push_back(d);
@@ -138,7 +138,7 @@ TEST(PerseusCostModelTest, ExponentialFitRecoversAKnownCurve) {
   EXPECT_FALSE(fit_exponential(x, up, Seconds(0.001)).ok);
 }
 
-TEST(PerseusCostModelTest, ExponentialFallsBackToConvexForTinyMenus) {
+TEST(PlannerCostModelTest, ExponentialFallsBackToConvexForTinyMenus) {
   std::vector<ProfileEntry> e = {
       {0, Instruction::kForward, Megahertz(2), Seconds(1.5), Joules(3.0)},
       {0, Instruction::kForward, Megahertz(1), Seconds(2.5), Joules(2.0)}};
@@ -149,7 +149,7 @@ TEST(PerseusCostModelTest, ExponentialFallsBackToConvexForTinyMenus) {
   EXPECT_THAT(c.costs(), ElementsAre(3.0, 2.0));
 }
 
-TEST(PerseusDagTest, OneFOneBOrderMatchesTheReferenceTable) {
+TEST(PlannerDagTest, OneFOneBOrderMatchesTheReferenceTable) {
   auto names = [](int s) {
     std::string out;
     for (const auto& [ins, m] : one_f_one_b_order(s, 4, 6)) {
@@ -163,7 +163,7 @@ TEST(PerseusDagTest, OneFOneBOrderMatchesTheReferenceTable) {
   EXPECT_EQ(names(3), "F0 B0 F1 B1 F2 B2 F3 B3 F4 B4 F5 B5 ");
 }
 
-TEST(PerseusDagTest, SizesAndTerminalsOfEightByThirtyTwo) {
+TEST(PlannerDagTest, SizesAndTerminalsOfEightByThirtyTwo) {
   const auto dag = PipelineDag::build(8, 32, PipelineSchedule::k1F1B);
   EXPECT_EQ(dag.ops.size(), 512u);
   EXPECT_EQ(dag.edges.size() + 2, 954u);  // + source and sink edges
@@ -190,7 +190,7 @@ TEST(PerseusDagTest, SizesAndTerminalsOfEightByThirtyTwo) {
   EXPECT_THROW(PipelineDag::build(0, 4, PipelineSchedule::kGPipe), Error);
 }
 
-TEST(PerseusDagTest, GPipeRunsAllForwardsThenBackwardsInReverse) {
+TEST(PlannerDagTest, GPipeRunsAllForwardsThenBackwardsInReverse) {
   const auto dag = PipelineDag::build(2, 3, PipelineSchedule::kGPipe);
   std::string out;
   for (int id : dag.stage_order[1]) {
@@ -200,7 +200,7 @@ TEST(PerseusDagTest, GPipeRunsAllForwardsThenBackwardsInReverse) {
   EXPECT_EQ(out, "F0F1F2B2B1B0");
 }
 
-TEST(PerseusPlannerTest, RejectsBadOptions) {
+TEST(PlannerTest, RejectsBadOptions) {
   const auto p = StageProfile::parse(
       "stage,instruction,frequency,time,energy\n0,forward,1410,0.1,5\n0,backward,1410,0.2,9\n",
       "p.csv");
@@ -214,7 +214,7 @@ TEST(PerseusPlannerTest, RejectsBadOptions) {
   EXPECT_THROW(solve_pipeline(p, o), Error);
 }
 
-TEST(PerseusPlannerTest, SolutionFilesRoundTripIntoPerStagePlans) {
+TEST(PlannerTest, SolutionFilesRoundTripIntoPerStagePlans) {
   const auto profile =
       StageProfile::read_file(testing::fixture("stage_profile/bloom+a100_sxm_bf16.csv"));
   PlannerOptions o;
@@ -249,4 +249,4 @@ TEST(PerseusPlannerTest, SolutionFilesRoundTripIntoPerStagePlans) {
 }
 
 }  // namespace
-}  // namespace zeus::perseus
+}  // namespace zeus::pipeline_frequency

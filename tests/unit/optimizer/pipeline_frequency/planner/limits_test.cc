@@ -11,14 +11,14 @@
 #include <functional>
 #include <string>
 
-#include "unit/optimizer/pipeline_frequency/planner/perseus_test_helpers.h"
+#include "unit/optimizer/pipeline_frequency/planner/planner_test_helpers.h"
 #include "zeus/optimizer/pipeline_frequency/planner/dag.h"
 #include "zeus/optimizer/pipeline_frequency/planner/planner.h"
 #include "zeus/optimizer/pipeline_frequency/planner/plans_json.h"
 #include "zeus/util/error.h"
 #include "zeus/util/json.h"
 
-namespace zeus::perseus {
+namespace zeus::pipeline_frequency {
 namespace {
 
 using ::testing::AllOf;
@@ -63,7 +63,7 @@ void on_small_stack(const std::function<void()>& f) {
   pthread_attr_destroy(&attr);
 }
 
-TEST(PerseusDeepGraphTest, AChainOfAHundredThousandOpsSolvesOnASmallStack) {
+TEST(PlannerDeepGraphTest, AChainOfAHundredThousandOpsSolvesOnASmallStack) {
   // Every augmenting path of the one step runs the whole chain (200k nodes).
   constexpr int kOps = 100'000;
   FrontierProblem p;
@@ -79,7 +79,7 @@ TEST(PerseusDeepGraphTest, AChainOfAHundredThousandOpsSolvesOnASmallStack) {
   EXPECT_DOUBLE_EQ(f.points()[1].cost_change, 3.0);
 }
 
-TEST(PerseusEstimateTest, MatchesTheGraphAndTheStepsOfTheSolve) {
+TEST(PlannerEstimateTest, MatchesTheGraphAndTheStepsOfTheSolve) {
   const auto profile = fixture_profile();
   const auto o = fixture_options(12);
   const auto e = estimate_solve(profile, o);
@@ -99,7 +99,7 @@ TEST(PerseusEstimateTest, MatchesTheGraphAndTheStepsOfTheSolve) {
   EXPECT_THAT(e.summary(), AllOf(HasSubstr("639 steps"), HasSubstr("192 ops")));
 }
 
-TEST(PerseusEstimateTest, ATinyUnitTimeIsRefusedBeforeAnyWorkWithTheEstimate) {
+TEST(PlannerEstimateTest, ATinyUnitTimeIsRefusedBeforeAnyWorkWithTheEstimate) {
   auto o = fixture_options(30000);
   o.unit_time = Seconds(1e-9);
   bool progressed = false, estimated = false;
@@ -114,7 +114,7 @@ TEST(PerseusEstimateTest, ATinyUnitTimeIsRefusedBeforeAnyWorkWithTheEstimate) {
   EXPECT_FALSE(estimated);
 }
 
-TEST(PerseusEstimateTest, LimitsOnMemoryAndTimeAreEachEnforced) {
+TEST(PlannerEstimateTest, LimitsOnMemoryAndTimeAreEachEnforced) {
   const auto profile = fixture_profile();
   auto o = fixture_options(12);
   o.limits.max_memory_bytes = 1000;
@@ -132,7 +132,7 @@ TEST(PerseusEstimateTest, LimitsOnMemoryAndTimeAreEachEnforced) {
   EXPECT_EQ(estimates, 1);
 }
 
-TEST(PerseusOptionsTest, OutOfRangeOptionsAreRejectedNotPropagated) {
+TEST(PlannerOptionsTest, OutOfRangeOptionsAreRejectedNotPropagated) {
   const auto profile = fixture_profile();
   for (double pb : {1e308, -1.0, std::nan(""), HUGE_VAL, 1e4 + 1}) {
     auto o = fixture_options(2);
@@ -162,7 +162,7 @@ std::string profile_with(const std::string& extra_row) {
   return std::string(kHeader) + "0,forward,1410,0.1,5\n0,backward,1410,0.2,9\n" + extra_row;
 }
 
-TEST(PerseusProfileBoundsTest, ImpossibleNumbersAreParseErrorsNamingTheLine) {
+TEST(PlannerProfileBoundsTest, ImpossibleNumbersAreParseErrorsNamingTheLine) {
   const std::vector<std::pair<std::string, std::string>> rows = {
       {"0,forward,1200,0.1,1e308\n", "energy"},
       {"0,forward,1200,inf,5\n", "p.csv:4"},
@@ -183,7 +183,7 @@ TEST(PerseusProfileBoundsTest, ImpossibleNumbersAreParseErrorsNamingTheLine) {
   }
 }
 
-TEST(PerseusProfileBoundsTest, ConflictingDuplicateRowsAreRejectedIdenticalOnesDropped) {
+TEST(PlannerProfileBoundsTest, ConflictingDuplicateRowsAreRejectedIdenticalOnesDropped) {
   const Error e =
       error_of([] { StageProfile::parse(profile_with("0,forward,1410,0.1,6\n"), "p.csv"); });
   EXPECT_EQ(e.code(), ErrorCode::kParse);
@@ -198,7 +198,7 @@ TEST(PerseusProfileBoundsTest, ConflictingDuplicateRowsAreRejectedIdenticalOnesD
             ErrorCode::kInvalidArgument);
 }
 
-TEST(PerseusProfileBoundsTest, TextFromTheFileIsEscapedInMessages) {
+TEST(PlannerProfileBoundsTest, TextFromTheFileIsEscapedInMessages) {
   const Error e =
       error_of([] { StageProfile::parse(profile_with("0,\x1b[31mred,1200,0.1,5\n"), "p.csv"); });
   EXPECT_THAT(e.what(), HasSubstr("\\x1b[31mred"));
@@ -206,14 +206,14 @@ TEST(PerseusProfileBoundsTest, TextFromTheFileIsEscapedInMessages) {
 }
 
 }  // namespace
-}  // namespace zeus::perseus
+}  // namespace zeus::pipeline_frequency
 
-namespace zeus::perseus {
+namespace zeus::pipeline_frequency {
 namespace {
 
 // Special files where a profile or plans.json should be: an error at once,
 // never a hang (FIFO) or an unbounded read (/dev/zero).
-TEST(PerseusSpecialFilesTest, DirectoriesDevicesAndFifosAreRefused) {
+TEST(PlannerSpecialFilesTest, DirectoriesDevicesAndFifosAreRefused) {
   const testing::TempDir tmp;
   const std::string fifo = tmp.path() + "/fifo.csv";
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
@@ -235,7 +235,7 @@ TEST(PerseusSpecialFilesTest, DirectoriesDevicesAndFifosAreRefused) {
   EXPECT_THAT(error_of([&] { read_solution(tmp.path()); }).what(), HasSubstr("directory"));
 }
 
-TEST(PerseusPlansJsonTest, MalformedFieldsAreNamed) {
+TEST(PlannerPlansJsonTest, MalformedFieldsAreNamed) {
   const auto profile = StageProfile::parse(
       "stage,instruction,frequency,time,energy\n0,forward,1410,0.010,2.0\n"
       "0,forward,1200,0.013,1.8\n0,backward,1410,0.020,4.0\n0,backward,1200,0.025,3.5\n",
@@ -275,12 +275,12 @@ TEST(PerseusPlansJsonTest, MalformedFieldsAreNamed) {
 }
 
 }  // namespace
-}  // namespace zeus::perseus
+}  // namespace zeus::pipeline_frequency
 
-namespace zeus::perseus {
+namespace zeus::pipeline_frequency {
 namespace {
 
-TEST(PerseusEstimateTest, PathLengthsThatWouldOverflowAreRefused) {
+TEST(PlannerEstimateTest, PathLengthsThatWouldOverflowAreRefused) {
   // One option per computation (no cost tables to speak of), each a day long,
   // at a unit time that splits a day into 8.64e11 steps.
   const auto profile = StageProfile::parse(
@@ -295,4 +295,4 @@ TEST(PerseusEstimateTest, PathLengthsThatWouldOverflowAreRefused) {
 }
 
 }  // namespace
-}  // namespace zeus::perseus
+}  // namespace zeus::pipeline_frequency

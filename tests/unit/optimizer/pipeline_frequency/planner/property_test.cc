@@ -8,10 +8,10 @@
 #include <random>
 #include <string>
 
-#include "unit/optimizer/pipeline_frequency/planner/perseus_test_helpers.h"
+#include "unit/optimizer/pipeline_frequency/planner/planner_test_helpers.h"
 #include "zeus/optimizer/pipeline_frequency/planner/frontier_solver.h"
 
-namespace zeus::perseus {
+namespace zeus::pipeline_frequency {
 namespace {
 
 struct Instance {
@@ -89,7 +89,7 @@ std::map<std::int64_t, double> brute_force(const Instance& in) {
   return best;
 }
 
-TEST(PerseusPropertyTest, RandomDagsMatchBruteForceAtEveryT) {
+TEST(PlannerPropertyTest, RandomDagsMatchBruteForceAtEveryT) {
   const char* slow = std::getenv("ZEUS_SLOW_TESTS");
   const int instances = slow && std::string(slow) == "1" ? 5000 : 300;
   std::mt19937 rng(20240917);
@@ -113,4 +113,4 @@ TEST(PerseusPropertyTest, RandomDagsMatchBruteForceAtEveryT) {
 }
 
 }  // namespace
-}  // namespace zeus::perseus
+}  // namespace zeus::pipeline_frequency

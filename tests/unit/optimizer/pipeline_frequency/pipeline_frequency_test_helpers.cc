@@ -1,4 +1,4 @@
-#include "pfo_test_helpers.h"
+#include "pipeline_frequency_test_helpers.h"
 
 #include <stdlib.h>
 
@@ -12,9 +12,9 @@
 
 namespace zeus::pipeline_frequency::testing {
 
-perseus::StageProfile two_stage_profile() {
-  using perseus::Instruction;
-  std::vector<perseus::ProfileEntry> entries;
+pipeline_frequency::StageProfile two_stage_profile() {
+  using pipeline_frequency::Instruction;
+  std::vector<pipeline_frequency::ProfileEntry> entries;
   const int freqs[] = {1410, 1200, 1005, 810};
   for (int s = 0; s < 2; ++s) {
     for (int k = 0; k < 4; ++k) {
@@ -28,17 +28,18 @@ perseus::StageProfile two_stage_profile() {
           {s, Instruction::kBackward, Megahertz(freqs[k]), Seconds(2 * t), Joules(2 * e)});
     }
   }
-  return perseus::StageProfile::from_entries(std::move(entries), "two-stage test profile");
+  return pipeline_frequency::StageProfile::from_entries(std::move(entries),
+                                                        "two-stage test profile");
 }
 
 std::string write_two_stage_frontier(const std::string& dir) {
-  perseus::PlannerOptions o;
+  pipeline_frequency::PlannerOptions o;
   o.microbatches = 3;
   o.unit_time = Seconds(0.001);
   o.p_blocking = Watts(60.0);
-  o.cost_model = perseus::CostModelKind::kConvex;
-  const auto solution = perseus::solve_pipeline(two_stage_profile(), o);
-  perseus::write_solution(solution, dir);
+  o.cost_model = pipeline_frequency::CostModelKind::kConvex;
+  const auto solution = pipeline_frequency::solve_pipeline(two_stage_profile(), o);
+  pipeline_frequency::write_solution(solution, dir);
   return dir + "/plans.json";
 }
 
@@ -104,25 +105,25 @@ void RecordingGpu::set_gpu_locked_clocks(Megahertz min, Megahertz max) {
       changed_.wait(lock, [this] { return !held_; });
     }
   }
-  inner_->set_gpu_locked_clocks(min, max);
+  inner().set_gpu_locked_clocks(min, max);
   std::lock_guard lock(mutex_);
   locks_.push_back(max);
 }
 
 void RecordingGpu::reset_gpu_locked_clocks() {
-  inner_->reset_gpu_locked_clocks();
+  inner().reset_gpu_locked_clocks();
   std::lock_guard lock(mutex_);
   ++resets_;
 }
 
 void RecordingGpu::set_memory_locked_clocks(Megahertz min, Megahertz max) {
-  inner_->set_memory_locked_clocks(min, max);
+  inner().set_memory_locked_clocks(min, max);
   std::lock_guard lock(mutex_);
   memory_lock_ = max;
 }
 
 void RecordingGpu::reset_memory_locked_clocks() {
-  inner_->reset_memory_locked_clocks();
+  inner().reset_memory_locked_clocks();
   std::lock_guard lock(mutex_);
   ++memory_resets_;
   memory_lock_.reset();

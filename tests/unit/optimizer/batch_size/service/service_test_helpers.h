@@ -8,13 +8,13 @@
 #include <string>
 
 #include "support/temp_dir.h"
-#include "workloads/bso_w1.h"
+#include "workloads/batch_size_w1.h"
 #include "zeus/http/client.h"
 #include "zeus/http/server.h"
 #include "zeus/optimizer/batch_size/server/service.h"
 #include "zeus/optimizer/batch_size/server/store.h"
 
-namespace zeus::bso::testing {
+namespace zeus::batch_size::testing {
 
 // A fresh directory under the system temp dir, removed on destruction.
 using ::zeus::testing::TempDir;
@@ -63,4 +63,4 @@ class PostgresCluster {
   std::string run_as_;  // "" when not root
 };
 
-}  // namespace zeus::bso::testing
+}  // namespace zeus::batch_size::testing

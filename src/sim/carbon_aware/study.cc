@@ -1,4 +1,4 @@
-#include "zeus/sim/chase/study.h"
+#include "zeus/sim/carbon_aware/study.h"
 
 #include <fmt/format.h>
 
@@ -8,7 +8,7 @@
 #include "zeus/sim/trace.h"
 #include "zeus/util/error.h"
 
-namespace zeus::sim::chase {
+namespace zeus::sim::carbon_aware {
 namespace {
 
 struct Change {
@@ -163,4 +163,4 @@ StudyResult run_study(const StudySpec& spec) {
   return out;
 }
 
-}  // namespace zeus::sim::chase
+}  // namespace zeus::sim::carbon_aware

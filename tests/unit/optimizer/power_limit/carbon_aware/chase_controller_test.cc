@@ -1,6 +1,6 @@
 // The live Chase controller on simulated GPUs: an injected clock, a scripted
 // hourly signal, and a source that fails on demand.
-#include "zeus/optimizer/power_limit/chase/chase_controller.h"
+#include "zeus/optimizer/power_limit/carbon_aware/chase_controller.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -14,7 +14,7 @@
 
 #include "../test_support.h"
 #include "zeus/monitor/carbon/rate_provider.h"
-#include "zeus/optimizer/power_limit/chase/provider_source.h"
+#include "zeus/optimizer/power_limit/carbon_aware/provider_source.h"
 #include "zeus/util/error.h"
 #include "zeus/util/log.h"
 

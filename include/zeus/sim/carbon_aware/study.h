@@ -11,10 +11,10 @@
 #include <vector>
 
 #include "zeus/optimizer/power_limit/carbon_aware/signal_csv.h"
-#include "zeus/sim/chase/replay.h"
-#include "zeus/sim/chase/sweep.h"
+#include "zeus/sim/carbon_aware/replay.h"
+#include "zeus/sim/carbon_aware/sweep.h"
 
-namespace zeus::sim::chase {
+namespace zeus::sim::carbon_aware {
 
 struct StudySpec {
   std::string signal_path;
@@ -79,4 +79,4 @@ std::string study_table(const StudyResult& result);
 JobProfile job_profile(const std::vector<PowerLimitMeasurement>& per_epoch, Seconds profile_time,
                        Joules profile_energy);
 
-}  // namespace zeus::sim::chase
+}  // namespace zeus::sim::carbon_aware

@@ -10,13 +10,13 @@
 #include <vector>
 
 #include "zeus/optimizer/power_limit/carbon_aware/signal_csv.h"
-#include "zeus/sim/chase/study.h"
+#include "zeus/sim/carbon_aware/study.h"
 #include "zeus/util/csv.h"
 #include "zeus/util/files.h"
 #include "zeus/util/gnuplot.h"
 #include "zeus/util/iso8601.h"
 
-namespace zeus::sim::chase {
+namespace zeus::sim::carbon_aware {
 namespace {
 
 bool is_carbon(const StudyResult& r) { return r.signal.kind() == SignalKind::kCarbon; }
@@ -310,4 +310,4 @@ std::string study_table(const StudyResult& r) {
   return out;
 }
 
-}  // namespace zeus::sim::chase
+}  // namespace zeus::sim::carbon_aware

@@ -1,4 +1,4 @@
-#include "zeus/optimizer/power_limit/chase/chase_controller.h"
+#include "zeus/optimizer/power_limit/carbon_aware/chase_controller.h"
 
 #include <fmt/format.h>
 

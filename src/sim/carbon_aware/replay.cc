@@ -1,4 +1,4 @@
-#include "zeus/sim/chase/replay.h"
+#include "zeus/sim/carbon_aware/replay.h"
 
 #include <fmt/format.h>
 
@@ -12,7 +12,7 @@
 #include "zeus/util/iso8601.h"
 #include "zeus/util/parse.h"
 
-namespace zeus::sim::chase {
+namespace zeus::sim::carbon_aware {
 namespace {
 
 constexpr double kJoulesPerKwh = 3.6e6;
@@ -250,4 +250,4 @@ ReplayResult Replayer::run(const Policy& policy, std::int64_t start_utc, bool re
   return r;
 }
 
-}  // namespace zeus::sim::chase
+}  // namespace zeus::sim::carbon_aware

@@ -11,7 +11,7 @@
 
 namespace {
 
-using namespace zeus::bso;
+using namespace zeus::batch_size;
 
 bool try_spec(const nlohmann::json& doc) {
   try {

@@ -1,4 +1,4 @@
-#include "zeus/sim/chase/sweep.h"
+#include "zeus/sim/carbon_aware/sweep.h"
 
 #include <fmt/format.h>
 
@@ -11,7 +11,7 @@
 
 #include "zeus/util/error.h"
 
-namespace zeus::sim::chase {
+namespace zeus::sim::carbon_aware {
 
 Distribution distribution(std::vector<double> v) {
   Distribution d;
@@ -171,4 +171,4 @@ SweepResult sweep_starts(const Replayer& replayer, std::vector<Policy> policies,
   return out;
 }
 
-}  // namespace zeus::sim::chase
+}  // namespace zeus::sim::carbon_aware

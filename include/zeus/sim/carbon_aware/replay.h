@@ -15,7 +15,7 @@
 #include "zeus/optimizer/power_limit/carbon_aware/grid_signal.h"
 #include "zeus/optimizer/power_limit/selection/power_limit_selector.h"
 
-namespace zeus::sim::chase {
+namespace zeus::sim::carbon_aware {
 
 // One epoch at each limit, and the JIT-profiling epoch (every limit in turn).
 struct JobProfile {
@@ -109,4 +109,4 @@ class Replayer {
   GridSignal periodic_;  // the signal's mean per decision period
 };
 
-}  // namespace zeus::sim::chase
+}  // namespace zeus::sim::carbon_aware

@@ -1,4 +1,4 @@
-#include "bso_test_helpers.h"
+#include "service_test_helpers.h"
 
 #include <fmt/format.h>
 #include <pwd.h>
@@ -11,7 +11,7 @@
 
 #include "zeus/optimizer/batch_size/server/http_api.h"
 
-namespace zeus::bso::testing {
+namespace zeus::batch_size::testing {
 
 namespace fs = std::filesystem;
 
@@ -120,4 +120,4 @@ std::string PostgresCluster::query(const std::string& name, const std::string& s
   return out;
 }
 
-}  // namespace zeus::bso::testing
+}  // namespace zeus::batch_size::testing

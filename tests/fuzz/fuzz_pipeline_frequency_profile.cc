@@ -8,7 +8,7 @@
 #include "zeus/util/error.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  using namespace zeus::perseus;
+  using namespace zeus::pipeline_frequency;
   try {
     const auto p = StageProfile::parse(zeus::fuzz::as_text(data, size), "fuzz.csv");
     zeus::fuzz::accepted();

@@ -11,7 +11,7 @@
 #include "zeus/optimizer/pipeline_frequency/planner/frontier_solver.h"
 #include "zeus/optimizer/pipeline_frequency/planner/planner.h"
 
-namespace zeus::perseus::testing {
+namespace zeus::pipeline_frequency::testing {
 
 // A cost curve from an exact {duration: cost} table (convex hull, so exact for
 // convex tables).
@@ -32,4 +32,4 @@ using ::zeus::testing::TempDir;
 // Path of a fixture file under the project's data/perseus-sosp24-emulation.
 std::string fixture(const std::string& relative);
 
-}  // namespace zeus::perseus::testing
+}  // namespace zeus::pipeline_frequency::testing

@@ -1,4 +1,4 @@
-#include "unit/optimizer/pipeline_frequency/planner/perseus_test_helpers.h"
+#include "unit/optimizer/pipeline_frequency/planner/planner_test_helpers.h"
 
 #include <gtest/gtest.h>
 
@@ -8,7 +8,7 @@
 #include <filesystem>
 #include <stdexcept>
 
-namespace zeus::perseus::testing {
+namespace zeus::pipeline_frequency::testing {
 
 CostCurve table(const std::map<std::int64_t, double>& costs) {
   std::vector<std::int64_t> x;
@@ -78,4 +78,4 @@ std::string fixture(const std::string& relative) {
   return std::string(ZEUS_SOURCE_DIR) + "/data/perseus-sosp24-emulation/" + relative;
 }
 
-}  // namespace zeus::perseus::testing
+}  // namespace zeus::pipeline_frequency::testing

@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "zeus/sim/chase/replay.h"
+#include "zeus/sim/carbon_aware/replay.h"
 
-namespace zeus::sim::chase {
+namespace zeus::sim::carbon_aware {
 
 struct Distribution {
   double mean = 0, sd = 0, p5 = 0, p50 = 0, p95 = 0;
@@ -46,4 +46,4 @@ struct SweepResult {
 SweepResult sweep_starts(const Replayer& replayer, std::vector<Policy> policies, std::int64_t from,
                          std::int64_t to, std::int64_t step_s, int threads = 0);
 
-}  // namespace zeus::sim::chase
+}  // namespace zeus::sim::carbon_aware

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-namespace zeus::bso::w1 {
+namespace zeus::batch_size::w1 {
 
 inline const std::vector<int> kBatchSizes = {16, 32, 64, 128, 256, 512, 1024, 2048};
 
@@ -38,4 +38,4 @@ inline nlohmann::json workload_spec(int j) {
           {"gpu_model", "A100-SXM4-40GB"}};
 }
 
-}  // namespace zeus::bso::w1
+}  // namespace zeus::batch_size::w1

@@ -9,7 +9,7 @@
 #include <string>
 
 #include "support/temp_dir.h"
-#include "zeus/device/gpu.h"
+#include "zeus/device/forwarding_gpu.h"
 #include "zeus/http/server.h"
 #include "zeus/optimizer/pipeline_frequency/planner/planner.h"
 #include "zeus/optimizer/pipeline_frequency/server/job_manager.h"
@@ -23,7 +23,7 @@ using ::zeus::testing::TempDir;
 // A two-stage profile (frequencies 1410, 1200, 1005, 810 MHz; lower is slower
 // and cheaper) and its frontier for 3 microbatches (τ = 1 ms, P_b = 60 W,
 // convex cost model), written to DIR/plans.json.
-perseus::StageProfile two_stage_profile();
+pipeline_frequency::StageProfile two_stage_profile();
 std::string write_two_stage_frontier(const std::string& dir);
 
 // The sim GPU's clocks: 1410 down to 210 MHz in 15 MHz steps.
@@ -35,9 +35,9 @@ std::string fixture(const std::string& relative);
 // A Gpu that forwards to another and records clock and power-limit calls;
 // set_gpu_locked_clocks can be held (it blocks until released) or made to
 // fail. Thread-safe.
-class RecordingGpu final : public Gpu {
+class RecordingGpu final : public ForwardingGpu {
  public:
-  explicit RecordingGpu(std::shared_ptr<Gpu> inner) : inner_(std::move(inner)) {}
+  explicit RecordingGpu(std::shared_ptr<Gpu> inner) : ForwardingGpu(std::move(inner)) {}
   std::vector<Megahertz> locks();  // the max of each successful set_gpu_locked_clocks
   int resets();                    // reset_gpu_locked_clocks calls
   int memory_resets();
@@ -50,34 +50,12 @@ class RecordingGpu final : public Gpu {
   void wait_for_blocked_call();               // until a call is blocked in the driver
   void fail_at(Megahertz f, ErrorCode code);  // set_gpu_locked_clocks(f, f) throws
 
-  std::string name() override { return inner_->name(); }
-  std::string uuid() override { return inner_->uuid(); }
-  GpuArchitecture architecture() override { return inner_->architecture(); }
-  bool supports_energy_counter() override { return inner_->supports_energy_counter(); }
-  Joules total_energy() override { return inner_->total_energy(); }
-  Watts power(PowerDomain d) override { return inner_->power(d); }
-  PowerLimitConstraints power_limit_constraints() override {
-    return inner_->power_limit_constraints();
-  }
-  Milliwatts power_limit() override { return inner_->power_limit(); }
-  Milliwatts default_power_limit() override { return inner_->default_power_limit(); }
-  void set_power_limit(Milliwatts l) override { inner_->set_power_limit(l); }
-  bool persistence_mode() override { return inner_->persistence_mode(); }
-  void set_persistence_mode(bool e) override { inner_->set_persistence_mode(e); }
-  std::vector<Megahertz> supported_memory_clocks() override {
-    return inner_->supported_memory_clocks();
-  }
-  std::vector<Megahertz> supported_graphics_clocks(Megahertz m) override {
-    return inner_->supported_graphics_clocks(m);
-  }
   void set_gpu_locked_clocks(Megahertz min, Megahertz max) override;
   void reset_gpu_locked_clocks() override;
   void set_memory_locked_clocks(Megahertz min, Megahertz max) override;
   void reset_memory_locked_clocks() override;
-  Celsius temperature() override { return inner_->temperature(); }
 
  private:
-  std::shared_ptr<Gpu> inner_;
   std::mutex mutex_;  // guards everything below
   std::condition_variable changed_;
   std::vector<Megahertz> locks_;

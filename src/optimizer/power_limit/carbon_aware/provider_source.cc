@@ -1,4 +1,4 @@
-#include "zeus/optimizer/power_limit/chase/provider_source.h"
+#include "zeus/optimizer/power_limit/carbon_aware/provider_source.h"
 
 #include <algorithm>
 

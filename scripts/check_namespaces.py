@@ -1,0 +1,166 @@
+#!/usr/bin/env python3
+"""Namespaces follow the folders (docs/architecture.md, "One meaning per word").
+
+Every namespace a library file under src/ or include/zeus/ opens must be its
+folder's namespace (the longest folder of FOLDERS that holds the file), one
+nested in it, an anonymous one, or a private helper's `zeus::<name>_internal`
+/ `zeus::<name>_abi`. Opening an ancestor (`namespace zeus {` in a
+batch-size file) counts as a mismatch: the declarations in it would land in
+the wrong namespace.
+
+PENDING lists the folders whose move out of plain `zeus` is still to do
+(issue 33): they are checked against `zeus` until they move, so a new file
+can neither add a third name nor keep an old one where the move is made.
+
+  scripts/check_namespaces.py [ROOT]   exit 0: all follow; 1: mismatches listed
+  scripts/check_namespaces.py --self-test   the checker against a made-up tree
+"""
+
+import os
+import re
+import sys
+
+# folder (under src/ and include/zeus/) -> its namespace; longest folder wins.
+FOLDERS = {
+    "util": "zeus",
+    "http": "zeus::http",
+    "device": "zeus::device",
+    "monitor": "zeus::monitor",
+    "monitor/carbon": "zeus::carbon",
+    "monitor/attribution": "zeus::attribution",
+    "metric": "zeus::metric",
+    "optimizer/callback": "zeus::callback",
+    "optimizer/power_limit": "zeus::power_limit",
+    "optimizer/power_limit/carbon_aware": "zeus::carbon_aware",
+    "optimizer/batch_size": "zeus::batch_size",
+    "optimizer/pipeline_frequency": "zeus::pipeline_frequency",
+    "proxy": "zeus::proxy",
+    "sim": "zeus::sim",
+    "sim/paper": "zeus::sim::paper",
+    "sim/carbon_aware": "zeus::sim::carbon_aware",
+    "zeusd": "zeus::zeusd",
+    "integrations/slurm": "zeus::slurm",
+}
+
+# Still in plain `zeus` (issue 33's remaining step): checked against `zeus`.
+PENDING = {
+    "device",
+    "monitor",
+    "monitor/carbon",
+    "optimizer/callback",
+    "optimizer/power_limit",
+    "optimizer/power_limit/carbon_aware",
+}
+
+HELPER = re.compile(r"^zeus::\w+_(internal|abi)(::\w+)*$")
+TOKEN = re.compile(r'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'|'
+                   r'\bnamespace\b\s*([\w:]*)\s*(=|\{)?|[{}]', re.S)
+
+
+def opened_namespaces(text):
+    """(line, full name, depth-0?) of each namespace the text opens."""
+    stack = []  # per open brace: the namespace's full name, or None
+    out = []
+    for m in TOKEN.finditer(text):
+        tok = m.group(0)
+        if tok.startswith(("//", "/*", '"', "'")):
+            continue
+        if tok == "{":
+            stack.append(None)
+        elif tok == "}":
+            if stack:
+                stack.pop()
+        elif m.group(2) == "{":
+            name = m.group(1)
+            outer = next((n for n in reversed(stack) if n is not None), "")
+            full = name if not outer else (outer + "::" + name if name else outer + "::")
+            line = text.count("\n", 0, m.start()) + 1
+            out.append((line, full if name else "", all(n is None for n in stack)))
+            stack.append(full if name else outer)
+    return out
+
+
+def expected(rel):
+    best = ""
+    for folder in FOLDERS:
+        if (rel == folder or rel.startswith(folder + "/")) and len(folder) > len(best):
+            best = folder
+    if not best:
+        return None, None
+    return best, "zeus" if best in PENDING else FOLDERS[best]
+
+
+def check(root):
+    problems = []
+    for base in ("src", "include/zeus"):
+        for dirpath, _, files in os.walk(os.path.join(root, base)):
+            for f in sorted(files):
+                if not f.endswith((".h", ".cc")):
+                    continue
+                path = os.path.join(dirpath, f)
+                rel_dir = os.path.relpath(dirpath, os.path.join(root, base))
+                folder, want = expected(rel_dir)
+                shown = os.path.relpath(path, root)
+                if want is None:
+                    problems.append(f"{shown}: folder {rel_dir} is in no row of FOLDERS")
+                    continue
+                with open(path, encoding="utf-8") as fh:
+                    text = fh.read()
+                for line, name, top in opened_namespaces(text):
+                    if name == "" or HELPER.match(name):
+                        continue
+                    if name == want or name.startswith(want + "::"):
+                        continue
+                    problems.append(f"{shown}:{line}: namespace {name} in {folder}/, "
+                                    f"which is {want}")
+    return problems
+
+
+def self_test():
+    """A tree with one file of each kind: only the bad ones are reported."""
+    import tempfile
+    files = {
+        "src/proxy/good.cc": "namespace zeus::proxy {\nnamespace {\n}\n}\n",
+        "src/proxy/helper.h": "namespace zeus::proxy_internal {\n}\n",
+        "src/proxy/nested.cc": "namespace zeus::proxy {\nnamespace detail {\n}\n}\n",
+        "src/proxy/comment.cc": "// namespace zeus {\nnamespace zeus::proxy {\n}\n",
+        "src/proxy/alias.cc": "namespace fs = std::filesystem;\nnamespace zeus::proxy {}\n",
+        "src/proxy/old_name.cc": "namespace zeus::bso {\n}\n",
+        "src/proxy/ancestor.cc": "namespace zeus {\nnamespace proxy {\n}\n}\n",
+        "include/zeus/sim/paper/wrong.h": "namespace zeus::sim {\n}\n",
+        "src/device/pending.cc": "namespace zeus {\n}\n",
+        "src/nowhere/lost.cc": "namespace zeus {\n}\n",
+    }
+    with tempfile.TemporaryDirectory() as root:
+        for rel, text in files.items():
+            os.makedirs(os.path.dirname(os.path.join(root, rel)), exist_ok=True)
+            with open(os.path.join(root, rel), "w") as f:
+                f.write(text)
+        got = sorted(p.split(":")[0] for p in check(root))
+    want = sorted(["include/zeus/sim/paper/wrong.h", "src/nowhere/lost.cc",
+                   "src/proxy/ancestor.cc", "src/proxy/old_name.cc"])
+    if got != want:
+        print(f"self-test: reported {got}, expected {want}")
+        return 1
+    print("self-test: passed")
+    return 0
+
+
+def main():
+    if sys.argv[1:] == ["--self-test"]:
+        return self_test()
+    root = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..")
+    problems = check(os.path.abspath(root))
+    for p in problems:
+        print(p)
+    if problems:
+        print(f"{len(problems)} namespace(s) do not follow their folder "
+              "(scripts/check_namespaces.py, docs/architecture.md)")
+        return 1
+    pending = ", ".join(sorted(PENDING))
+    print(f"namespaces follow the folders (still in plain zeus: {pending})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
