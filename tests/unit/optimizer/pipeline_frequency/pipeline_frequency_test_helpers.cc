@@ -1,4 +1,4 @@
-#include "pipeline_frequency_test_helpers.h"
+#include "unit/optimizer/pipeline_frequency/pipeline_frequency_test_helpers.h"
 
 #include <stdlib.h>
 

@@ -12,7 +12,7 @@
 
 #include <filesystem>
 
-#include "service_test_helpers.h"
+#include "unit/optimizer/batch_size/service_test_helpers.h"
 #include "zeus/util/error.h"
 #include "zeus/util/log.h"
 

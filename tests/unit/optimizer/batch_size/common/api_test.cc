@@ -2,7 +2,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "service_test_helpers.h"
+#include "unit/optimizer/batch_size/service_test_helpers.h"
 #include "zeus/optimizer/batch_size/common/api.h"
 #include "zeus/util/json.h"
 

@@ -1,4 +1,4 @@
-#include "service_test_helpers.h"
+#include "unit/optimizer/batch_size/service_test_helpers.h"
 
 #include <fmt/format.h>
 #include <pwd.h>

@@ -9,7 +9,7 @@
 #include <cstdlib>
 #include <future>
 
-#include "service_test_helpers.h"
+#include "unit/optimizer/batch_size/service_test_helpers.h"
 #include "zeus/optimizer/batch_size/rng.h"
 #include "zeus/optimizer/batch_size/server/http_api.h"
 

@@ -7,7 +7,7 @@
 #include <future>
 #include <thread>
 
-#include "pipeline_frequency_test_helpers.h"
+#include "unit/optimizer/pipeline_frequency/pipeline_frequency_test_helpers.h"
 #include "zeus/device/sim_gpu.h"
 #include "zeus/optimizer/pipeline_frequency/client/pipeline_frequency_optimizer.h"
 #include "zeus/optimizer/pipeline_frequency/planner/plans_json.h"

@@ -7,7 +7,7 @@
 #include <future>
 #include <thread>
 
-#include "pipeline_frequency_test_helpers.h"
+#include "unit/optimizer/pipeline_frequency/pipeline_frequency_test_helpers.h"
 #include "zeus/http/client.h"
 #include "zeus/optimizer/pipeline_frequency/server/plan_sources.h"
 #include "zeus/optimizer/pipeline_frequency/server/point_solution.h"

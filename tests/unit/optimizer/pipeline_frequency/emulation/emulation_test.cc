@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "optimizer/pipeline_frequency/emulation/profiled_gpu.h"
-#include "pipeline_frequency_test_helpers.h"
+#include "unit/optimizer/pipeline_frequency/pipeline_frequency_test_helpers.h"
 #include "zeus/optimizer/pipeline_frequency/emulation/emulation.h"
 #include "zeus/util/log.h"
 

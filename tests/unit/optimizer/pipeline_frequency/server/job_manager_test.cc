@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <map>
 
-#include "pipeline_frequency_test_helpers.h"
+#include "unit/optimizer/pipeline_frequency/pipeline_frequency_test_helpers.h"
 #include "zeus/http/message.h"
 #include "zeus/optimizer/pipeline_frequency/common/messages.h"
 #include "zeus/optimizer/pipeline_frequency/server/job_manager.h"

@@ -3,7 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "service_test_helpers.h"
+#include "unit/optimizer/batch_size/service_test_helpers.h"
 #include "zeus/device/devices.h"
 #include "zeus/optimizer/batch_size/client/client.h"
 #include "zeus/util/clock.h"

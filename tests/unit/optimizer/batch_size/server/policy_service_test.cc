@@ -7,7 +7,7 @@
 #include <map>
 #include <vector>
 
-#include "service_test_helpers.h"
+#include "unit/optimizer/batch_size/service_test_helpers.h"
 #include "zeus/optimizer/batch_size/policy.h"
 
 namespace zeus::batch_size {

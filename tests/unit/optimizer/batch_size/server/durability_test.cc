@@ -13,7 +13,7 @@
 #include <mutex>
 #include <string>
 
-#include "service_test_helpers.h"
+#include "unit/optimizer/batch_size/service_test_helpers.h"
 #include "zeus/util/error.h"
 
 namespace {

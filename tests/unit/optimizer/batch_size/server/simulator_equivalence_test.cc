@@ -6,7 +6,7 @@
 #include <cmath>
 #include <limits>
 
-#include "service_test_helpers.h"
+#include "unit/optimizer/batch_size/service_test_helpers.h"
 #include "zeus/sim/simulator.h"
 #include "zeus/sim/trace.h"
 

@@ -8,7 +8,7 @@
 #include <future>
 #include <set>
 
-#include "service_test_helpers.h"
+#include "unit/optimizer/batch_size/service_test_helpers.h"
 #include "zeus/util/error.h"
 
 namespace zeus::batch_size {
