@@ -73,16 +73,11 @@ py::object environment_report_dict() {
   return py::module_::import("json").attr("loads")(text);
 }
 
-void bind_device(py::module_& core) {
-  py::module_ m = core.def_submodule("device", "Device layer bindings.");
+// GPUs.__len__, the backend, indices and what identifies each GPU.
+void bind_gpu_identity(py::class_<Gpus>& gpus) {
   using G = Gpus;
   using R = ReleaseGil;
-
-  py::class_<Gpus>(m, "GPUs",
-                   "The GPUs this process can see, indexed as CUDA indexes them "
-                   "(CUDA_VISIBLE_DEVICES applied). Methods take the GPU index first; units are "
-                   "mW, mJ, MHz and degrees Celsius, as in the Python Zeus.")
-      .def("__len__", [](const G& g) { return g.inv->gpus.size(); })
+  gpus.def("__len__", [](const G& g) { return g.inv->gpus.size(); })
       .def_property_readonly(
           "backend", [](const G& g) { return g.inv->gpu_backend; }, "'nvml', 'sim' or 'none'.")
       .def_property_readonly(
@@ -99,8 +94,14 @@ void bind_device(py::module_& core) {
           [](const G& g, int i) {
             return std::string(zeus::architecture_name(g.gpu(i)->architecture()));
           },
-          py::arg("gpu_index"), py::call_guard<R>(), "Architecture name, e.g. 'hopper'.")
-      .def(
+          py::arg("gpu_index"), py::call_guard<R>(), "Architecture name, e.g. 'hopper'.");
+}
+
+// GPUs' power limit and persistence mode, read and set.
+void bind_gpu_power_limit_and_persistence(py::class_<Gpus>& gpus) {
+  using G = Gpus;
+  using R = ReleaseGil;
+  gpus.def(
           "get_power_management_limit_constraints",
           [](const G& g, int i) {
             const auto c = g.gpu(i)->power_limit_constraints();
@@ -135,8 +136,14 @@ void bind_device(py::module_& core) {
           "set_persistence_mode",
           [](const G& g, int i, bool enabled, bool) { g.gpu(i)->set_persistence_mode(enabled); },
           py::arg("gpu_index"), py::arg("enabled"), py::arg("block") = true, py::call_guard<R>(),
-          "Turns persistence mode on or off.")
-      .def(
+          "Turns persistence mode on or off.");
+}
+
+// GPUs' supported clocks and clock locking.
+void bind_gpu_clocks(py::class_<Gpus>& gpus) {
+  using G = Gpus;
+  using R = ReleaseGil;
+  gpus.def(
           "get_supported_memory_clocks",
           [](const G& g, int i) {
             std::vector<long long> out;
@@ -187,8 +194,14 @@ void bind_device(py::module_& core) {
             g.gpu(i)->reset_memory_locked_clocks();
           },
           py::arg("gpu_index"), py::arg("block") = true, py::call_guard<R>(),
-          "Unlocks both clock domains.")
-      .def(
+          "Unlocks both clock domains.");
+}
+
+// GPUs' power, energy and temperature readings, and the simulator's handle.
+void bind_gpu_readings(py::class_<Gpus>& gpus) {
+  using G = Gpus;
+  using R = ReleaseGil;
+  gpus.def(
           "get_instant_power_usage",
           [](const G& g, int i) {
             return to_mw(g.gpu(i)->power(zeus::PowerDomain::kDeviceInstant));
@@ -221,7 +234,22 @@ void bind_device(py::module_& core) {
       .def("simulated", &simulated, py::arg("gpu_index"),
            "The simulated GPU at this index, for driving the simulator from a script "
            "(ZEUS_GPU_BACKEND=sim only).");
+}
 
+void bind_gpus_class(py::module_& m) {
+  py::class_<Gpus> gpus(
+      m, "GPUs",
+      "The GPUs this process can see, indexed as CUDA indexes them "
+      "(CUDA_VISIBLE_DEVICES applied). Methods take the GPU index first; units are "
+      "mW, mJ, MHz and degrees Celsius, as in the Python Zeus.");
+  bind_gpu_identity(gpus);
+  bind_gpu_power_limit_and_persistence(gpus);
+  bind_gpu_clocks(gpus);
+  bind_gpu_readings(gpus);
+}
+
+void bind_simulated_gpu_class(py::module_& m) {
+  using R = ReleaseGil;
   py::class_<zeus::SimGpu, std::shared_ptr<zeus::SimGpu>>(
       m, "SimulatedGPU",
       "Controls of a simulated GPU (zeuscpp extension): its work runs on a physical "
@@ -238,7 +266,9 @@ void bind_device(py::module_& core) {
       .def(
           "true_energy", [](zeus::SimGpu& g) { return g.true_energy().value(); },
           py::call_guard<R>(), "Energy (J) the model used since creation: the ground truth.");
+}
 
+void bind_cpu_dram_measurement_class(py::module_& m) {
   py::class_<CpuDramMeasurement>(m, "CpuDramMeasurement",
                                  "Cumulative energy of a CPU package and its DRAM (mJ).")
       .def(py::init([](double cpu, std::optional<double> dram) {
@@ -257,7 +287,10 @@ void bind_device(py::module_& core) {
         return "CpuDramMeasurement(cpu_mj=" + std::to_string(x.cpu_mj) +
                ", dram_mj=" + (x.dram_mj ? std::to_string(*x.dram_mj) : "None") + ")";
       });
+}
 
+void bind_cpus_class(py::module_& m) {
+  using R = ReleaseGil;
   py::class_<Cpus>(m, "CPUs", "The CPU packages (RAPL) this process can read.")
       .def("__len__", [](const Cpus& c) { return c.inv->cpus.size(); })
       .def(
@@ -273,7 +306,10 @@ void bind_device(py::module_& core) {
           "supports_get_dram_energy_consumption",
           [](const Cpus& c, int i) { return c.cpu(i)->has_dram(); }, py::arg("cpu_index"),
           py::call_guard<R>(), "Whether the package has a DRAM zone.");
+}
 
+// get_gpus, get_cpus and the module's other functions.
+void bind_device_functions(py::module_& m) {
   m.def(
       "get_gpus",
       [](bool ensure_homogeneous) {
@@ -308,6 +344,15 @@ void bind_device(py::module_& core) {
         g_inventory.reset();
       },
       "Forgets the discovered devices; the next access discovers again (tests).");
+}
+
+void bind_device(py::module_& core) {
+  py::module_ m = core.def_submodule("device", "Device layer bindings.");
+  bind_gpus_class(m);
+  bind_simulated_gpu_class(m);
+  bind_cpu_dram_measurement_class(m);
+  bind_cpus_class(m);
+  bind_device_functions(m);
 }
 
 }  // namespace

@@ -217,11 +217,7 @@ std::unique_ptr<PowerMonitorBinding> make_power_monitor(
   return b;
 }
 
-void bind_monitor(py::module_& core) {
-  py::module_ m = core.def_submodule("monitor", "Monitor bindings.");
-
-  add_measurement_type(m);
-
+void bind_zeus_monitor_class(py::module_& m) {
   py::class_<EnergyMonitorBinding> energy_monitor_class(m, "ZeusMonitor", py::dynamic_attr(),
                                                         "Core of zeuscpp.monitor.ZeusMonitor.");
   energy_monitor_class
@@ -258,7 +254,9 @@ void bind_monitor(py::module_& core) {
           "cpu_indices", [](const EnergyMonitorBinding& b) { return b.monitor->cpu_indices(); },
           "Measured CPU package indices.");
   add_window_methods(energy_monitor_class);
+}
 
+void bind_power_monitor_class(py::module_& m) {
   py::class_<PowerMonitorBinding>(m, "PowerMonitor", py::dynamic_attr(),
                                   "Core of zeuscpp.monitor.PowerMonitor.")
       .def(py::init(&make_power_monitor), py::arg("gpu_indices") = py::none(),
@@ -326,6 +324,14 @@ void bind_monitor(py::module_& core) {
             return out;
           },
           py::arg("time"), py::arg("power_domain"));
+}
+
+void bind_monitor(py::module_& core) {
+  py::module_ m = core.def_submodule("monitor", "Monitor bindings.");
+
+  add_measurement_type(m);
+  bind_zeus_monitor_class(m);
+  bind_power_monitor_class(m);
 }
 
 }  // namespace

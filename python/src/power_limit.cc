@@ -35,9 +35,7 @@ struct OptimizerState {
   int steps;
 };
 
-void bind_power_limit(py::module_& core) {
-  py::module_ m = core.def_submodule("optimizer", "Optimizer bindings.");
-
+void bind_power_limit_measurement(py::module_& m) {
   py::class_<zeus::PowerLimitMeasurement>(
       m, "PowerLimitMeasurement",
       "Energy (J) and time (s) of the same amount of training at one power limit (W).")
@@ -68,7 +66,10 @@ void bind_power_limit(py::module_& core) {
                            py::repr(py::float_(x.energy.value())).cast<std::string>(),
                            py::repr(py::float_(x.time.count())).cast<std::string>());
       });
+}
 
+// The library's selectors: the Selector base and its implementations.
+void bind_selectors(py::module_& m) {
   py::class_<zeus::PowerLimitSelector, std::shared_ptr<zeus::PowerLimitSelector>>(
       m, "Selector", "A selector implemented in the library.")
       .def(
@@ -91,7 +92,9 @@ void bind_power_limit(py::module_& core) {
   py::class_<zeus::MaxSlowdownSelector, zeus::PowerLimitSelector,
              std::shared_ptr<zeus::MaxSlowdownSelector>>(m, "MaxSlowdownSelector")
       .def(py::init<double>(), py::arg("factor"));
+}
 
+void bind_optimizer_state(py::module_& m) {
   py::class_<OptimizerState>(m, "OptimizerState",
                              "Where the optimizer is: phase ('ready', 'warmup', 'profiling', "
                              "'done'), the power limit (W) it concerns, and steps left.")
@@ -103,7 +106,9 @@ void bind_power_limit(py::module_& core) {
         return fmt::format("OptimizerState(phase='{}', power_limit={}, steps={})", s.phase,
                            py::repr(s.power_limit).cast<std::string>(), s.steps);
       });
+}
 
+void bind_global_power_limit_optimizer(py::module_& m) {
   using B = OptimizerBinding;
   py::class_<OptimizerBinding>(m, "GlobalPowerLimitOptimizer", py::dynamic_attr(),
                                "Core of zeuscpp.optimizer.power_limit.GlobalPowerLimitOptimizer.")
@@ -175,13 +180,24 @@ void bind_power_limit(py::module_& core) {
           },
           "Energy saved and time changed at the chosen limit against the maximum limit, from "
           "the profile (None before the end).");
+}
 
+void bind_window_name(py::module_& m) {
   m.def(
       "window_name",
       [](const py::object& w) {
         return zeus::GlobalPowerLimitOptimizer::window_name(milliwatts_from(w, "power_limit"));
       },
       py::arg("power_limit"), "The profiling window's name for a limit (W).");
+}
+
+void bind_power_limit(py::module_& core) {
+  py::module_ m = core.def_submodule("optimizer", "Optimizer bindings.");
+  bind_power_limit_measurement(m);
+  bind_selectors(m);
+  bind_optimizer_state(m);
+  bind_global_power_limit_optimizer(m);
+  bind_window_name(m);
 }
 
 }  // namespace
