@@ -130,64 +130,71 @@ std::int64_t Replayer::first_start() const {
   return periodic_.start_utc() + (options_.history_s / period_) * period_;
 }
 
-ReplayResult Replayer::run(const Policy& policy, std::int64_t start_utc, bool record) const {
-  const auto& m = profile_.per_epoch;
-  const std::int64_t p0 = period_floor(start_utc);
-  const std::int64_t hist_periods = options_.history_s / period_;
-  const std::int64_t hist_begin = p0 - hist_periods * period_;
-  if (hist_begin < periodic_.start_utc() || p0 > periodic_.end_utc()) {
-    throw_error(
-        ErrorCode::kNotFound,
-        fmt::format("{}: a job starting {} needs {} h of signal before it, from {}, but "
-                    "the series covers {} to {}",
-                    signal_.source(), format_iso8601(start_utc),
-                    static_cast<double>(options_.history_s) / 3600.0, format_iso8601(hist_begin),
-                    format_iso8601(periodic_.start_utc()), format_iso8601(periodic_.end_utc())));
-  }
+namespace {
 
-  // What the policy fixes before the job: a static limit, or Chase's model.
+// What the policy fixes before the job: a static limit, or Chase's model.
+struct PolicyPlan {
   Milliwatts fixed{0};
   std::unique_ptr<SignalForecaster> forecaster;
   std::optional<ChasePolicy> chase;
-  ReplayResult r;
+};
+
+// Chase's normaliser: the given maximum, or the signal's over the history.
+double chase_signal_max(const Replayer& rp, std::int64_t hist_begin, std::int64_t p0) {
+  const GridSignal& signal = rp.signal();
+  double smax = -std::numeric_limits<double>::infinity();
+  if (rp.options().signal_max) {
+    smax = *rp.options().signal_max;
+  } else {
+    const std::size_t i0 = signal.index_at(hist_begin);
+    const std::size_t i1 = signal.index_at(p0 - 1) + 1;
+    for (std::size_t i = i0; i < i1; ++i) smax = std::max(smax, signal.value(i));
+  }
+  return smax;
+}
+
+// The plan of `policy` for a job whose first period starts at p0, with
+// hist_periods periods of history from hist_begin; Chase's in-sample MAPE goes
+// into r.
+void plan_policy(const Replayer& rp, const Policy& policy, std::int64_t p0, std::int64_t hist_begin,
+                 std::int64_t hist_periods, PolicyPlan& plan, ReplayResult& r) {
+  const auto& m = rp.profile().per_epoch;
+  const GridSignal& periodic = rp.periodic_signal();
   switch (policy.kind) {
     case Policy::Kind::kMax:
-      fixed = max_measured_limit(m);
+      plan.fixed = max_measured_limit(m);
       break;
     case Policy::Kind::kFixed:
-      fixed = at_limit(profile_, policy.fixed).power_limit;
+      plan.fixed = at_limit(rp.profile(), policy.fixed).power_limit;
       break;
     case Policy::Kind::kStatic:
-      fixed = policy.selector->select(m);
+      plan.fixed = policy.selector->select(m);
       break;
     case Policy::Kind::kChase: {
-      const std::size_t h0 = periodic_.index_at(hist_begin);
-      const auto history = periodic_.values().subspan(h0, static_cast<std::size_t>(hist_periods));
-      double smax = -std::numeric_limits<double>::infinity();
-      if (options_.signal_max) {
-        smax = *options_.signal_max;
-      } else {
-        const std::size_t i0 = signal_.index_at(hist_begin);
-        const std::size_t i1 = signal_.index_at(p0 - 1) + 1;
-        for (std::size_t i = i0; i < i1; ++i) smax = std::max(smax, signal_.value(i));
-      }
-      chase.emplace(policy.eta, smax, options_.world_size);
-      forecaster = make_forecaster(policy.forecaster, &periodic_);
-      forecaster->fit(history, hist_begin, period_);
-      r.forecast_mape = forecaster->mape();
+      const std::size_t h0 = periodic.index_at(hist_begin);
+      const auto history = periodic.values().subspan(h0, static_cast<std::size_t>(hist_periods));
+      plan.chase.emplace(policy.eta, chase_signal_max(rp, hist_begin, p0), rp.options().world_size);
+      plan.forecaster = make_forecaster(policy.forecaster, &periodic);
+      plan.forecaster->fit(history, hist_begin, rp.period_s());
+      r.forecast_mape = plan.forecaster->mape();
       break;
     }
   }
+}
 
-  double t = static_cast<double>(start_utc);
-  double work = options_.epochs;
+// A job under way: its clock and the epochs of work left.
+struct JobProgress {
+  const GridSignal& signal;
+  double t;
+  double work;
+
   // Runs at (epoch time tau, power) until `until` or the work is done,
   // charging each of the signal's samples its own value.
-  const auto advance = [&](double tau, double power, double until, PeriodRecord& rec) {
+  void advance(double tau, double power, double until, PeriodRecord& rec) {
     while (work > 0.0 && t < until) {
-      const std::size_t i = signal_.index_at(static_cast<std::int64_t>(std::floor(t)));
+      const std::size_t i = signal.index_at(static_cast<std::int64_t>(std::floor(t)));
       const double slot_end =
-          std::min(until, static_cast<double>(signal_.sample_start(i) + signal_.resolution_s()));
+          std::min(until, static_cast<double>(signal.sample_start(i) + signal.resolution_s()));
       const double need = work * tau;
       double dt = slot_end - t;
       if (need <= dt) {
@@ -201,51 +208,87 @@ ReplayResult Replayer::run(const Policy& policy, std::int64_t start_utc, bool re
       const double e = power * dt;
       rec.time += Seconds(dt);
       rec.energy += Joules(e);
-      rec.charge += e * signal_.value(i) / kJoulesPerKwh;
+      rec.charge += e * signal.value(i) / kJoulesPerKwh;
     }
-  };
-  const auto finish_record = [&](PeriodRecord& rec) {
-    r.time += rec.time;
-    r.energy += rec.energy;
-    r.charge += rec.charge;
-    if (record) r.periods.push_back(rec);
-  };
+  }
+};
 
-  if (options_.charge_profiling && policy.kind != Policy::Kind::kMax &&
-      profile_.profile_time.count() > 0.0) {
-    // Every limit in turn for one epoch (the just-in-time profile): its mean
-    // power for its time, whatever periods it spans; decisions start after.
-    PeriodRecord rec;
-    rec.profiling = true;
-    rec.decision.period_start_utc = start_utc;
-    rec.decision.forecast = rec.decision.eta_eff = rec.signal = std::nan("");
-    const double tau = profile_.profile_time.count();
-    const double epochs_left = work;
-    work = std::min(1.0, epochs_left);
-    advance(tau, profile_.profile_energy.value() / tau, std::numeric_limits<double>::infinity(),
-            rec);
-    work = epochs_left - std::min(1.0, epochs_left);
-    finish_record(rec);
+void finish_record(ReplayResult& r, const PeriodRecord& rec, bool record) {
+  r.time += rec.time;
+  r.energy += rec.energy;
+  r.charge += rec.charge;
+  if (record) r.periods.push_back(rec);
+}
+
+// Every limit in turn for one epoch (the just-in-time profile): its mean
+// power for its time, whatever periods it spans; decisions start after.
+PeriodRecord profiling_epoch(const JobProfile& profile, std::int64_t start_utc, JobProgress& job) {
+  PeriodRecord rec;
+  rec.profiling = true;
+  rec.decision.period_start_utc = start_utc;
+  rec.decision.forecast = rec.decision.eta_eff = rec.signal = std::nan("");
+  const double tau = profile.profile_time.count();
+  const double epochs_left = job.work;
+  job.work = std::min(1.0, epochs_left);
+  job.advance(tau, profile.profile_energy.value() / tau, std::numeric_limits<double>::infinity(),
+              rec);
+  job.work = epochs_left - std::min(1.0, epochs_left);
+  return rec;
+}
+
+// The limit for the period starting at ps: the plan's fixed one, or Chase's
+// choice for the forecast of the period.
+ChaseDecision decide(const Replayer& rp, const PolicyPlan& plan, std::int64_t ps) {
+  ChaseDecision decision;
+  decision.period_start_utc = ps;
+  decision.forecast = decision.eta_eff = decision.signal_seen = std::nan("");
+  if (plan.chase) {
+    const GridSignal& periodic = rp.periodic_signal();
+    const double prev = periodic.value(periodic.index_at(ps - rp.period_s()));
+    const double forecast = plan.forecaster->predict(ps, prev);
+    const auto choice = plan.chase->choose(rp.profile().per_epoch, forecast);
+    decision = {ps, prev, forecast, choice.eta_eff, choice.power_limit};
+  } else {
+    decision.power_limit = plan.fixed;
+  }
+  return decision;
+}
+
+}  // namespace
+
+ReplayResult Replayer::run(const Policy& policy, std::int64_t start_utc, bool record) const {
+  const std::int64_t p0 = period_floor(start_utc);
+  const std::int64_t hist_periods = options_.history_s / period_;
+  const std::int64_t hist_begin = p0 - hist_periods * period_;
+  if (hist_begin < periodic_.start_utc() || p0 > periodic_.end_utc()) {
+    throw_error(
+        ErrorCode::kNotFound,
+        fmt::format("{}: a job starting {} needs {} h of signal before it, from {}, but "
+                    "the series covers {} to {}",
+                    signal_.source(), format_iso8601(start_utc),
+                    static_cast<double>(options_.history_s) / 3600.0, format_iso8601(hist_begin),
+                    format_iso8601(periodic_.start_utc()), format_iso8601(periodic_.end_utc())));
   }
 
-  while (work > 0.0) {
-    const std::int64_t ps = period_floor(static_cast<std::int64_t>(std::floor(t)));
+  ReplayResult r;
+  PolicyPlan plan;
+  plan_policy(*this, policy, p0, hist_begin, hist_periods, plan, r);
+
+  JobProgress job{signal_, static_cast<double>(start_utc), options_.epochs};
+  if (options_.charge_profiling && policy.kind != Policy::Kind::kMax &&
+      profile_.profile_time.count() > 0.0) {
+    finish_record(r, profiling_epoch(profile_, start_utc, job), record);
+  }
+
+  while (job.work > 0.0) {
+    const std::int64_t ps = period_floor(static_cast<std::int64_t>(std::floor(job.t)));
     PeriodRecord rec;
-    rec.decision.period_start_utc = ps;
-    rec.decision.forecast = rec.decision.eta_eff = rec.decision.signal_seen = std::nan("");
-    if (chase) {
-      const double prev = periodic_.value(periodic_.index_at(ps - period_));
-      const double forecast = forecaster->predict(ps, prev);
-      const auto choice = chase->choose(m, forecast);
-      rec.decision = {ps, prev, forecast, choice.eta_eff, choice.power_limit};
-    } else {
-      rec.decision.power_limit = fixed;
-    }
+    rec.decision = decide(*this, plan, ps);
     rec.signal = periodic_.value(periodic_.index_at(ps));
     const auto& x = at_limit(profile_, rec.decision.power_limit);
-    advance(x.time.count(), x.energy.value() / x.time.count(), static_cast<double>(ps + period_),
-            rec);
-    finish_record(rec);
+    job.advance(x.time.count(), x.energy.value() / x.time.count(),
+                static_cast<double>(ps + period_), rec);
+    finish_record(r, rec, record);
   }
   return r;
 }

@@ -6,6 +6,7 @@
 #include <array>
 #include <cmath>
 #include <map>
+#include <utility>
 
 #include "paper_sections.h"
 
@@ -44,16 +45,23 @@ Units units_for(const LandscapePanel& p) {
   return u;
 }
 
-}  // namespace
+// Each GPU's ETA relative to the default: at the best batch size, at the
+// best power limit, and at the best of both.
+using NormsPerGpu = std::map<std::string, std::array<std::vector<double>, 3>>;
 
-Section opportunity_section(const PaperData& d) {
-  Section s;
+// The opportunity CSV and what the figure and the tables take from it.
+struct OpportunityTables {
+  std::string csv;
+  NormsPerGpu per_gpu;
+  std::vector<std::string> order;  // GPUs in the order of their rows
+  std::vector<std::vector<std::string>> v100_rows;
+};
+
+OpportunityTables opportunity_tables(const PaperData& d) {
+  OpportunityTables t;
   Csv csv({"gpu", "workload", "label", "b0", "default_eta_J", "best_bs", "best_bs_eta_J",
            "best_pl_W", "best_pl_eta_J", "best_joint_bs", "best_joint_pl_W", "best_joint_eta_J",
            "norm_bs", "norm_pl", "norm_joint"});
-  std::map<std::string, std::array<std::vector<double>, 3>> per_gpu;
-  std::vector<std::string> order;
-  std::vector<std::vector<std::string>> v100_rows;
   for (const auto& r : d.opportunity) {
     const auto& o = r.opportunity;
     const double nb = o.best_batch_size_eta / o.default_eta;
@@ -65,21 +73,24 @@ Section opportunity_section(const PaperData& d) {
              num(o.best_power_limit_eta.value()), std::to_string(o.best_joint_batch_size),
              watts_text(o.best_joint_power_limit), num(o.best_eta.value()), num(nb), num(np),
              num(nj)});
-    if (!per_gpu.count(r.gpu)) order.push_back(r.gpu);
-    auto& g = per_gpu[r.gpu];
+    if (!t.per_gpu.count(r.gpu)) t.order.push_back(r.gpu);
+    auto& g = t.per_gpu[r.gpu];
     g[0].push_back(nb);
     g[1].push_back(np);
     g[2].push_back(nj);
     if (r.gpu == kPaperGpu) {
-      v100_rows.push_back({r.workload, std::to_string(r.default_batch_size),
-                           fmt::format("{} ({})", r.opportunity.best_batch_size, saving(nb)),
-                           fmt::format("{} W ({})", watts_text(o.best_power_limit), saving(np)),
-                           fmt::format("{} @ {} W ({})", o.best_joint_batch_size,
-                                       watts_text(o.best_joint_power_limit), saving(nj))});
+      t.v100_rows.push_back({r.workload, std::to_string(r.default_batch_size),
+                             fmt::format("{} ({})", r.opportunity.best_batch_size, saving(nb)),
+                             fmt::format("{} W ({})", watts_text(o.best_power_limit), saving(np)),
+                             fmt::format("{} @ {} W ({})", o.best_joint_batch_size,
+                                         watts_text(o.best_joint_power_limit), saving(nj))});
     }
   }
-  s.csvs.emplace_back("fig01-opportunity.csv", csv.text());
+  t.csv = csv.text();
+  return t;
+}
 
+std::string opportunity_script(const OpportunityTables& t) {
   const PanelGrid grid{2, 2, 740, 2};
   std::string body = grid.begin(
                          "Figures 1 and 15: energy to accuracy an oracle could save, relative "
@@ -91,8 +102,8 @@ Section opportunity_section(const PaperData& d) {
                      std::string(kUnitLine);
   std::size_t row = 0;
   int index = 0;
-  for (const auto& gpu : order) {
-    const std::size_t n = per_gpu[gpu][0].size();
+  for (const auto& gpu : t.order) {
+    const std::size_t n = t.per_gpu.at(gpu)[0].size();
     body += grid.panel(index++) +
             fmt::format(
                 "set title '{0}'\n"
@@ -106,11 +117,14 @@ Section opportunity_section(const PaperData& d) {
                     box_entry(kGridDirColour, "best power limit (at b0)"),
                     box_entry(kZeusColour, "best of both"),
                     line_entry("lines dt 2 lw 1.5 lc rgb 'black'", "default")});
-  s.scripts.emplace_back("fig01-opportunity", gnuplot_script("fig01-opportunity", 1100, 740, body));
+  return gnuplot_script("fig01-opportunity", 1100, 740, body);
+}
 
+// Per GPU the range of savings of each knob, with the paper's V100 ranges.
+std::vector<std::vector<std::string>> opportunity_ranges(const OpportunityTables& t) {
   std::vector<std::vector<std::string>> ranges;
-  for (const auto& gpu : order) {
-    const auto& g = per_gpu[gpu];
+  for (const auto& gpu : t.order) {
+    const auto& g = t.per_gpu.at(gpu);
     ranges.push_back({gpu_label(gpu), range_text(g[0]), range_text(g[1]), range_text(g[2])});
     if (gpu == kPaperGpu) {
       ranges.push_back({"V100, the paper",
@@ -119,7 +133,19 @@ Section opportunity_section(const PaperData& d) {
                         fmt::format("{}–{}%", kPaperJoint.lo, kPaperJoint.hi)});
     }
   }
-  const auto& v = per_gpu[std::string(kPaperGpu)];
+  return ranges;
+}
+
+}  // namespace
+
+Section opportunity_section(const PaperData& d) {
+  Section s;
+  OpportunityTables t = opportunity_tables(d);
+  s.csvs.emplace_back("fig01-opportunity.csv", std::move(t.csv));
+  s.scripts.emplace_back("fig01-opportunity", opportunity_script(t));
+
+  const std::vector<std::vector<std::string>> ranges = opportunity_ranges(t);
+  const auto& v = t.per_gpu[std::string(kPaperGpu)];
   const double our_pl_hi = 100.0 * (1.0 - *std::min_element(v[1].begin(), v[1].end()));
   const double our_bs_hi = 100.0 * (1.0 - *std::min_element(v[0].begin(), v[0].end()));
   const double our_j_lo = 100.0 * (1.0 - *std::max_element(v[2].begin(), v[2].end()));
@@ -148,7 +174,7 @@ Section opportunity_section(const PaperData& d) {
                                 {"fig01-opportunity.csv"})),
       fmt::arg("ranges", md_table({"GPU", "best batch size", "best power limit", "both"}, ranges)),
       fmt::arg("v100", md_table({"workload", "b0", "best batch size", "best power limit", "both"},
-                                v100_rows)),
+                                t.v100_rows)),
       fmt::arg("bs_hi", our_bs_hi), fmt::arg("pbs_hi", kPaperBatchSize.hi),
       fmt::arg("pl_hi", our_pl_hi), fmt::arg("ppl_hi", kPaperPowerLimit.hi),
       fmt::arg("j_lo", our_j_lo), fmt::arg("pj_lo", kPaperJoint.lo));
@@ -291,16 +317,24 @@ Section pareto_section(const PaperData& d) {
   return s;
 }
 
-Section eta_per_knob_section(const PaperData& d) {
-  Section s;
+namespace {
+
+// The two CSVs of Figures 5/17/18, each panel's rows in them, and the table
+// of the report.
+struct EtaPerKnobTables {
+  std::string per_batch_size, per_power_limit;
+  std::vector<Block> bs_blocks, pl_b0_blocks, pl_best_blocks;
+  std::vector<int> best_batch_sizes;  // per panel
+  std::vector<std::vector<std::string>> rows;
+};
+
+EtaPerKnobTables eta_per_knob_tables(const PaperData& d) {
+  EtaPerKnobTables t;
   Csv per_bs({"gpu", "workload", "batch_size", "power_limit_W", "runs", "runs_converged",
               "feasible", "eta_J", "eta_min_J", "eta_max_J", "eta_norm", "eta_norm_min",
               "eta_norm_max"});
   Csv per_pl(
       {"gpu", "workload", "series", "batch_size", "power_limit_W", "eta_J", "tta_s", "eta_norm"});
-  std::vector<Block> bs_blocks, pl_b0_blocks, pl_best_blocks;
-  std::vector<int> best_batch_sizes;  // per panel
-  std::vector<std::vector<std::string>> rows;
   for (const auto& p : d.landscape) {
     const std::size_t first = per_bs.rows();
     const ConfigPoint* best = nullptr;
@@ -313,7 +347,7 @@ Section eta_per_knob_section(const PaperData& d) {
                   num(c.eta_max.value()), num(c.eta / p.default_eta),
                   num(c.eta_min / p.default_eta), num(c.eta_max / p.default_eta)});
     }
-    bs_blocks.push_back({first, per_bs.rows() - 1});
+    t.bs_blocks.push_back({first, per_bs.rows() - 1});
     auto series = [&](int batch_size, const std::string& name, std::vector<Block>& out) {
       const std::size_t f = per_pl.rows();
       for (const auto& c : p.points) {
@@ -324,99 +358,126 @@ Section eta_per_knob_section(const PaperData& d) {
       }
       out.push_back({f, per_pl.rows() - 1});
     };
-    series(p.default_batch_size, "b0", pl_b0_blocks);
-    series(best->batch_size, "energy-optimal batch size", pl_best_blocks);
-    best_batch_sizes.push_back(best->batch_size);
+    series(p.default_batch_size, "b0", t.pl_b0_blocks);
+    series(best->batch_size, "energy-optimal batch size", t.pl_best_blocks);
+    t.best_batch_sizes.push_back(best->batch_size);
     const ConfigPoint* b0_best = nullptr;
     for (const auto& c : p.points) {
       if (c.batch_size == p.default_batch_size && (!b0_best || c.eta < b0_best->eta)) b0_best = &c;
     }
-    rows.push_back({p.workload, std::to_string(p.default_batch_size),
-                    fmt::format("{} @ {} W", best->batch_size, watts_text(best->power_limit)),
-                    fmt::format("{} W", watts_text(b0_best->power_limit)),
-                    saving(b0_best->eta / p.default_eta)});
+    t.rows.push_back({p.workload, std::to_string(p.default_batch_size),
+                      fmt::format("{} @ {} W", best->batch_size, watts_text(best->power_limit)),
+                      fmt::format("{} W", watts_text(b0_best->power_limit)),
+                      saving(b0_best->eta / p.default_eta)});
   }
-  s.csvs.emplace_back("fig05-eta-per-batch-size.csv", per_bs.text());
-  s.csvs.emplace_back("fig05-eta-per-power-limit.csv", per_pl.text());
+  t.per_batch_size = per_bs.text();
+  t.per_power_limit = per_pl.text();
+  return t;
+}
 
-  // A log axis where a curve spans more than a factor of 20 (a small batch
-  // size that barely converges), so the rest of the curve stays readable.
-  auto log_y = [&](std::size_t i) {
-    const auto& p = d.landscape[i];
-    double lo = 0, hi = 0;
-    for (const auto& c : p.points) {
-      if (c.power_limit != p.max_power_limit || c.runs_converged == 0) continue;
-      const double a = c.eta_min / p.default_eta, b = c.eta_max / p.default_eta;
-      lo = lo == 0 ? a : std::min(lo, a);
-      hi = std::max(hi, b);
-    }
-    return lo > 0 && hi / lo > 20;
-  };
-  auto bs_panel = [&](std::size_t i) {
-    const auto& p = d.landscape[i];
-    return fmt::format(
-        "set title '{0}'\nset logscale x 2\n{4}set xlabel 'batch size'\n"
-        "set ylabel 'ETA / default ETA{5}'\n"
-        "set offsets graph 0.05, graph 0.05, graph 0.05, graph 0.05\n{6}"
-        "plot 'csv/fig05-eta-per-batch-size.csv' skip 1 every ::{1}::{2} using 3:11:12:13 with "
-        "yerrorlines pt 7 ps 0.8 lw 1.5 lc rgb '{3}' notitle, '' skip 1 every ::{1}::{2} using "
-        "($7==0 ? $3 : 1/0):11 with points pt 6 ps 2 lc rgb 'black' notitle\n"
-        "unset logscale\nunset arrow\n",
-        p.workload, bs_blocks[i].first, bs_blocks[i].last, kZeusColour,
-        log_y(i) ? "set logscale y 10\n" : "", log_y(i) ? " (log scale)" : "", kUnitLine);
-  };
-  auto pl_panel = [&](std::size_t i) {
-    const auto& p = d.landscape[i];
-    return fmt::format(
-        "set title '{0} (b0 = {6}, energy-optimal {8})'\n"
-        "set xlabel 'power limit (W)'\nset ylabel 'ETA / default ETA'\n"
-        "set offsets graph 0.05, graph 0.05, graph 0.05, graph 0.05\n{9}"
-        "plot 'csv/fig05-eta-per-power-limit.csv' skip 1 every ::{1}::{2} using 5:8 with "
-        "linespoints pt 7 ps 0.8 lw 1.5 lc rgb '{5}' notitle, '' skip 1 every ::{3}::{4} "
-        "using 5:8 with linespoints pt 5 ps 0.8 lw 1.5 lc rgb '{7}' notitle\nunset arrow\n",
-        short_name(p.workload), pl_b0_blocks[i].first, pl_b0_blocks[i].last,
-        pl_best_blocks[i].first, pl_best_blocks[i].last, kGridColour, p.default_batch_size,
-        kZeusColour, best_batch_sizes[i], kUnitLine);
-  };
+// A log axis where a curve spans more than a factor of 20 (a small batch
+// size that barely converges), so the rest of the curve stays readable.
+bool needs_log_y(const LandscapePanel& p) {
+  double lo = 0, hi = 0;
+  for (const auto& c : p.points) {
+    if (c.power_limit != p.max_power_limit || c.runs_converged == 0) continue;
+    const double a = c.eta_min / p.default_eta, b = c.eta_max / p.default_eta;
+    lo = lo == 0 ? a : std::min(lo, a);
+    hi = std::max(hi, b);
+  }
+  return lo > 0 && hi / lo > 20;
+}
+
+// Panel i of the ETA per batch size (Figures 5 left and 17).
+std::string batch_size_panel(const PaperData& d, const EtaPerKnobTables& t, std::size_t i) {
+  const auto& p = d.landscape[i];
+  return fmt::format(
+      "set title '{0}'\nset logscale x 2\n{4}set xlabel 'batch size'\n"
+      "set ylabel 'ETA / default ETA{5}'\n"
+      "set offsets graph 0.05, graph 0.05, graph 0.05, graph 0.05\n{6}"
+      "plot 'csv/fig05-eta-per-batch-size.csv' skip 1 every ::{1}::{2} using 3:11:12:13 with "
+      "yerrorlines pt 7 ps 0.8 lw 1.5 lc rgb '{3}' notitle, '' skip 1 every ::{1}::{2} using "
+      "($7==0 ? $3 : 1/0):11 with points pt 6 ps 2 lc rgb 'black' notitle\n"
+      "unset logscale\nunset arrow\n",
+      p.workload, t.bs_blocks[i].first, t.bs_blocks[i].last, kZeusColour,
+      needs_log_y(p) ? "set logscale y 10\n" : "", needs_log_y(p) ? " (log scale)" : "", kUnitLine);
+}
+
+// Panel i of the ETA per power limit (Figures 5 right and 18).
+std::string power_limit_panel(const PaperData& d, const EtaPerKnobTables& t, std::size_t i) {
+  const auto& p = d.landscape[i];
+  return fmt::format(
+      "set title '{0} (b0 = {6}, energy-optimal {8})'\n"
+      "set xlabel 'power limit (W)'\nset ylabel 'ETA / default ETA'\n"
+      "set offsets graph 0.05, graph 0.05, graph 0.05, graph 0.05\n{9}"
+      "plot 'csv/fig05-eta-per-power-limit.csv' skip 1 every ::{1}::{2} using 5:8 with "
+      "linespoints pt 7 ps 0.8 lw 1.5 lc rgb '{5}' notitle, '' skip 1 every ::{3}::{4} "
+      "using 5:8 with linespoints pt 5 ps 0.8 lw 1.5 lc rgb '{7}' notitle\nunset arrow\n",
+      short_name(p.workload), t.pl_b0_blocks[i].first, t.pl_b0_blocks[i].last,
+      t.pl_best_blocks[i].first, t.pl_best_blocks[i].last, kGridColour, p.default_batch_size,
+      kZeusColour, t.best_batch_sizes[i], kUnitLine);
+}
+
+std::vector<std::string> batch_size_key() {
   const std::string bs_entries_curve =
       fmt::format("yerrorlines pt 7 ps 0.8 lw 1.5 lc rgb '{}'", kZeusColour);
-  const std::vector<std::string> bs_key = {
-      "(NaN):(NaN):(NaN):(NaN) with " + bs_entries_curve +
-          " title 'max limit (bars: fastest/slowest run)'",
-      line_entry("points pt 6 ps 2 lc rgb 'black'", "some runs miss the target"),
-      line_entry("lines dt 2 lw 1.5 lc rgb 'black'", "default ETA")};
-  const std::vector<std::string> pl_key = {
+  return {"(NaN):(NaN):(NaN):(NaN) with " + bs_entries_curve +
+              " title 'max limit (bars: fastest/slowest run)'",
+          line_entry("points pt 6 ps 2 lc rgb 'black'", "some runs miss the target"),
+          line_entry("lines dt 2 lw 1.5 lc rgb 'black'", "default ETA")};
+}
+
+std::vector<std::string> power_limit_key() {
+  return {
       line_entry(fmt::format("linespoints pt 7 ps 0.8 lw 1.5 lc rgb '{}'", kGridColour), "at b0"),
       line_entry(fmt::format("linespoints pt 5 ps 0.8 lw 1.5 lc rgb '{}'", kZeusColour),
                  "at the energy-optimal batch size"),
       line_entry("lines dt 2 lw 1.5 lc rgb 'black'", "default ETA")};
+}
+
+// Figure 5: both knobs of the paper's workload (DeepSpeech2), side by side.
+std::string fig05_script(const PaperData& d, const EtaPerKnobTables& t) {
   std::size_t focus = 0;
   for (std::size_t i = 0; i < d.landscape.size(); ++i) {
     if (d.landscape[i].workload == kPaperWorkload) focus = i;
   }
   const PanelGrid one{1, 2, 470, 2};
-  std::vector<std::string> both_keys = bs_key;
+  const std::vector<std::string> pl_key = power_limit_key();
+  std::vector<std::string> both_keys = batch_size_key();
   both_keys.insert(both_keys.end(), pl_key.begin(), pl_key.end() - 1);
-  s.scripts.emplace_back(
-      "fig05-eta-per-knob",
-      gnuplot_script("fig05-eta-per-knob", 1100, 470,
-                     one.begin("Figure 5: ETA per batch size and per power limit, DeepSpeech2 "
-                               "on V100") +
-                         one.panel(0) + bs_panel(focus) + one.panel(1) + pl_panel(focus) +
-                         one.key(both_keys)));
+  return gnuplot_script(
+      "fig05-eta-per-knob", 1100, 470,
+      one.begin("Figure 5: ETA per batch size and per power limit, DeepSpeech2 on V100") +
+          one.panel(0) + batch_size_panel(d, t, focus) + one.panel(1) +
+          power_limit_panel(d, t, focus) + one.key(both_keys));
+}
+
+// Figures 17 and 18: each knob for every workload.
+void add_fig17_fig18_scripts(const PaperData& d, const EtaPerKnobTables& t, Section& s) {
   const PanelGrid six{2, 3, 800, 1};
   std::string all_bs = six.begin("Figure 17: ETA per batch size at the maximum power limit (V100)");
   std::string all_pl = six.begin("Figure 18: ETA per power limit (V100)");
   for (std::size_t i = 0; i < d.landscape.size(); ++i) {
-    all_bs += six.panel(static_cast<int>(i)) + bs_panel(i);
-    all_pl += six.panel(static_cast<int>(i)) + pl_panel(i);
+    all_bs += six.panel(static_cast<int>(i)) + batch_size_panel(d, t, i);
+    all_pl += six.panel(static_cast<int>(i)) + power_limit_panel(d, t, i);
   }
-  all_bs += six.key(bs_key);
-  all_pl += six.key(pl_key);
+  all_bs += six.key(batch_size_key());
+  all_pl += six.key(power_limit_key());
   s.scripts.emplace_back("fig17-eta-per-batch-size",
                          gnuplot_script("fig17-eta-per-batch-size", 1350, 800, all_bs));
   s.scripts.emplace_back("fig18-eta-per-power-limit",
                          gnuplot_script("fig18-eta-per-power-limit", 1350, 800, all_pl));
+}
+
+}  // namespace
+
+Section eta_per_knob_section(const PaperData& d) {
+  Section s;
+  EtaPerKnobTables t = eta_per_knob_tables(d);
+  s.csvs.emplace_back("fig05-eta-per-batch-size.csv", std::move(t.per_batch_size));
+  s.csvs.emplace_back("fig05-eta-per-power-limit.csv", std::move(t.per_power_limit));
+  s.scripts.emplace_back("fig05-eta-per-knob", fig05_script(d, t));
+  add_fig17_fig18_scripts(d, t, s);
 
   s.markdown = fmt::format(
       "## Figure 5 / 17 / 18 — {}\n\n"
@@ -440,7 +501,7 @@ Section eta_per_knob_section(const PaperData& d) {
       md_figure("fig18-eta-per-power-limit", "Figure 18: ETA per power limit, all workloads", {}),
       md_table({"workload (V100)", "b0", "energy-optimal configuration", "best limit at b0",
                 "saving of that limit"},
-               rows));
+               t.rows));
   return s;
 }
 
