@@ -243,13 +243,10 @@ std::optional<Joules> read_counter(Gpu& gpu, std::string& error) {
   }
 }
 
-void check_window(const DeviceInventory& devices, const SelftestOptions& options, Clock& clock,
-                  SelftestReport& report, Checks& checks) {
-  const auto& gpus = devices.gpus;
-  WindowReadings w;
-  w.before.resize(gpus.size());
-  w.after.resize(gpus.size());
-  w.counter_errors.resize(gpus.size());
+// Starts a power timeline of every GPU for the window; returns why there is
+// none when it cannot start ("no GPU" when there is no GPU).
+std::string start_power_timeline(const std::vector<std::shared_ptr<Gpu>>& gpus, Clock& clock,
+                                 WindowReadings& w) {
   std::vector<int> indices;
   for (std::size_t i = 0; i < gpus.size(); ++i) indices.push_back(static_cast<int>(i));
   std::string power_error = "no GPU";
@@ -265,6 +262,13 @@ void check_window(const DeviceInventory& devices, const SelftestOptions& options
       power_error = e.what();
     }
   }
+  return power_error;
+}
+
+// Reads the counters, runs the user's command (or waits out the window),
+// and reads the counters again, sampling power at both ends.
+void measure_window(const std::vector<std::shared_ptr<Gpu>>& gpus, const SelftestOptions& options,
+                    Clock& clock, SelftestReport& report, Checks& checks, WindowReadings& w) {
   for (std::size_t i = 0; i < gpus.size(); ++i) {
     w.before[i] = read_counter(*gpus[i], w.counter_errors[i]);
   }
@@ -288,67 +292,90 @@ void check_window(const DeviceInventory& devices, const SelftestOptions& options
   for (std::size_t i = 0; i < gpus.size(); ++i) {
     if (w.before[i]) w.after[i] = read_counter(*gpus[i], w.counter_errors[i]);
   }
+}
+
+// GPU i's counter over the window, in joules, once checked that it moved
+// forward; none when it could not be read.
+std::optional<double> check_counter_moves(const std::string& label, const WindowReadings& w,
+                                          std::size_t i, double seconds, Checks& checks) {
+  if (!w.before[i] || !w.after[i]) {
+    checks.add(label, "energy counter moves", Verdict::kSkip, w.counter_errors[i]);
+    return std::nullopt;
+  }
+  const double delta = (*w.after[i] - *w.before[i]).value();
+  if (delta > 0.0) {
+    checks.add(label, "energy counter moves", Verdict::kPass,
+               fmt::format("+{:.3f} J in {:.2f} s ({:.1f} W on average)", delta, seconds,
+                           delta / std::max(seconds, 1e-9)));
+  } else {
+    checks.add(label, "energy counter moves", Verdict::kFail,
+               fmt::format("{} in {:.2f} s: the counter {} (a driver problem; report it "
+                           "with `zeus show-env --json`)",
+                           delta < 0.0 ? "went backwards" : "did not move", seconds,
+                           delta < 0.0 ? "is not monotonic" : "is stuck"));
+  }
+  return delta;
+}
+
+void check_counter_vs_power(const std::string& label, const WindowReadings& w, std::size_t i,
+                            std::optional<double> counter_j, const std::string& power_error,
+                            Checks& checks) {
+  std::optional<double> integral_j;
+  if (w.power) {
+    if (auto e = w.power->gpu_energy(static_cast<int>(i), w.domain, w.start, w.end)) {
+      integral_j = e->value();
+    }
+  }
+  if (!integral_j) {
+    checks.add(label, "counter vs integrated power", Verdict::kSkip,
+               w.power ? std::string("no power samples") : power_error);
+  } else if (!counter_j) {
+    checks.add(label, "counter vs integrated power", Verdict::kSkip,
+               fmt::format("no counter to compare; {} power integrates to {:.3f} J",
+                           power_domain_name(w.domain), *integral_j));
+  } else if (*counter_j < kNegligibleJoules && *integral_j < kNegligibleJoules) {
+    checks.add(label, "counter vs integrated power", Verdict::kSkip,
+               "too little energy in the window to compare");
+  } else {
+    const double ratio = *counter_j / std::max(*integral_j, 1e-12);
+    const std::string detail = fmt::format(
+        "counter {:.3f} J, {} power sampled every {:.0f} ms integrates to {:.3f} J (ratio "
+        "{:.3f})",
+        *counter_j, power_domain_name(w.domain), w.power->interval().count() * 1000.0, *integral_j,
+        ratio);
+    const double off = ratio > 0.0 ? std::max(ratio, 1.0 / ratio) : HUGE_VAL;
+    if (off <= kAgree) {
+      checks.add(label, "counter vs integrated power", Verdict::kPass, detail);
+    } else if (off <= kSuspicious) {
+      checks.add(label, "counter vs integrated power", Verdict::kWarn,
+                 detail +
+                     "; they disagree by more than 15%: a load that changes faster than "
+                     "the sampling, or a window too short for the counter's steps");
+    } else {
+      checks.add(label, "counter vs integrated power", Verdict::kFail,
+                 detail +
+                     "; one of the two is wrong (a driver problem; report it with "
+                     "`zeus show-env --json`)");
+    }
+  }
+}
+
+void check_window(const DeviceInventory& devices, const SelftestOptions& options, Clock& clock,
+                  SelftestReport& report, Checks& checks) {
+  const auto& gpus = devices.gpus;
+  WindowReadings w;
+  w.before.resize(gpus.size());
+  w.after.resize(gpus.size());
+  w.counter_errors.resize(gpus.size());
+  const std::string power_error = start_power_timeline(gpus, clock, w);
+  measure_window(gpus, options, clock, report, checks, w);
   report.window_length = w.end - w.start;
   const double seconds = report.window_length.count();
 
   for (std::size_t i = 0; i < gpus.size(); ++i) {
     const std::string label = gpu_label(i);
-    std::optional<double> counter_j;
-    if (!w.before[i] || !w.after[i]) {
-      checks.add(label, "energy counter moves", Verdict::kSkip, w.counter_errors[i]);
-    } else {
-      const double delta = (*w.after[i] - *w.before[i]).value();
-      counter_j = delta;
-      if (delta > 0.0) {
-        checks.add(label, "energy counter moves", Verdict::kPass,
-                   fmt::format("+{:.3f} J in {:.2f} s ({:.1f} W on average)", delta, seconds,
-                               delta / std::max(seconds, 1e-9)));
-      } else {
-        checks.add(label, "energy counter moves", Verdict::kFail,
-                   fmt::format("{} in {:.2f} s: the counter {} (a driver problem; report it "
-                               "with `zeus show-env --json`)",
-                               delta < 0.0 ? "went backwards" : "did not move", seconds,
-                               delta < 0.0 ? "is not monotonic" : "is stuck"));
-      }
-    }
-    std::optional<double> integral_j;
-    if (w.power) {
-      if (auto e = w.power->gpu_energy(static_cast<int>(i), w.domain, w.start, w.end)) {
-        integral_j = e->value();
-      }
-    }
-    if (!integral_j) {
-      checks.add(label, "counter vs integrated power", Verdict::kSkip,
-                 w.power ? std::string("no power samples") : power_error);
-    } else if (!counter_j) {
-      checks.add(label, "counter vs integrated power", Verdict::kSkip,
-                 fmt::format("no counter to compare; {} power integrates to {:.3f} J",
-                             power_domain_name(w.domain), *integral_j));
-    } else if (*counter_j < kNegligibleJoules && *integral_j < kNegligibleJoules) {
-      checks.add(label, "counter vs integrated power", Verdict::kSkip,
-                 "too little energy in the window to compare");
-    } else {
-      const double ratio = *counter_j / std::max(*integral_j, 1e-12);
-      const std::string detail = fmt::format(
-          "counter {:.3f} J, {} power sampled every {:.0f} ms integrates to {:.3f} J (ratio "
-          "{:.3f})",
-          *counter_j, power_domain_name(w.domain), w.power->interval().count() * 1000.0,
-          *integral_j, ratio);
-      const double off = ratio > 0.0 ? std::max(ratio, 1.0 / ratio) : HUGE_VAL;
-      if (off <= kAgree) {
-        checks.add(label, "counter vs integrated power", Verdict::kPass, detail);
-      } else if (off <= kSuspicious) {
-        checks.add(label, "counter vs integrated power", Verdict::kWarn,
-                   detail +
-                       "; they disagree by more than 15%: a load that changes faster than "
-                       "the sampling, or a window too short for the counter's steps");
-      } else {
-        checks.add(label, "counter vs integrated power", Verdict::kFail,
-                   detail +
-                       "; one of the two is wrong (a driver problem; report it with "
-                       "`zeus show-env --json`)");
-      }
-    }
+    const std::optional<double> counter_j = check_counter_moves(label, w, i, seconds, checks);
+    check_counter_vs_power(label, w, i, counter_j, power_error, checks);
   }
 }
 

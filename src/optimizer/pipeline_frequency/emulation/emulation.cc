@@ -131,22 +131,9 @@ json expect(LineChannel& channel, int stage, const char* type) {
   return m;
 }
 
-RunResult run_scenario(const EmulationOptions& o, int stages, const ScenarioSpec& spec,
-                       const std::string& dump_dir) {
-  JobManagerOptions jo;
-  jo.dump_dir = dump_dir;
-  JobManager manager(spec.factory, jo);
-  http::Router router;
-  add_routes(router, manager);
-  http::ServerOptions so;
-  so.threads = 2;
-  http::Server server(std::move(router), so);
-  const int port = server.listen_tcp("127.0.0.1", 0);
-  server.start();
-
-  // Sockets: driver <-> each stage, and stage s <-> s + 1.
-  Fds fds;
-  std::vector<StageChannels> worker(static_cast<std::size_t>(stages));
+// Sockets: driver <-> each stage, and stage s <-> s + 1. Fills each stage's
+// ends in `worker` and returns the driver's ends, all held by `fds`.
+std::vector<int> connect_stages(int stages, Fds& fds, std::vector<StageChannels>& worker) {
   std::vector<int> driver_end(static_cast<std::size_t>(stages));
   for (int s = 0; s < stages; ++s) {
     int pair[2];
@@ -160,6 +147,114 @@ RunResult run_scenario(const EmulationOptions& o, int stages, const ScenarioSpec
     worker[static_cast<std::size_t>(s)].next = fds.add(pair[0]);
     worker[static_cast<std::size_t>(s) + 1].previous = fds.add(pair[1]);
   }
+  return driver_end;
+}
+
+// Starts each stage's worker (a thread, or a process running
+// o.worker_command), adding its waiter to `waits` as soon as it runs.
+void start_stage_workers(const EmulationOptions& o, const std::vector<StageChannels>& worker,
+                         Fds& fds, std::vector<Waiter>& waits) {
+  for (const auto& ch : worker) {
+    waits.push_back(o.worker_command.empty() ? start_thread(ch)
+                                             : start_process(o.worker_command, ch));
+  }
+  if (!o.worker_command.empty()) {
+    // The processes hold their own copies; a process that dies must leave
+    // its sockets with no other open end, so its peers see it end.
+    for (const auto& ch : worker) {
+      for (int fd : {ch.control, ch.previous, ch.next}) {
+        if (fd >= 0) fds.close(fd);
+      }
+    }
+  }
+}
+
+// Sends every stage its configuration and hands on the job id that rank 0
+// registered with the server at `port`.
+void configure_stages(const EmulationOptions& o, const ScenarioSpec& spec, int port,
+                      std::vector<LineChannel>& control) {
+  const int stages = static_cast<int>(control.size());
+  for (int s = 0; s < stages; ++s) {
+    control[static_cast<std::size_t>(s)].send(
+        {{"type", "config"},
+         {"stage", s},
+         {"num_stages", stages},
+         {"microbatches", o.microbatches},
+         {"iterations", spec.iterations},
+         {"profile", o.profile},
+         {"p_blocking_w", o.p_blocking.value()},
+         {"server_url", fmt::format("http://127.0.0.1:{}", port)},
+         {"report_every", spec.report_every},
+         {"timeout_s", o.timeout.count()},
+         {"job_metadata", "emulation"}});
+  }
+  // The job id: rank 0 registered the job; the driver is the collective.
+  const json id = expect(control[0], 0, "job_id");
+  for (int s = 1; s < stages; ++s) control[static_cast<std::size_t>(s)].send(id);
+}
+
+// Drives spec.iterations iterations, recording each one's time and energy,
+// then collects every stage's end.
+void drive_iterations(const ScenarioSpec& spec, std::vector<LineChannel>& control,
+                      RunResult& result) {
+  const int stages = static_cast<int>(control.size());
+  Seconds start(0.0);
+  for (int k = 0; k < spec.iterations; ++k) {
+    Seconds end = start;
+    for (int s = 0; s < stages; ++s) {
+      const json m = expect(control[static_cast<std::size_t>(s)], s, "finished");
+      end = std::max(end, Seconds(m.at("time").get<double>()));
+    }
+    // The optimizer step: every stage waits for the pipeline's last
+    // computation, and for a straggler elsewhere.
+    if (spec.straggler) end = std::max(end, start + *spec.straggler);
+    for (auto& c : control) c.send({{"type", "barrier"}, {"time", end.count()}});
+    Joules energy(0.0);
+    for (int s = 0; s < stages; ++s) {
+      const json m = expect(control[static_cast<std::size_t>(s)], s, "measured");
+      energy += Joules(m.at("energy_j").get<double>());
+      if (m.at("scheduled") != m.at("ran")) result.followed_schedule = false;
+    }
+    result.times.push_back(end - start);
+    result.energies.push_back(energy);
+    start = end;
+  }
+  for (int s = 0; s < stages; ++s) {
+    const json m = expect(control[static_cast<std::size_t>(s)], s, "done");
+    if (!m.value("clocks_restored", false)) result.clocks_restored = false;
+  }
+}
+
+// Waits for every stage's worker; returns how many exited with an error.
+int wait_for_stages(bool failed_run, const Fds& fds, std::vector<Waiter>& waits) {
+  // After a failure every socket is shut down, so every stage still waiting
+  // for a message ends at once.
+  if (failed_run) {
+    for (int fd : fds.fds) {
+      if (fd >= 0) ::shutdown(fd, SHUT_RDWR);
+    }
+  }
+  int failed = 0;
+  for (auto& wait : waits) failed += wait() != 0 ? 1 : 0;
+  return failed;
+}
+
+RunResult run_scenario(const EmulationOptions& o, int stages, const ScenarioSpec& spec,
+                       const std::string& dump_dir) {
+  JobManagerOptions jo;
+  jo.dump_dir = dump_dir;
+  JobManager manager(spec.factory, jo);
+  http::Router router;
+  add_routes(router, manager);
+  http::ServerOptions so;
+  so.threads = 2;
+  http::Server server(std::move(router), so);
+  const int port = server.listen_tcp("127.0.0.1", 0);
+  server.start();
+
+  Fds fds;
+  std::vector<StageChannels> worker(static_cast<std::size_t>(stages));
+  const std::vector<int> driver_end = connect_stages(stages, fds, worker);
   std::vector<Waiter> waits;
   std::vector<LineChannel> control;
   for (int s = 0; s < stages; ++s) {
@@ -169,75 +264,13 @@ RunResult run_scenario(const EmulationOptions& o, int stages, const ScenarioSpec
   RunResult result;
   std::optional<Error> failure;
   try {
-    for (int s = 0; s < stages; ++s) {
-      const auto& ch = worker[static_cast<std::size_t>(s)];
-      waits.push_back(o.worker_command.empty() ? start_thread(ch)
-                                               : start_process(o.worker_command, ch));
-    }
-    if (!o.worker_command.empty()) {
-      // The processes hold their own copies; a process that dies must leave
-      // its sockets with no other open end, so its peers see it end.
-      for (auto& ch : worker) {
-        for (int* fd : {&ch.control, &ch.previous, &ch.next}) {
-          if (*fd >= 0) fds.close(*fd);
-        }
-      }
-    }
-    for (int s = 0; s < stages; ++s) {
-      control[static_cast<std::size_t>(s)].send(
-          {{"type", "config"},
-           {"stage", s},
-           {"num_stages", stages},
-           {"microbatches", o.microbatches},
-           {"iterations", spec.iterations},
-           {"profile", o.profile},
-           {"p_blocking_w", o.p_blocking.value()},
-           {"server_url", fmt::format("http://127.0.0.1:{}", port)},
-           {"report_every", spec.report_every},
-           {"timeout_s", o.timeout.count()},
-           {"job_metadata", "emulation"}});
-    }
-    // The job id: rank 0 registered the job; the driver is the collective.
-    const json id = expect(control[0], 0, "job_id");
-    for (int s = 1; s < stages; ++s) control[static_cast<std::size_t>(s)].send(id);
-
-    Seconds start(0.0);
-    for (int k = 0; k < spec.iterations; ++k) {
-      Seconds end = start;
-      for (int s = 0; s < stages; ++s) {
-        const json m = expect(control[static_cast<std::size_t>(s)], s, "finished");
-        end = std::max(end, Seconds(m.at("time").get<double>()));
-      }
-      // The optimizer step: every stage waits for the pipeline's last
-      // computation, and for a straggler elsewhere.
-      if (spec.straggler) end = std::max(end, start + *spec.straggler);
-      for (auto& c : control) c.send({{"type", "barrier"}, {"time", end.count()}});
-      Joules energy(0.0);
-      for (int s = 0; s < stages; ++s) {
-        const json m = expect(control[static_cast<std::size_t>(s)], s, "measured");
-        energy += Joules(m.at("energy_j").get<double>());
-        if (m.at("scheduled") != m.at("ran")) result.followed_schedule = false;
-      }
-      result.times.push_back(end - start);
-      result.energies.push_back(energy);
-      start = end;
-    }
-    for (int s = 0; s < stages; ++s) {
-      const json m = expect(control[static_cast<std::size_t>(s)], s, "done");
-      if (!m.value("clocks_restored", false)) result.clocks_restored = false;
-    }
+    start_stage_workers(o, worker, fds, waits);
+    configure_stages(o, spec, port, control);
+    drive_iterations(spec, control, result);
   } catch (const Error& e) {
     failure = e;
   }
-  // After a failure every socket is shut down, so every stage still waiting
-  // for a message ends at once.
-  if (failure) {
-    for (int fd : fds.fds) {
-      if (fd >= 0) ::shutdown(fd, SHUT_RDWR);
-    }
-  }
-  int failed = 0;
-  for (auto& wait : waits) failed += wait() != 0 ? 1 : 0;
+  const int failed = wait_for_stages(failure.has_value(), fds, waits);
   manager.shutdown();
   server.shutdown();
   if (failure) throw *failure;
@@ -277,6 +310,81 @@ void check(const EmulationOptions& o) {
     bad(fmt::format("the straggler slowdown must be 0 (none) or in [1, 10], got {:g}",
                     o.straggler_slowdown));
   }
+}
+
+// Runs one scenario, the server's dumps in <work dir>/dumps/<the index its
+// first row will have in the report>.
+RunResult run_next_scenario(const EmulationOptions& o, int stages, const ScenarioSpec& spec,
+                            const EmulationReport& report) {
+  const std::string dumps = fmt::format("{}/dumps/{}", o.work_dir, report.scenarios.size());
+  log::info("perseus emulate: running '{}'", spec.name);
+  return run_scenario(o, stages, spec, dumps);
+}
+
+// A report row from iterations [first, first + count) of a run.
+ScenarioResult scenario_result(const std::string& name, bool straggler, Seconds planned,
+                               Joules predicted, const RunResult& r, std::size_t first,
+                               std::size_t count) {
+  ScenarioResult s;
+  s.name = name;
+  s.straggler = straggler;
+  s.planned_time = planned;
+  s.predicted_energy = predicted;
+  s.iteration_times.assign(r.times.begin() + static_cast<std::ptrdiff_t>(first),
+                           r.times.begin() + static_cast<std::ptrdiff_t>(first + count));
+  s.iteration_energies.assign(r.energies.begin() + static_cast<std::ptrdiff_t>(first),
+                              r.energies.begin() + static_cast<std::ptrdiff_t>(first + count));
+  s.measured_time = s.iteration_times.back();
+  s.measured_energy = s.iteration_energies.back();
+  s.followed_schedule = r.followed_schedule;
+  s.clocks_restored = r.clocks_restored;
+  return s;
+}
+
+// Runs a scenario and adds its row, over all its iterations, to the report.
+void add_scenario(const EmulationOptions& o, int stages, const ScenarioSpec& spec, Seconds planned,
+                  Joules predicted, EmulationReport& report) {
+  const RunResult r = run_next_scenario(o, stages, spec, report);
+  report.scenarios.push_back(scenario_result(spec.name, spec.straggler.has_value(), planned,
+                                             predicted, r, 0, r.times.size()));
+}
+
+// With a straggler that makes every iteration last T' = T_min x the
+// slowdown: all max frequency, T* waiting for it, and StragglerAware.
+void add_straggler_scenarios(
+    const EmulationOptions& o, int stages, const std::vector<pipeline_frequency::PlanPoint>& pts,
+    std::size_t star, const pipeline_frequency::PlanPoint& all_max,
+    const std::shared_ptr<const SchedulerFactory>& all_max_factory,
+    const std::shared_ptr<const pipeline_frequency::StoredSolution>& frontier,
+    EmulationReport& report) {
+  const Seconds t_prime = report.t_min * o.straggler_slowdown;
+  report.t_prime = t_prime;
+  const Watts pb = o.p_blocking;
+  const auto waiting = [&](Seconds t, Joules e) {
+    return e + static_cast<double>(stages) * pb * std::max(Seconds(0.0), t_prime - t);
+  };
+  add_scenario(o, stages,
+               {"all max frequency, straggler", all_max_factory, o.iterations, 0, t_prime}, t_prime,
+               waiting(all_max.time, all_max.energy), report);
+  // One run: the first iteration at T* shows the wait; the server sees it in
+  // the results and hands out the slowest plan that meets T' from then on.
+  StragglerOptions so;
+  so.initial_target = "min-energy";
+  so.tolerance = o.straggler_tolerance;
+  const std::shared_ptr<const SchedulerFactory> reactive(
+      make_straggler_aware(frontier, "plans.json", so));
+  const ScenarioSpec spec{"StragglerAware", reactive, 1 + o.iterations, 1, t_prime};
+  const std::size_t switched = pipeline_frequency::select_straggler(pts, t_prime);
+  const RunResult r = run_next_scenario(o, stages, spec, report);
+  const auto row = [&](const std::string& name, std::size_t first, std::size_t count,
+                       std::size_t i) {
+    report.scenarios.push_back(scenario_result(
+        name, true, t_prime, pipeline_frequency::energy_with_wait(pts[i], t_prime, stages, pb), r,
+        first, count));
+  };
+  row("T*, waiting for the straggler", 0, 1, star);
+  row(fmt::format("StragglerAware: slowest plan within T' ({:.4g} s)", pts[switched].time.count()),
+      1, static_cast<std::size_t>(o.iterations), switched);
 }
 
 }  // namespace
@@ -330,74 +438,17 @@ EmulationReport run_emulation(const EmulationOptions& o) {
         make_point_solution(stage_plan(*frontier, i), name));
   };
 
-  const auto add = [&](ScenarioSpec spec, Seconds planned, Joules predicted) {
-    const std::string dumps = fmt::format("{}/dumps/{}", o.work_dir, report.scenarios.size());
-    log::info("perseus emulate: running '{}'", spec.name);
-    const RunResult r = run_scenario(o, stages, spec, dumps);
-    ScenarioResult s;
-    s.name = spec.name;
-    s.straggler = spec.straggler.has_value();
-    s.planned_time = planned;
-    s.predicted_energy = predicted;
-    s.iteration_times = r.times;
-    s.iteration_energies = r.energies;
-    s.measured_time = s.iteration_times.back();
-    s.measured_energy = s.iteration_energies.back();
-    s.followed_schedule = r.followed_schedule;
-    s.clocks_restored = r.clocks_restored;
-    report.scenarios.push_back(std::move(s));
-    return r;
-  };
-
-  add({"all max frequency", all_max_factory, o.iterations, 0, std::nullopt}, all_max.time,
-      all_max.energy);
-  add({"fastest plan (T_min)", point(fastest, "fastest"), o.iterations, 0, std::nullopt},
-      pts[fastest].time, pts[fastest].energy);
-  add({"minimum energy (T*)", point(star, "min-energy"), o.iterations, 0, std::nullopt},
-      pts[star].time, pts[star].energy);
+  add_scenario(o, stages, {"all max frequency", all_max_factory, o.iterations, 0, std::nullopt},
+               all_max.time, all_max.energy, report);
+  add_scenario(o, stages,
+               {"fastest plan (T_min)", point(fastest, "fastest"), o.iterations, 0, std::nullopt},
+               pts[fastest].time, pts[fastest].energy, report);
+  add_scenario(o, stages,
+               {"minimum energy (T*)", point(star, "min-energy"), o.iterations, 0, std::nullopt},
+               pts[star].time, pts[star].energy, report);
 
   if (o.straggler_slowdown > 0.0) {
-    const Seconds t_prime = report.t_min * o.straggler_slowdown;
-    report.t_prime = t_prime;
-    const Watts pb = o.p_blocking;
-    const auto waiting = [&](Seconds t, Joules e) {
-      return e + static_cast<double>(stages) * pb * std::max(Seconds(0.0), t_prime - t);
-    };
-    add({"all max frequency, straggler", all_max_factory, o.iterations, 0, t_prime}, t_prime,
-        waiting(all_max.time, all_max.energy));
-    // One run: the first iteration at T* shows the wait; the server sees it in
-    // the results and hands out the slowest plan that meets T' from then on.
-    StragglerOptions so;
-    so.initial_target = "min-energy";
-    so.tolerance = o.straggler_tolerance;
-    const std::shared_ptr<const SchedulerFactory> reactive(
-        make_straggler_aware(frontier, "plans.json", so));
-    const ScenarioSpec spec{"StragglerAware", reactive, 1 + o.iterations, 1, t_prime};
-    const std::size_t switched = pipeline_frequency::select_straggler(pts, t_prime);
-    const std::string dumps = fmt::format("{}/dumps/{}", o.work_dir, report.scenarios.size());
-    log::info("perseus emulate: running '{}'", spec.name);
-    const RunResult r = run_scenario(o, stages, spec, dumps);
-    const auto row = [&](const std::string& name, std::size_t first, std::size_t count,
-                         std::size_t i) {
-      ScenarioResult s;
-      s.name = name;
-      s.straggler = true;
-      s.planned_time = t_prime;
-      s.predicted_energy = pipeline_frequency::energy_with_wait(pts[i], t_prime, stages, pb);
-      s.iteration_times.assign(r.times.begin() + static_cast<std::ptrdiff_t>(first),
-                               r.times.begin() + static_cast<std::ptrdiff_t>(first + count));
-      s.iteration_energies.assign(r.energies.begin() + static_cast<std::ptrdiff_t>(first),
-                                  r.energies.begin() + static_cast<std::ptrdiff_t>(first + count));
-      s.measured_time = s.iteration_times.back();
-      s.measured_energy = s.iteration_energies.back();
-      s.followed_schedule = r.followed_schedule;
-      s.clocks_restored = r.clocks_restored;
-      report.scenarios.push_back(std::move(s));
-    };
-    row("T*, waiting for the straggler", 0, 1, star);
-    row(fmt::format("StragglerAware: slowest plan within T' ({:.4g} s)",
-                    pts[switched].time.count()),
-        1, static_cast<std::size_t>(o.iterations), switched);
+    add_straggler_scenarios(o, stages, pts, star, all_max, all_max_factory, frontier, report);
   }
   return report;
 }

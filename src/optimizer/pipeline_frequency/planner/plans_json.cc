@@ -124,20 +124,19 @@ const nlohmann::json& array_at(const nlohmann::json& v, const std::string& sourc
   return v;
 }
 
-}  // namespace
-
-StoredSolution parse_plans_json(std::string_view text, const std::string& source) {
-  nlohmann::json doc;
+nlohmann::json parse_document(std::string_view text, const std::string& source) {
   try {
-    doc = parse_json(text, source);
+    return parse_json(text, source);
   } catch (const nlohmann::json::exception&) {
     // parse_json maps syntax errors; a number beyond double range (406) is
     // reported by nlohmann as out_of_range instead.
     throw FieldError(ErrorCode::kParse, "",
                      fmt::format("{}: not valid JSON (a number out of range)", source));
   }
-  const JsonObject j(doc, source);
-  StoredSolution s;
+}
+
+// The format and the pipeline's shape and settings; returns the number of ops.
+std::int64_t parse_header(const JsonObject& j, const std::string& source, StoredSolution& s) {
   if (j.string("format", 64) != kFormat) {
     throw FieldError(ErrorCode::kParse, "format",
                      fmt::format("{}: format: expected \"{}\" (a file written by 'zeus perseus "
@@ -159,7 +158,11 @@ StoredSolution parse_plans_json(std::string_view text, const std::string& source
   s.p_blocking = Watts(j.number("p_blocking_w", 0.0, kMaxBlockingPowerW));
   const std::int64_t nops = 2 * static_cast<std::int64_t>(s.num_stages) * s.num_microbatches;
   if (nops > kMaxStoredOps) bad(source, "num_microbatches", "too many ops");
+  return nops;
+}
 
+void parse_ops(const JsonObject& j, const std::string& source, std::int64_t nops,
+               StoredSolution& s) {
   const auto& ops = array_at(j.required("ops"), source, "ops", static_cast<std::size_t>(nops));
   s.ops.reserve(ops.size());
   for (std::size_t k = 0; k < ops.size(); ++k) {
@@ -182,7 +185,10 @@ StoredSolution parse_plans_json(std::string_view text, const std::string& source
         JsonObject::check_integer(o[2], source, f + "[2]", 0, s.num_microbatches - 1));
     s.ops.push_back(op);
   }
+}
 
+void parse_stage_order(const JsonObject& j, const std::string& source, std::int64_t nops,
+                       StoredSolution& s) {
   const auto& order = array_at(j.required("stage_order"), source, "stage_order",
                                static_cast<std::size_t>(s.num_stages));
   std::vector<char> placed(s.ops.size(), 0);
@@ -207,7 +213,10 @@ StoredSolution parse_plans_json(std::string_view text, const std::string& source
   if (std::find(placed.begin(), placed.end(), 0) != placed.end()) {
     bad(source, "stage_order", "does not list every op");
   }
+}
 
+void parse_points(const JsonObject& j, const std::string& source, std::int64_t nops,
+                  StoredSolution& s) {
   const auto& points = array_at(j.required("points"), source, "points");
   if (points.empty()) bad(source, "points", "no points");
   std::vector<char> has_frequency(s.ops.size(), 0);
@@ -237,6 +246,18 @@ StoredSolution parse_plans_json(std::string_view text, const std::string& source
       bad(source, "points[0].changes", "must give every op a frequency");
     }
   }
+}
+
+}  // namespace
+
+StoredSolution parse_plans_json(std::string_view text, const std::string& source) {
+  const nlohmann::json doc = parse_document(text, source);
+  const JsonObject j(doc, source);
+  StoredSolution s;
+  const std::int64_t nops = parse_header(j, source, s);
+  parse_ops(j, source, nops, s);
+  parse_stage_order(j, source, nops, s);
+  parse_points(j, source, nops, s);
   return s;
 }
 
