@@ -44,38 +44,10 @@ bs::BatchSizeSearchOptions search_options(const JobSpec& s) {
 }
 
 // The job's search: the built-in one, or the registered policy its spec names.
-std::size_t num_in_flight(const JobRecord& j) {
-  return j.plugged ? j.plugged->num_in_flight() : j.search.num_in_flight();
-}
-bool is_in_flight(const JobRecord& j, std::int64_t id) {
-  return j.plugged ? j.plugged->is_in_flight(id) : j.search.is_in_flight(id);
-}
-std::optional<Joules> job_min_cost(const JobRecord& j) {
-  return j.plugged ? j.plugged->min_cost() : j.search.min_cost();
-}
-bs::Trial job_next_trial(JobRecord& j) {
-  return j.plugged ? j.plugged->next_trial() : j.search.next_trial();
-}
-void job_report(JobRecord& j, std::int64_t id, Joules cost, bool converged) {
-  if (j.plugged) {
-    j.plugged->report(id, cost, converged);
-  } else {
-    j.search.report(id, cost, converged);
-  }
-}
-void job_cancel(JobRecord& j, std::int64_t id) {
-  if (j.plugged) {
-    j.plugged->cancel(id);
-  } else {
-    j.search.cancel(id);
-  }
-}
-
 JobRecord new_job(const JobSpec& spec) {
   bs::BatchSizeSearchOptions o = search_options(spec);
-  std::optional<PluggedSearch> plugged;
-  if (!spec.policy.empty()) plugged.emplace(spec, o.seed);  // unknown policy: 400
-  return JobRecord{spec, bs::BatchSizeSearch(o), std::move(plugged)};
+  if (spec.policy.empty()) return JobRecord{spec, JobSearch(bs::BatchSizeSearch(o))};
+  return JobRecord{spec, JobSearch(PluggedSearch(spec, o.seed))};  // unknown policy: 400
 }
 
 std::string generated_job_id(const std::string& prefix) {
@@ -162,17 +134,17 @@ void Service::next_batch_size(const std::string& job_id, std::optional<std::stri
             return Outcome{200, to_json(TrialId{job_id, t->batch_size, t->number}), nullptr};
           }
         }
-        if (num_in_flight(job) >= kMaxTrialsInFlight) {
+        if (job.search.num_in_flight() >= kMaxTrialsInFlight) {
           // A client looping on this endpoint would otherwise grow the job's
           // state and the trials table without bound.
           throw RetryLater(fmt::format("job {} has {} trials handed out and not finished, the "
                                        "limit; report or end some (PATCH /trials) first",
-                                       job_id, num_in_flight(job)),
+                                       job_id, job.search.num_in_flight()),
                            kRetryAfterTrialsInFlight, /*whole_server=*/false);
         }
         bs::Trial t;
         try {
-          t = job_next_trial(job);
+          t = job.search.next_trial();
         } catch (const Error& e) {
           if (e.code() != ErrorCode::kFailedPrecondition) throw;
           throw_error(ErrorCode::kFailedPrecondition,
@@ -234,7 +206,7 @@ void Service::report(const TrainingResult& result, OutcomeCallback done) {
         rule.target_metric = s.target_metric;
         rule.higher_is_better = s.higher_is_better_metric;
         const Joules min_cost =
-            job_min_cost(job).value_or(Joules(std::numeric_limits<double>::infinity()));
+            job.search.min_cost().value_or(Joules(std::numeric_limits<double>::infinity()));
         const auto verdict =
             bs::judge_epoch(rule, min_cost, cost, result.metric, result.current_epoch);
         if (!verdict.stop()) {
@@ -262,8 +234,8 @@ void Service::report(const TrainingResult& result, OutcomeCallback done) {
         trial->energy = result.energy;
         trial->converged = verdict.converged();
         trial->end_time = wall_time_seconds();
-        if (is_in_flight(job, trial->number)) {
-          job_report(job, trial->number, cost, verdict.converged());
+        if (job.search.is_in_flight(trial->number)) {
+          job.search.report(trial->number, cost, verdict.converged());
           txn.job_changed();
         }
         txn.put_trial(*trial);
@@ -290,8 +262,8 @@ void Service::end_trial(const TrialId& id, OutcomeCallback done) {
           trial->end_time = wall_time_seconds();
           txn.put_trial(*trial);
           JobRecord* job = txn.job();
-          if (job != nullptr && is_in_flight(*job, trial->number)) {
-            job_cancel(*job, trial->number);
+          if (job != nullptr && job->search.is_in_flight(trial->number)) {
+            job->search.cancel(trial->number);
             txn.job_changed();
           }
           log::info("bso: job {} trial {} (batch size {}) failed", id.job_id, id.trial_number,

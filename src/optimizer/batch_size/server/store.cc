@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include "store_rows.h"
-#include "zeus/optimizer/batch_size/state_json.h"
 #include "zeus/util/error.h"
 #include "zeus/util/json.h"
 
@@ -28,23 +27,12 @@ TrialStatus parse_trial_status(std::string_view name) {
   throw_error(ErrorCode::kParse, fmt::format("unknown trial status '{}'", name));
 }
 
-std::string job_state_to_json(const JobRecord& job) {
-  if (job.plugged) return nlohmann::json{{"plugged", job.plugged->to_json()}}.dump();
-  return batch_size::search_to_json(job.search).dump();
-}
+std::string job_state_to_json(const JobRecord& job) { return job.search.to_json().dump(); }
 
 JobRecord job_from_stored(const std::string& spec_json, const std::string& state_json) {
   JobSpec spec = parse_job_spec(parse_json(spec_json, "stored job spec"), "stored job");
-  const nlohmann::json state = parse_json(state_json, "stored job state");
-  if (state.is_object() && state.contains("plugged")) {
-    // The built-in search stays unused but valid (its seed does not matter).
-    batch_size::BatchSizeSearchOptions o;
-    o.batch_sizes = spec.batch_sizes;
-    o.default_batch_size = spec.default_batch_size;
-    PluggedSearch plugged = PluggedSearch::from_json(spec, state["plugged"]);
-    return JobRecord{std::move(spec), batch_size::BatchSizeSearch(o), std::move(plugged)};
-  }
-  return JobRecord{std::move(spec), batch_size::search_from_json(state), std::nullopt};
+  JobSearch search = JobSearch::from_json(spec, parse_json(state_json, "stored job state"));
+  return JobRecord{std::move(spec), std::move(search)};
 }
 
 const std::vector<const char*>& schema_v1_statements() {

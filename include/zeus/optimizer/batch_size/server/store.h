@@ -15,7 +15,7 @@
 
 #include "zeus/optimizer/batch_size/batch_size_search.h"
 #include "zeus/optimizer/batch_size/common/api.h"
-#include "zeus/optimizer/batch_size/server/plugged_search.h"
+#include "zeus/optimizer/batch_size/server/job_search.h"
 #include "zeus/util/units.h"
 
 namespace zeus::batch_size {
@@ -39,11 +39,9 @@ struct TrialRecord {
 
 struct JobRecord {
   JobSpec spec;
-  batch_size::BatchSizeSearch search;    // the built-in search (spec.policy empty)
-  std::optional<PluggedSearch> plugged;  // a registered policy (spec.policy set) instead
+  JobSearch search;  // the built-in search, or the registered policy spec.policy names
 };
-// The job's state as the stores keep it: the search's JSON, or the plugged
-// policy's ({"plugged": ...}).
+// The job's state as the stores keep it (JobSearch::to_json, as text).
 std::string job_state_to_json(const JobRecord& job);
 // A stored job from its spec and state texts; kParse naming what is malformed.
 JobRecord job_from_stored(const std::string& spec_json, const std::string& state_json);
