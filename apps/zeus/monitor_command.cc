@@ -255,78 +255,72 @@ std::string energy_cell(const std::optional<zeus::Joules>& e) {
   return e ? fmt::format("{:.3f} J", e->value()) : std::string("- (no samples)");
 }
 
-void run_power(const PowerFlags& f, bool domain_given, bool duration_given) {
-  const zeus::cli::Pacing pacing = zeus::cli::parse_pacing(f.pacing, duration_given);
-  const auto devices = zeus::discover_devices();
-  const auto selection =
-      zeus::select_devices(devices, zeus::cli::parse_device_indices(f.devices.gpus, "--gpus"),
-                           zeus::cli::parse_device_indices(f.devices.cpus, "--cpus"));
+// The devices to monitor; refused when there is none.
+zeus::DeviceSelection select_power_devices(const DeviceFlags& flags,
+                                           const zeus::DeviceInventory& devices) {
+  auto selection =
+      zeus::select_devices(devices, zeus::cli::parse_device_indices(flags.gpus, "--gpus"),
+                           zeus::cli::parse_device_indices(flags.cpus, "--cpus"));
   if (selection.gpus.empty() && selection.cpus.empty()) {
-    if (f.devices.verbose) announce(devices, true);
+    if (flags.verbose) announce(devices, true);
     const auto why = zeus::nothing_to_measure(devices, selection);
     throw zeus::Error(zeus::ErrorCode::kNotFound,
                       why ? *why : "no GPU or readable CPU package to monitor");
   }
-  announce(devices, f.devices.verbose);
-  if (domain_given && selection.gpus.empty()) {
-    fmt::print(stderr, "zeus: note: --domain applies to GPUs; no GPU is monitored\n");
-  }
-  const zeus::PowerDomain domain = parse_domain(f.domain);
-  zeus::PowerMonitorOptions options;
-  options.interval = pacing.interval;
-  options.start_thread = false;  // this loop samples once per printed line
-  if (!selection.gpus.empty()) options.domains = {domain};
-  zeus::PowerMonitor pm(selection.gpus, selection.gpu_indices, selection.cpus,
-                        selection.cpu_indices, options);
+  return selection;
+}
 
-  zeus::cli::LinePacer pacer(pacing);
-  if (f.csv) {
-    std::string header = "time_s";
-    for (int i : selection.gpu_indices) header += fmt::format(",gpu{}_w", i);
-    for (int i : selection.cpu_indices) header += fmt::format(",cpu{}_w", i);
-    fmt::print("{}\n", header);
+void print_power_csv_header(const zeus::DeviceSelection& selection) {
+  std::string header = "time_s";
+  for (int i : selection.gpu_indices) header += fmt::format(",gpu{}_w", i);
+  for (int i : selection.cpu_indices) header += fmt::format(",cpu{}_w", i);
+  fmt::print("{}\n", header);
+}
+
+// One line of `zeus monitor power`: the latest power of every device at `t`.
+void print_power_line(const PowerFlags& f, const zeus::PowerMonitor& pm,
+                      const zeus::DeviceSelection& selection, zeus::PowerDomain domain, Seconds t) {
+  nlohmann::json line = {{"time_s", t.count()}};
+  std::string csv = fmt::format("{:.3f}", t.count());
+  std::string text = fmt::format("{:8.3f} s", t.count());
+  for (int i : selection.gpu_indices) {
+    const auto p = pm.latest_gpu_power(i, domain);
+    line["gpu_w"][std::to_string(i)] = p ? nlohmann::json(p->value()) : nlohmann::json(nullptr);
+    csv += p ? fmt::format(",{:.3f}", p->value()) : ",";
+    text +=
+        p ? fmt::format("  GPU{} {:8.2f} W", i, p->value()) : fmt::format("  GPU{}        - W", i);
   }
-  while (pacer.wait_next()) {
-    pm.sample_now();
-    const Seconds t = pacer.elapsed();
-    nlohmann::json line = {{"time_s", t.count()}};
-    std::string csv = fmt::format("{:.3f}", t.count());
-    std::string text = fmt::format("{:8.3f} s", t.count());
-    for (int i : selection.gpu_indices) {
-      const auto p = pm.latest_gpu_power(i, domain);
-      line["gpu_w"][std::to_string(i)] = p ? nlohmann::json(p->value()) : nlohmann::json(nullptr);
-      csv += p ? fmt::format(",{:.3f}", p->value()) : ",";
-      text += p ? fmt::format("  GPU{} {:8.2f} W", i, p->value())
-                : fmt::format("  GPU{}        - W", i);
-    }
-    if (f.telemetry) {
-      for (std::size_t k = 0; k < selection.gpus.size(); ++k) {
-        line["gpu_telemetry"][std::to_string(selection.gpu_indices[k])] =
-            telemetry_json(*selection.gpus[k]);
-      }
-    }
-    for (int i : selection.cpu_indices) {
-      const auto tl = pm.cpu_timeline(i);
-      if (tl.empty()) {
-        line["cpu_w"][std::to_string(i)] = nullptr;
-        csv += ",";
-        text += fmt::format("  CPU{}        - W", i);
-        continue;
-      }
-      const double p = tl.back().power.value();
-      line["cpu_w"][std::to_string(i)] = p;
-      csv += fmt::format(",{:.3f}", p);
-      text += fmt::format("  CPU{} {:8.2f} W", i, p);
-    }
-    if (f.json) {
-      std::cout << line.dump() << std::endl;
-    } else {
-      fmt::print("{}\n", f.csv ? csv : text);
-      std::fflush(stdout);
+  if (f.telemetry) {
+    for (std::size_t k = 0; k < selection.gpus.size(); ++k) {
+      line["gpu_telemetry"][std::to_string(selection.gpu_indices[k])] =
+          telemetry_json(*selection.gpus[k]);
     }
   }
-  const Seconds start = pacer.start();
-  const Seconds end = pacer.now();
+  for (int i : selection.cpu_indices) {
+    const auto tl = pm.cpu_timeline(i);
+    if (tl.empty()) {
+      line["cpu_w"][std::to_string(i)] = nullptr;
+      csv += ",";
+      text += fmt::format("  CPU{}        - W", i);
+      continue;
+    }
+    const double p = tl.back().power.value();
+    line["cpu_w"][std::to_string(i)] = p;
+    csv += fmt::format(",{:.3f}", p);
+    text += fmt::format("  CPU{} {:8.2f} W", i, p);
+  }
+  if (f.json) {
+    std::cout << line.dump() << std::endl;
+  } else {
+    fmt::print("{}\n", f.csv ? csv : text);
+    std::fflush(stdout);
+  }
+}
+
+// The energy of every device over [start, end], integrated from the samples.
+void print_power_totals(const PowerFlags& f, const zeus::PowerMonitor& pm,
+                        const zeus::DeviceSelection& selection, zeus::PowerDomain domain,
+                        Seconds start, Seconds end) {
   nlohmann::json totals = {{"total_time_s", (end - start).count()}};
   std::string text = fmt::format("Total time: {:.3f} s\n", (end - start).count());
   double gpu_sum = 0, sum = 0;
@@ -362,6 +356,33 @@ void run_power(const PowerFlags& f, bool domain_given, bool duration_given) {
   } else {
     fmt::print("{}", text);
   }
+}
+
+void run_power(const PowerFlags& f, bool domain_given, bool duration_given) {
+  const zeus::cli::Pacing pacing = zeus::cli::parse_pacing(f.pacing, duration_given);
+  const auto devices = zeus::discover_devices();
+  const auto selection = select_power_devices(f.devices, devices);
+  announce(devices, f.devices.verbose);
+  if (domain_given && selection.gpus.empty()) {
+    fmt::print(stderr, "zeus: note: --domain applies to GPUs; no GPU is monitored\n");
+  }
+  const zeus::PowerDomain domain = parse_domain(f.domain);
+  zeus::PowerMonitorOptions options;
+  options.interval = pacing.interval;
+  options.start_thread = false;  // this loop samples once per printed line
+  if (!selection.gpus.empty()) options.domains = {domain};
+  zeus::PowerMonitor pm(selection.gpus, selection.gpu_indices, selection.cpus,
+                        selection.cpu_indices, options);
+
+  zeus::cli::LinePacer pacer(pacing);
+  if (f.csv) print_power_csv_header(selection);
+  while (pacer.wait_next()) {
+    pm.sample_now();
+    print_power_line(f, pm, selection, domain, pacer.elapsed());
+  }
+  const Seconds start = pacer.start();
+  const Seconds end = pacer.now();
+  print_power_totals(f, pm, selection, domain, start, end);
 }
 
 void setup(CLI::App& root) {

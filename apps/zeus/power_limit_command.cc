@@ -60,10 +60,14 @@ std::string percent(std::optional<double> fraction, bool sign) {
   zeus::throw_error(zeus::ErrorCode::kInvalidArgument, message);
 }
 
-void run(const Flags& f, const CLI::App& cmd) {
-  if (!f.verbose && std::getenv("ZEUS_LOG_LEVEL") == nullptr) {
-    zeus::log::set_level(zeus::log::Level::kWarn);
-  }
+// The flags' numbers, once the flags have been checked against each other.
+struct CheckedFlags {
+  bool sim = false;
+  double pl_step = 0;
+  double work = 0;
+};
+
+CheckedFlags check_power_limit_flags(const Flags& f, const CLI::App& cmd) {
   const bool sim = f.gpu_backend == "sim";
   // Flags that do not apply to the chosen mode are errors, not silently ignored.
   if (sim && !f.command.empty()) {
@@ -82,11 +86,16 @@ void run(const Flags& f, const CLI::App& cmd) {
   if (f.dry_run && f.allow_setting_changes) {
     usage("--dry-run and --allow-setting-changes contradict each other; choose one");
   }
-  const double pl_step = zeus::parse_double(f.pl_step, "--pl-step", 0.001, 10000.0);
-  const double work = zeus::parse_double(f.work_per_step, "--work-per-step", 1e-6, 1e9);
+  CheckedFlags checked;
+  checked.sim = sim;
+  checked.pl_step = zeus::parse_double(f.pl_step, "--pl-step", 0.001, 10000.0);
+  checked.work = zeus::parse_double(f.work_per_step, "--work-per-step", 1e-6, 1e9);
   (void)zeus::make_power_limit_selector(f.selector);  // a bad spec fails before any work
+  return checked;
+}
 
-  zeus::ManualClock manual_clock;
+zeus::DiscoveryOptions power_limit_discovery(const Flags& f, bool sim,
+                                             zeus::ManualClock& manual_clock) {
   zeus::DiscoveryOptions discovery;
   discovery.gpu_backend = f.gpu_backend;
   discovery.cpus = false;
@@ -95,26 +104,29 @@ void run(const Flags& f, const CLI::App& cmd) {
     discovery.sim_gpus = f.sim_gpus;
     if (!f.sim_model.empty()) discovery.sim_model_path = f.sim_model;
   }
-  const zeus::DeviceInventory devices = zeus::discover_devices(discovery);
-  zeus::cli::require_gpus(devices, f.gpu_backend);
-  const bool simulated = devices.gpu_backend == "sim";
-  const bool dry_run = zeus::cli::settings_dry_run(devices, f.dry_run, f.allow_setting_changes);
-  if (simulated && f.allow_setting_changes) {
-    fmt::print(stderr, "zeus: note: --allow-setting-changes: simulated GPUs are always changed\n");
-  }
+  return discovery;
+}
+
+std::vector<zeus::SimGpu*> simulated_gpus(const zeus::DeviceInventory& devices) {
   std::vector<zeus::SimGpu*> sims;
   for (const auto& g : devices.gpus) {
     if (auto* s = dynamic_cast<zeus::SimGpu*>(g.get())) sims.push_back(s);
   }
+  return sims;
+}
 
+zeus::EnergyMonitorOptions power_limit_monitor_options(const Flags& f, bool simulated,
+                                                       zeus::ManualClock& manual_clock) {
   zeus::EnergyMonitorOptions monitor_options;
   monitor_options.cpu_indices = std::vector<int>{};
   if (!f.gpus.empty())
     monitor_options.gpu_indices = zeus::parse_int_list(f.gpus, "--gpus", 0, 4095);
   if (simulated) monitor_options.clock = &manual_clock;
-  zeus::EnergyMonitor monitor(devices, monitor_options);
-  const int gpus = static_cast<int>(monitor.gpu_indices().size());
+  return monitor_options;
+}
 
+zeus::GlobalPowerLimitOptimizerOptions optimizer_options(const Flags& f, int gpus, double pl_step,
+                                                         bool dry_run) {
   zeus::GlobalPowerLimitOptimizerOptions options;
   options.selector =
       zeus::make_power_limit_selector(zeus::selector_spec_for_gpus(f.selector, gpus));
@@ -125,101 +137,156 @@ void run(const Flags& f, const CLI::App& cmd) {
   options.profile_path = f.profile_path;
   options.dry_run = dry_run;
   options.observer_mode = f.observe;
-  zeus::GlobalPowerLimitOptimizer optimizer(monitor, options);
-  const bool profile_loaded = optimizer.done();
+  return options;
+}
+
+// One step of the workload: simulated work on the simulated GPUs, or one run
+// of the user's command.
+void run_workload_step(const Flags& f, bool simulated, const std::vector<zeus::SimGpu*>& sims,
+                       zeus::ManualClock& manual_clock, double work) {
+  if (simulated) {
+    zeus::run_data_parallel_step(sims, manual_clock, work);
+    return;
+  }
+  const int code = zeus::run_forwarding_signals(f.command);
+  if (code != 0) {
+    zeus::throw_error(zeus::ErrorCode::kFailedPrecondition,
+                      fmt::format("the workload '{}' failed with exit code {}; the GPUs' "
+                                  "settings were restored",
+                                  zeus::printable(f.command[0]), code));
+  }
+}
+
+// What the report shows besides the optimizer's own state.
+struct ProfileRun {
+  std::string backend;
+  std::string gpu_name;
+  int gpus = 0;
+  bool simulated = false;
+  bool dry_run = false;
+  bool profile_loaded = false;
+  int steps = 0;
+  double elapsed = 0;
+  Milliwatts maximum{0};
+  Milliwatts chosen{0};
+  std::vector<zeus::SelectorChoice> choices;
+  std::optional<zeus::PowerLimitSaving> saving;
+};
+
+void print_power_limit_json(const Flags& f, const ProfileRun& r,
+                            const zeus::GlobalPowerLimitOptimizer& optimizer) {
+  nlohmann::ordered_json out;
+  out["backend"] = r.backend;
+  out["gpus"] = r.gpus;
+  out["gpu_name"] = r.gpu_name;
+  out["dry_run"] = r.dry_run;
+  out["observe"] = f.observe;
+  out["profile_loaded"] = r.profile_loaded;
+  out["selector"] = optimizer.selector().name();
+  out["chosen_power_limit_w"] = watts(r.chosen);
+  out["applied_power_limit_w"] = watts(optimizer.applied_power_limit());
+  out["max_power_limit_w"] = watts(r.maximum);
+  out["profile_steps"] = f.profile_steps;
+  out["measurements"] = nlohmann::ordered_json::array();
+  for (const auto& m : optimizer.measurements()) out["measurements"].push_back(zeus::to_json(m));
+  out["selectors"] = nlohmann::ordered_json::array();
+  for (const auto& c : r.choices) out["selectors"].push_back(zeus::to_json(c));
+  out["steps"] = r.steps;
+  out["elapsed_s"] = r.elapsed;
+  std::cout << out.dump(2) << "\n";
+}
+
+void print_power_limit_tables(const Flags& f, const ProfileRun& r,
+                              const zeus::GlobalPowerLimitOptimizer& optimizer) {
+  const auto& ms = optimizer.measurements();
+  fmt::print("Power-limit profile of {} x {} ({} backend{}{})\n", r.gpus, r.gpu_name, r.backend,
+             r.dry_run ? ", dry run" : "", f.observe ? ", observer mode" : "");
+  if (r.profile_loaded) {
+    fmt::print("Profile loaded from {}: no profiling this run.\n", f.profile_path);
+  } else {
+    fmt::print("Profiled {} limits x {} steps ({} warm-up steps each) in {} steps, {:.1f} {} s.\n",
+               ms.size(), f.profile_steps, f.warmup_steps, r.steps, r.elapsed,
+               r.simulated ? "simulated" : "wall-clock");
+  }
+  if (r.dry_run) {
+    fmt::print(
+        "Dry run: every candidate ran at the GPUs' current limit, so differences below "
+        "are run-to-run variation.\n");
+  }
+  fmt::print("\n{:>10} {:>10} {:>12} {:>10} {:>12}\n", "limit (W)", "time (s)", "energy (J)",
+             "avg W", "vs max E");
+  for (const auto& m : ms) {
+    const auto cmp = zeus::compare_limits(ms, m.power_limit, r.maximum);
+    const auto saved = cmp ? cmp->energy_saving_fraction() : std::nullopt;
+    fmt::print("{:>10g} {:>10.3f} {:>12.1f} {:>10.1f} {:>12}\n", watts(m.power_limit),
+               m.time.count(), m.energy.value(), (m.energy / m.time).value(),
+               percent(saved ? std::optional(-*saved) : std::nullopt, /*sign=*/true));
+  }
+  fmt::print("\n{:<34} {:>10} {:>14} {:>12}\n", "selector", "limit (W)", "energy saved",
+             "time change");
+  for (const auto& c : r.choices) {
+    fmt::print("{:<34} {:>10g} {:>14} {:>12}\n", c.name, watts(c.power_limit),
+               percent(c.saving ? c.saving->energy_saving_fraction() : std::nullopt, false),
+               percent(c.saving ? c.saving->time_change_fraction() : std::nullopt, true));
+  }
+  fmt::print("\nChosen ({}): {:g} W", optimizer.selector().name(), watts(r.chosen));
+  if (r.saving) {
+    fmt::print(", {} less energy and {} time than the maximum {:g} W",
+               percent(r.saving->energy_saving_fraction(), false),
+               percent(r.saving->time_change_fraction(), true), watts(r.saving->maximum));
+  }
+  fmt::print(".\n");
+  if (f.observe) {
+    fmt::print("Observer mode: the GPUs stay at {:g} W.\n", watts(optimizer.applied_power_limit()));
+  } else if (r.dry_run) {
+    fmt::print("Dry run: no setting was changed.\n");
+  }
+}
+
+void run(const Flags& f, const CLI::App& cmd) {
+  if (!f.verbose && std::getenv("ZEUS_LOG_LEVEL") == nullptr) {
+    zeus::log::set_level(zeus::log::Level::kWarn);
+  }
+  const CheckedFlags checked = check_power_limit_flags(f, cmd);
+
+  zeus::ManualClock manual_clock;
+  const zeus::DeviceInventory devices =
+      zeus::discover_devices(power_limit_discovery(f, checked.sim, manual_clock));
+  zeus::cli::require_gpus(devices, f.gpu_backend);
+  ProfileRun r;
+  r.backend = devices.gpu_backend;
+  r.simulated = devices.gpu_backend == "sim";
+  r.dry_run = zeus::cli::settings_dry_run(devices, f.dry_run, f.allow_setting_changes);
+  if (r.simulated && f.allow_setting_changes) {
+    fmt::print(stderr, "zeus: note: --allow-setting-changes: simulated GPUs are always changed\n");
+  }
+  const std::vector<zeus::SimGpu*> sims = simulated_gpus(devices);
+
+  zeus::EnergyMonitor monitor(devices, power_limit_monitor_options(f, r.simulated, manual_clock));
+  r.gpus = static_cast<int>(monitor.gpu_indices().size());
+  zeus::GlobalPowerLimitOptimizer optimizer(
+      monitor, optimizer_options(f, r.gpus, checked.pl_step, r.dry_run));
+  r.profile_loaded = optimizer.done();
 
   zeus::Clock& clock = monitor.clock();
   const zeus::Seconds start = clock.now();
-  int steps = 0;
-  if (!profile_loaded) {
-    steps = zeus::run_until_profiled(optimizer, f.epochs, f.steps_per_epoch, [&] {
-      if (simulated) {
-        zeus::run_data_parallel_step(sims, manual_clock, work);
-        return;
-      }
-      const int code = zeus::run_forwarding_signals(f.command);
-      if (code != 0) {
-        zeus::throw_error(zeus::ErrorCode::kFailedPrecondition,
-                          fmt::format("the workload '{}' failed with exit code {}; the GPUs' "
-                                      "settings were restored",
-                                      zeus::printable(f.command[0]), code));
-      }
+  if (!r.profile_loaded) {
+    r.steps = zeus::run_until_profiled(optimizer, f.epochs, f.steps_per_epoch, [&] {
+      run_workload_step(f, r.simulated, sims, manual_clock, checked.work);
     });
   }
-  const double elapsed = (clock.now() - start).count();
+  r.elapsed = (clock.now() - start).count();
 
-  const auto& ms = optimizer.measurements();
-  const Milliwatts maximum = optimizer.candidate_limits().front();
-  const auto choices = zeus::compare_selectors(ms, maximum, gpus, {f.selector});
-  const Milliwatts chosen = *optimizer.optimal_power_limit();
-  const auto saving = optimizer.saving();
-  const std::string gpu_name = zeus::printable(devices.gpus[0]->name());
+  r.maximum = optimizer.candidate_limits().front();
+  r.choices = zeus::compare_selectors(optimizer.measurements(), r.maximum, r.gpus, {f.selector});
+  r.chosen = *optimizer.optimal_power_limit();
+  r.saving = optimizer.saving();
+  r.gpu_name = zeus::printable(devices.gpus[0]->name());
 
   if (f.json) {
-    nlohmann::ordered_json out;
-    out["backend"] = devices.gpu_backend;
-    out["gpus"] = gpus;
-    out["gpu_name"] = gpu_name;
-    out["dry_run"] = dry_run;
-    out["observe"] = f.observe;
-    out["profile_loaded"] = profile_loaded;
-    out["selector"] = optimizer.selector().name();
-    out["chosen_power_limit_w"] = watts(chosen);
-    out["applied_power_limit_w"] = watts(optimizer.applied_power_limit());
-    out["max_power_limit_w"] = watts(maximum);
-    out["profile_steps"] = f.profile_steps;
-    out["measurements"] = nlohmann::ordered_json::array();
-    for (const auto& m : ms) out["measurements"].push_back(zeus::to_json(m));
-    out["selectors"] = nlohmann::ordered_json::array();
-    for (const auto& c : choices) out["selectors"].push_back(zeus::to_json(c));
-    out["steps"] = steps;
-    out["elapsed_s"] = elapsed;
-    std::cout << out.dump(2) << "\n";
+    print_power_limit_json(f, r, optimizer);
   } else {
-    fmt::print("Power-limit profile of {} x {} ({} backend{}{})\n", gpus, gpu_name,
-               devices.gpu_backend, dry_run ? ", dry run" : "", f.observe ? ", observer mode" : "");
-    if (profile_loaded) {
-      fmt::print("Profile loaded from {}: no profiling this run.\n", f.profile_path);
-    } else {
-      fmt::print(
-          "Profiled {} limits x {} steps ({} warm-up steps each) in {} steps, {:.1f} {} s.\n",
-          ms.size(), f.profile_steps, f.warmup_steps, steps, elapsed,
-          simulated ? "simulated" : "wall-clock");
-    }
-    if (dry_run) {
-      fmt::print(
-          "Dry run: every candidate ran at the GPUs' current limit, so differences below "
-          "are run-to-run variation.\n");
-    }
-    fmt::print("\n{:>10} {:>10} {:>12} {:>10} {:>12}\n", "limit (W)", "time (s)", "energy (J)",
-               "avg W", "vs max E");
-    for (const auto& m : ms) {
-      const auto cmp = zeus::compare_limits(ms, m.power_limit, maximum);
-      const auto saved = cmp ? cmp->energy_saving_fraction() : std::nullopt;
-      fmt::print("{:>10g} {:>10.3f} {:>12.1f} {:>10.1f} {:>12}\n", watts(m.power_limit),
-                 m.time.count(), m.energy.value(), (m.energy / m.time).value(),
-                 percent(saved ? std::optional(-*saved) : std::nullopt, /*sign=*/true));
-    }
-    fmt::print("\n{:<34} {:>10} {:>14} {:>12}\n", "selector", "limit (W)", "energy saved",
-               "time change");
-    for (const auto& c : choices) {
-      fmt::print("{:<34} {:>10g} {:>14} {:>12}\n", c.name, watts(c.power_limit),
-                 percent(c.saving ? c.saving->energy_saving_fraction() : std::nullopt, false),
-                 percent(c.saving ? c.saving->time_change_fraction() : std::nullopt, true));
-    }
-    fmt::print("\nChosen ({}): {:g} W", optimizer.selector().name(), watts(chosen));
-    if (saving) {
-      fmt::print(", {} less energy and {} time than the maximum {:g} W",
-                 percent(saving->energy_saving_fraction(), false),
-                 percent(saving->time_change_fraction(), true), watts(saving->maximum));
-    }
-    fmt::print(".\n");
-    if (f.observe) {
-      fmt::print("Observer mode: the GPUs stay at {:g} W.\n",
-                 watts(optimizer.applied_power_limit()));
-    } else if (dry_run) {
-      fmt::print("Dry run: no setting was changed.\n");
-    }
+    print_power_limit_tables(f, r, optimizer);
   }
   if (!optimizer.profile_save_error().empty()) {
     // The results above reached stdout; the lost file is still a failure.

@@ -54,7 +54,9 @@ struct Given {
               *window = nullptr;
 };
 
-void run(const Flags& f, const Given& given) {
+// The sweep's knobs, seeds and strategies from the flags (loading the
+// policy plug-ins first, so that their strategies can be named).
+zeus::sim::SweepSpec sweep_spec_from_flags(const Flags& f) {
   using namespace zeus;
   using namespace zeus::sim;
   using namespace zeus::sim::paper;
@@ -74,6 +76,13 @@ void run(const Flags& f, const Given& given) {
   spec.overlap = f.overlap;
   spec.drift = f.drift;
   spec.keep_trajectories = !f.out.empty();
+  return spec;
+}
+
+void check_simulate_flags(const Flags& f, const Given& given) {
+  using namespace zeus;
+  using namespace zeus::sim;
+  using namespace zeus::sim::paper;
   if (f.format != "table" && f.format != "csv" && f.format != "json") {
     throw_error(
         ErrorCode::kInvalidArgument,
@@ -97,6 +106,13 @@ void run(const Flags& f, const Given& given) {
       }
     }
   }
+}
+
+// A note for a flag given but without effect on the chosen strategies.
+void note_flags_without_effect(const zeus::sim::SweepSpec& spec, const Given& given) {
+  using namespace zeus;
+  using namespace zeus::sim;
+  using namespace zeus::sim::paper;
   const bool any_zeus = std::find(spec.strategies.begin(), spec.strategies.end(),
                                   Strategy::kZeus) != spec.strategies.end();
   const bool any_early_stop = std::any_of(spec.strategies.begin(), spec.strategies.end(),
@@ -109,22 +125,36 @@ void run(const Flags& f, const Given& given) {
                  "zeus simulate: note: --beta only affects zeus and grid (the strategies that "
                  "stop early)\n");
   }
+}
 
-  std::optional<TraceSet> traces;
-  if (!f.drift) {
-    if (f.gpu == "all") {
-      spec.gpus = trace_gpus();
-    } else {
-      spec.gpus = split_list(f.gpu, "--gpu");
-    }
-    if (f.workload == "all") {
-      spec.workloads = paper_workloads();
-    } else {
-      for (const auto& w : split_list(f.workload, "--workload")) {
-        spec.workloads.push_back(find_workload(w));
-      }
+void select_trace_gpus_and_workloads(const Flags& f, zeus::sim::SweepSpec& spec) {
+  using namespace zeus;
+  using namespace zeus::sim;
+  using namespace zeus::sim::paper;
+  if (f.gpu == "all") {
+    spec.gpus = trace_gpus();
+  } else {
+    spec.gpus = split_list(f.gpu, "--gpu");
+  }
+  if (f.workload == "all") {
+    spec.workloads = paper_workloads();
+  } else {
+    for (const auto& w : split_list(f.workload, "--workload")) {
+      spec.workloads.push_back(find_workload(w));
     }
   }
+}
+
+void run(const Flags& f, const Given& given) {
+  using namespace zeus;
+  using namespace zeus::sim;
+  using namespace zeus::sim::paper;
+  SweepSpec spec = sweep_spec_from_flags(f);
+  check_simulate_flags(f, given);
+  note_flags_without_effect(spec, given);
+
+  std::optional<TraceSet> traces;
+  if (!f.drift) select_trace_gpus_and_workloads(f, spec);
   validate(spec);  // before loading traces, so bad flags fail fast
   if (!f.out.empty()) {
     cli::check_output_dir(f.out, "--out", {"results.csv", "trajectory.csv", "summary.txt"});

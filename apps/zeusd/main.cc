@@ -83,7 +83,9 @@ std::string in_zeusd_words(std::string text) {
   return text;
 }
 
-int serve(const ServeFlags& f) {
+// The daemon's transport, socket, worker, sampling, authentication and
+// lease options from the flags.
+zeus::zeusd::DaemonOptions daemon_options(const ServeFlags& f) {
   using namespace zeus;
   zeusd::DaemonOptions o;
   if (f.mode == "uds") {
@@ -122,20 +124,12 @@ int serve(const ServeFlags& f) {
   o.dcgm_hostname_label = f.dcgm_hostname_label;
   o.max_leases = f.max_leases;
   o.max_leases_per_owner = f.max_leases_per_owner;
+  return o;
+}
 
-  // zeusd serves every GPU of the node, whatever its own environment hides,
-  // and is never a client of another zeusd.
-  ::unsetenv("CUDA_VISIBLE_DEVICES");
-  DiscoveryOptions d;
-  d.use_zeusd = false;
-  d.gpu_backend = f.gpu_backend;
-  const bool explicit_groups = !f.enable.empty();
-  std::vector<zeusd::ApiGroup> groups;
-  if (explicit_groups) groups = zeusd::parse_api_groups(f.enable, "--enable");
-  const auto wants = [&](zeusd::ApiGroup g) {
-    return !explicit_groups || std::find(groups.begin(), groups.end(), g) != groups.end();
-  };
-  d.cpus = wants(zeusd::ApiGroup::kCpuRead);
+// Discovery, with its error and notes in zeusd's words.
+zeus::DeviceInventory discover_node_devices(const zeus::DiscoveryOptions& d) {
+  using namespace zeus;
   DeviceInventory inv;
   try {
     inv = discover_devices(d);
@@ -144,14 +138,11 @@ int serve(const ServeFlags& f) {
   }
   for (const auto& note : inv.notes) log::info("zeusd: {}", in_zeusd_words(note));
   for (const auto& detail : inv.details) log::info("zeusd: detail: {}", in_zeusd_words(detail));
-  if (!explicit_groups) {
-    // Upstream's defaults on Linux: everything with a GPU backend, else cpu-read.
-    groups = inv.gpus.empty() ? std::vector<zeusd::ApiGroup>{zeusd::ApiGroup::kCpuRead}
-                              : std::vector<zeusd::ApiGroup>{zeusd::ApiGroup::kGpuControl,
-                                                             zeusd::ApiGroup::kGpuRead,
-                                                             zeusd::ApiGroup::kCpuRead};
-  }
-  o.enabled = groups;
+  return inv;
+}
+
+void set_attribution_options(const ServeFlags& f, zeus::zeusd::DaemonOptions& o) {
+  using namespace zeus;
   o.attribution = !f.no_attribution;
   o.attribution_interval_s = f.attribution_interval;
   o.attribution_processes = f.attribution_processes;
@@ -163,10 +154,13 @@ int serve(const ServeFlags& f) {
   }
   o.attribution_state_path = f.attribution_state;
   o.pod_resources_socket = f.pod_resources_socket;
-  zeusd::check_privileges(o, ::geteuid());
-  log::info("zeusd: {} GPU(s) ({}), {} CPU package(s)", inv.gpus.size(), inv.gpu_backend,
-            inv.cpus.size());
+}
 
+// Runs the daemon until SIGINT/SIGTERM (exit status 0) or, started without
+// GPUs, until GPUs appear (kExitGpusAppeared).
+int run_daemon(const ServeFlags& f, const zeus::zeusd::DaemonOptions& o,
+               const zeus::DeviceInventory& inv, const zeus::DiscoveryOptions& d) {
+  using namespace zeus;
   // SIGINT/SIGTERM through the project's one signal mechanism: the daemon
   // keeps running until one arrives, then shuts down here (restoring leases).
   std::promise<int> stop;
@@ -208,30 +202,59 @@ int serve(const ServeFlags& f) {
   return 0;
 }
 
-int issue(const std::string& key_path, const std::string& user, const std::string& scope,
-          const std::string& expires) {
+int serve(const ServeFlags& f) {
+  using namespace zeus;
+  zeusd::DaemonOptions o = daemon_options(f);
+
+  // zeusd serves every GPU of the node, whatever its own environment hides,
+  // and is never a client of another zeusd.
+  ::unsetenv("CUDA_VISIBLE_DEVICES");
+  DiscoveryOptions d;
+  d.use_zeusd = false;
+  d.gpu_backend = f.gpu_backend;
+  const bool explicit_groups = !f.enable.empty();
+  std::vector<zeusd::ApiGroup> groups;
+  if (explicit_groups) groups = zeusd::parse_api_groups(f.enable, "--enable");
+  const auto wants = [&](zeusd::ApiGroup g) {
+    return !explicit_groups || std::find(groups.begin(), groups.end(), g) != groups.end();
+  };
+  d.cpus = wants(zeusd::ApiGroup::kCpuRead);
+  const DeviceInventory inv = discover_node_devices(d);
+  if (!explicit_groups) {
+    // Upstream's defaults on Linux: everything with a GPU backend, else cpu-read.
+    groups = inv.gpus.empty() ? std::vector<zeusd::ApiGroup>{zeusd::ApiGroup::kCpuRead}
+                              : std::vector<zeusd::ApiGroup>{zeusd::ApiGroup::kGpuControl,
+                                                             zeusd::ApiGroup::kGpuRead,
+                                                             zeusd::ApiGroup::kCpuRead};
+  }
+  o.enabled = groups;
+  set_attribution_options(f, o);
+  zeusd::check_privileges(o, ::geteuid());
+  log::info("zeusd: {} GPU(s) ({}), {} CPU package(s)", inv.gpus.size(), inv.gpu_backend,
+            inv.cpus.size());
+  return run_daemon(f, o, inv, d);
+}
+
+struct IssueFlags {
+  std::string key_path;
+  std::string user;
+  std::string scope;
+  std::string expires;
+};
+
+int issue(const IssueFlags& t) {
   using namespace zeus;
   zeusd::TokenClaims claims;
-  claims.sub = user;
-  claims.scopes = zeusd::parse_api_groups(scope, "--scope");
-  claims.exp = zeusd::expiry_from_duration(expires, static_cast<std::int64_t>(std::time(nullptr)));
-  const std::string key = zeusd::read_signing_key(key_path);
+  claims.sub = t.user;
+  claims.scopes = zeusd::parse_api_groups(t.scope, "--scope");
+  claims.exp =
+      zeusd::expiry_from_duration(t.expires, static_cast<std::int64_t>(std::time(nullptr)));
+  const std::string key = zeusd::read_signing_key(t.key_path);
   std::printf("%s\n", zeusd::issue_token(key, claims).c_str());
   return 0;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  CLI::App app{
-      "zeusd: the Zeus node daemon (GPU control, RAPL and power streaming for "
-      "unprivileged clients)",
-      "zeusd"};
-  app.set_version_flag("--version", std::string("zeusd ") + ZEUS_VERSION);
-  app.require_subcommand(1);
-
-  ServeFlags f;
-  auto* serve_cmd = app.add_subcommand("serve", "Serve the zeusd API until SIGINT or SIGTERM");
+void add_serve_flags(CLI::App* serve_cmd, ServeFlags& f) {
   serve_cmd->add_option("--mode", f.mode, "Transport: uds or tcp")->capture_default_str();
   serve_cmd->add_option("--socket-path", f.socket_path, "Unix socket path (uds mode)")
       ->capture_default_str();
@@ -285,7 +308,10 @@ int main(int argc, char** argv) {
                    "Retry-After beyond)")
       ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 20))
       ->capture_default_str();
+}
 
+// The attribution ledger's flags, and rediscovery's (for GPUs that appear late).
+void add_ledger_and_rediscovery_flags(CLI::App* serve_cmd, ServeFlags& f) {
   serve_cmd->add_flag("--no-attribution", f.no_attribution,
                       "Turn off the attribution ledger (who used the energy; docs/attribution.md)");
   serve_cmd
@@ -317,20 +343,41 @@ int main(int argc, char** argv) {
                    "The kubelet's PodResources socket, read for pod labels when it exists "
                    "(\"\" turns it off)")
       ->capture_default_str();
+}
 
-  std::string key_path, user, scope, expires;
+CLI::App* add_token_issue_command(CLI::App& app, IssueFlags& t) {
   auto* token_cmd = app.add_subcommand("token", "Manage bearer tokens");
   token_cmd->require_subcommand(1);
   auto* issue_cmd = token_cmd->add_subcommand("issue", "Print a signed HS256 token");
-  issue_cmd->add_option("--signing-key-path", key_path, "The daemon's key file")->required();
-  issue_cmd->add_option("--user", user, "Subject (sub) of the token")->required();
-  issue_cmd->add_option("--scope", scope, "API groups it may use, comma-separated")->required();
-  issue_cmd->add_option("--expires", expires, "1h, 7d, 30d, ... or never (0)")->required();
+  issue_cmd->add_option("--signing-key-path", t.key_path, "The daemon's key file")->required();
+  issue_cmd->add_option("--user", t.user, "Subject (sub) of the token")->required();
+  issue_cmd->add_option("--scope", t.scope, "API groups it may use, comma-separated")->required();
+  issue_cmd->add_option("--expires", t.expires, "1h, 7d, 30d, ... or never (0)")->required();
+  return issue_cmd;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{
+      "zeusd: the Zeus node daemon (GPU control, RAPL and power streaming for "
+      "unprivileged clients)",
+      "zeusd"};
+  app.set_version_flag("--version", std::string("zeusd ") + ZEUS_VERSION);
+  app.require_subcommand(1);
+
+  ServeFlags f;
+  auto* serve_cmd = app.add_subcommand("serve", "Serve the zeusd API until SIGINT or SIGTERM");
+  add_serve_flags(serve_cmd, f);
+  add_ledger_and_rediscovery_flags(serve_cmd, f);
+
+  IssueFlags t;
+  auto* issue_cmd = add_token_issue_command(app, t);
 
   try {
     app.parse(argc, argv);
     if (serve_cmd->parsed()) return serve(f);
-    if (issue_cmd->parsed()) return issue(key_path, user, scope, expires);
+    if (issue_cmd->parsed()) return issue(t);
   } catch (const CLI::ParseError& e) {
     const int rc = app.exit(e);
     return rc == 0 ? 0 : zeus::kExitUsage;

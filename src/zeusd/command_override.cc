@@ -102,6 +102,125 @@ std::string tail(const std::string& s) {
   return printable(t, 420);
 }
 
+// A started command: its process and the read ends of its stdout and stderr.
+struct SpawnedCommand {
+  pid_t pid = 0;
+  int stdout_fd = -1;
+  int stderr_fd = -1;
+};
+
+// Starts argv in its own process group, stdin /dev/null, with the default
+// signal dispositions and an empty signal mask.
+SpawnedCommand spawn_command(const std::vector<std::string>& argv) {
+  int out_pipe[2];
+  int err_pipe[2];
+  if (::pipe2(out_pipe, O_CLOEXEC) != 0) throw_error(ErrorCode::kIo, "pipe: " + errno_text(errno));
+  if (::pipe2(err_pipe, O_CLOEXEC) != 0) {
+    ::close(out_pipe[0]);
+    ::close(out_pipe[1]);
+    throw_error(ErrorCode::kIo, "pipe: " + errno_text(errno));
+  }
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_adddup2(&actions, out_pipe[1], 1);
+  posix_spawn_file_actions_adddup2(&actions, err_pipe[1], 2);
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  sigset_t empty;
+  sigemptyset(&empty);
+  sigset_t defaults;
+  sigemptyset(&defaults);
+  for (int sig : {SIGINT, SIGTERM, SIGPIPE, SIGCHLD, SIGHUP}) sigaddset(&defaults, sig);
+  posix_spawnattr_setsigmask(&attr, &empty);
+  posix_spawnattr_setsigdefault(&attr, &defaults);
+  posix_spawnattr_setpgroup(&attr, 0);
+  posix_spawnattr_setflags(&attr,
+                           POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+  std::vector<char*> cargv;
+  for (const auto& a : argv) cargv.push_back(const_cast<char*>(a.c_str()));
+  cargv.push_back(nullptr);
+  pid_t pid = 0;
+  const int rc = ::posix_spawnp(&pid, cargv[0], &actions, &attr, cargv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  posix_spawnattr_destroy(&attr);
+  ::close(out_pipe[1]);
+  ::close(err_pipe[1]);
+  if (rc != 0) {
+    ::close(out_pipe[0]);
+    ::close(err_pipe[0]);
+    throw_error(ErrorCode::kIo,
+                fmt::format("cannot run `{}`: {}", printable(argv[0]), errno_text(rc)));
+  }
+  return {pid, out_pipe[0], err_pipe[0]};
+}
+
+// Reads the command's stdout and stderr (each up to kMaxOutputBytes) until
+// both close or the deadline passes (then result.timed_out); closes both.
+void read_output_until(const SpawnedCommand& command,
+                       std::chrono::steady_clock::time_point deadline, CommandResult& result) {
+  pollfd fds[2] = {{command.stdout_fd, POLLIN, 0}, {command.stderr_fd, POLLIN, 0}};
+  std::string* sinks[2] = {&result.stdout_text, &result.stderr_text};
+  int open_fds = 2;
+  while (open_fds > 0) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) {
+      result.timed_out = true;
+      break;
+    }
+    const int n = ::poll(fds, 2, static_cast<int>(std::min<long long>(left.count(), 1000)));
+    if (n < 0 && errno != EINTR) break;
+    for (int i = 0; i < 2; ++i) {
+      if (fds[i].fd < 0 || (fds[i].revents & (POLLIN | POLLHUP | POLLERR)) == 0) continue;
+      char buf[4096];
+      const ssize_t got = ::read(fds[i].fd, buf, sizeof buf);
+      if (got > 0) {
+        if (sinks[i]->size() < kMaxOutputBytes) {
+          sinks[i]->append(buf, std::min<std::size_t>(static_cast<std::size_t>(got),
+                                                      kMaxOutputBytes - sinks[i]->size()));
+        }
+      } else if (got == 0 || errno != EINTR) {
+        ::close(fds[i].fd);
+        fds[i].fd = -1;
+        --open_fds;
+      }
+    }
+  }
+  for (auto& f : fds) {
+    if (f.fd >= 0) ::close(f.fd);
+  }
+}
+
+// Reaps the command (killing its process group past the deadline) and sets
+// result.status.
+void wait_for_exit(pid_t pid, std::chrono::steady_clock::time_point deadline,
+                   CommandResult& result) {
+  // The output closed; the command may still run (it closed its stdout).
+  int status = 0;
+  while (!result.timed_out) {
+    const pid_t w = ::waitpid(pid, &status, WNOHANG);
+    if (w == pid || (w < 0 && errno != EINTR)) break;
+    if (std::chrono::steady_clock::now() >= deadline) {
+      result.timed_out = true;
+      break;
+    }
+    ::usleep(5000);
+  }
+  if (result.timed_out) {
+    ::kill(-pid, SIGKILL);  // the whole group: helpers it started too
+    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+  }
+  if (result.timed_out) {
+    result.status = 128 + SIGKILL;
+  } else if (WIFEXITED(status)) {
+    result.status = WEXITSTATUS(status);
+  } else if (WIFSIGNALED(status)) {
+    result.status = 128 + WTERMSIG(status);
+  }
+}
+
 }  // namespace
 
 const char* gpu_op_name(GpuOp op) {
@@ -259,103 +378,12 @@ CommandResult run_command(const std::vector<std::string>& argv, Seconds timeout)
   if (argv.empty() || argv[0].empty()) {
     throw_error(ErrorCode::kInvalidArgument, "an override command is empty");
   }
-  int out_pipe[2];
-  int err_pipe[2];
-  if (::pipe2(out_pipe, O_CLOEXEC) != 0) throw_error(ErrorCode::kIo, "pipe: " + errno_text(errno));
-  if (::pipe2(err_pipe, O_CLOEXEC) != 0) {
-    ::close(out_pipe[0]);
-    ::close(out_pipe[1]);
-    throw_error(ErrorCode::kIo, "pipe: " + errno_text(errno));
-  }
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_adddup2(&actions, out_pipe[1], 1);
-  posix_spawn_file_actions_adddup2(&actions, err_pipe[1], 2);
-  posix_spawnattr_t attr;
-  posix_spawnattr_init(&attr);
-  sigset_t empty;
-  sigemptyset(&empty);
-  sigset_t defaults;
-  sigemptyset(&defaults);
-  for (int sig : {SIGINT, SIGTERM, SIGPIPE, SIGCHLD, SIGHUP}) sigaddset(&defaults, sig);
-  posix_spawnattr_setsigmask(&attr, &empty);
-  posix_spawnattr_setsigdefault(&attr, &defaults);
-  posix_spawnattr_setpgroup(&attr, 0);
-  posix_spawnattr_setflags(&attr,
-                           POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-  std::vector<char*> cargv;
-  for (const auto& a : argv) cargv.push_back(const_cast<char*>(a.c_str()));
-  cargv.push_back(nullptr);
-  pid_t pid = 0;
-  const int rc = ::posix_spawnp(&pid, cargv[0], &actions, &attr, cargv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  posix_spawnattr_destroy(&attr);
-  ::close(out_pipe[1]);
-  ::close(err_pipe[1]);
-  if (rc != 0) {
-    ::close(out_pipe[0]);
-    ::close(err_pipe[0]);
-    throw_error(ErrorCode::kIo,
-                fmt::format("cannot run `{}`: {}", printable(argv[0]), errno_text(rc)));
-  }
+  const SpawnedCommand command = spawn_command(argv);
   CommandResult result;
   const auto deadline = std::chrono::steady_clock::now() +
                         std::chrono::duration_cast<std::chrono::steady_clock::duration>(timeout);
-  pollfd fds[2] = {{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}};
-  std::string* sinks[2] = {&result.stdout_text, &result.stderr_text};
-  int open_fds = 2;
-  while (open_fds > 0) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-        deadline - std::chrono::steady_clock::now());
-    if (left.count() <= 0) {
-      result.timed_out = true;
-      break;
-    }
-    const int n = ::poll(fds, 2, static_cast<int>(std::min<long long>(left.count(), 1000)));
-    if (n < 0 && errno != EINTR) break;
-    for (int i = 0; i < 2; ++i) {
-      if (fds[i].fd < 0 || (fds[i].revents & (POLLIN | POLLHUP | POLLERR)) == 0) continue;
-      char buf[4096];
-      const ssize_t got = ::read(fds[i].fd, buf, sizeof buf);
-      if (got > 0) {
-        if (sinks[i]->size() < kMaxOutputBytes) {
-          sinks[i]->append(buf, std::min<std::size_t>(static_cast<std::size_t>(got),
-                                                      kMaxOutputBytes - sinks[i]->size()));
-        }
-      } else if (got == 0 || errno != EINTR) {
-        ::close(fds[i].fd);
-        fds[i].fd = -1;
-        --open_fds;
-      }
-    }
-  }
-  for (auto& f : fds) {
-    if (f.fd >= 0) ::close(f.fd);
-  }
-  // The output closed; the command may still run (it closed its stdout).
-  int status = 0;
-  while (!result.timed_out) {
-    const pid_t w = ::waitpid(pid, &status, WNOHANG);
-    if (w == pid || (w < 0 && errno != EINTR)) break;
-    if (std::chrono::steady_clock::now() >= deadline) {
-      result.timed_out = true;
-      break;
-    }
-    ::usleep(5000);
-  }
-  if (result.timed_out) {
-    ::kill(-pid, SIGKILL);  // the whole group: helpers it started too
-    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
-  }
-  if (result.timed_out) {
-    result.status = 128 + SIGKILL;
-  } else if (WIFEXITED(status)) {
-    result.status = WEXITSTATUS(status);
-  } else if (WIFSIGNALED(status)) {
-    result.status = 128 + WTERMSIG(status);
-  }
+  read_output_until(command, deadline, result);
+  wait_for_exit(command.pid, deadline, result);
   return result;
 }
 

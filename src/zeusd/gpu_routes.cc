@@ -62,111 +62,139 @@ void run_op(OverriddenGpu& gpu, GpuOp op, const GpuCommandArgs& a) {
   }
 }
 
+// A control request's query: the operation's own arguments, the GPUs, whether
+// to wait for the outcome, and the lease it runs under (if any).
+struct ControlRequest {
+  GpuCommandArgs args;
+  std::vector<int> ids;
+  bool block = false;
+  std::optional<std::string> lease;
+};
+
+ControlRequest parse_control_request(const http::Request& request, GpuOp op) {
+  ControlRequest c;
+  std::optional<QueryFields> q;
+  switch (op) {
+    case GpuOp::kSetPowerLimit:
+      q.emplace(request.query,
+                std::vector<std::string_view>{"gpu_ids", "power_limit_mw", "block", "lease_id"});
+      c.args.power_limit_mw = q->u32("power_limit_mw");
+      break;
+    case GpuOp::kSetPersistenceMode:
+      q.emplace(request.query,
+                std::vector<std::string_view>{"gpu_ids", "enabled", "block", "lease_id"});
+      c.args.enabled = q->boolean("enabled");
+      break;
+    case GpuOp::kSetGpuLockedClocks:
+    case GpuOp::kSetMemLockedClocks:
+      q.emplace(request.query, std::vector<std::string_view>{"gpu_ids", "min_clock_mhz",
+                                                             "max_clock_mhz", "block", "lease_id"});
+      c.args.min_clock_mhz = q->u32("min_clock_mhz");
+      c.args.max_clock_mhz = q->u32("max_clock_mhz");
+      break;
+    default:
+      q.emplace(request.query, std::vector<std::string_view>{"gpu_ids", "block", "lease_id"});
+      break;
+  }
+  c.ids = parse_device_ids(q->required("gpu_ids"), "GPU");
+  c.block = q->boolean("block");
+  if (auto l = q->get("lease_id")) c.lease = std::string(*l);
+  return c;
+}
+
+// Every id is checked before any GPU is touched: one bad id changes
+// nothing (and the answer says so).
+std::vector<std::pair<int, std::pair<int, std::string>>> unknown_gpu_errors(
+    const Daemon::State& s, const std::vector<int>& ids) {
+  std::vector<std::pair<int, std::pair<int, std::string>>> errors;
+  for (int id : ids) {
+    if (id >= static_cast<int>(s.gpus.size())) {
+      errors.push_back({id,
+                        {400, fmt::format("GPU {} not found (this node has {}); no GPU was changed",
+                                          id, s.gpus.size())}});
+    }
+  }
+  return errors;
+}
+
+// Only the enqueue is checked, as upstream.
+void post_control(Daemon::State& s, GpuOp op, const ControlRequest& c,
+                  const std::string& caller_sub, const http::Responder& responder) {
+  std::vector<std::pair<int, std::pair<int, std::string>>> errors;
+  for (int id : c.ids) {
+    auto task = [&s, op, args = c.args, id, lease = c.lease, sub = caller_sub] {
+      GpuCommandArgs a = args;
+      a.gpu_id = id;
+      try {
+        if (lease) {
+          s.leases->run_under_lease(*lease, sub, id, op, a);
+        } else {
+          run_op(*s.gpus[id], op, a);
+        }
+      } catch (const std::exception& e) {
+        log::warn("zeusd: {} on GPU {} (non-blocking) failed: {}", gpu_op_name(op), id, e.what());
+      }
+    };
+    if (!s.workers[id]->post(std::move(task))) {
+      errors.push_back({id, {500, fmt::format("GPU {} is shutting down", id)}});
+    }
+  }
+  responder.send(errors.empty() ? http::Response{} : aggregate_errors(errors));
+}
+
+// Runs the command on every GPU; the last to finish answers (Gather).
+void run_control_and_answer(Daemon::State& s, GpuOp op, const ControlRequest& c,
+                            const std::string& caller_sub, const http::Responder& responder) {
+  const std::vector<int>& valid = c.ids;
+  auto gather = std::make_shared<Gather>(responder, valid.size());
+  for (int id : valid) {
+    auto task = [&s, op, args = c.args, id, lease = c.lease, sub = caller_sub, gather] {
+      GpuCommandArgs a = args;
+      a.gpu_id = id;
+      try {
+        if (lease) {
+          s.leases->run_under_lease(*lease, sub, id, op, a);
+        } else {
+          run_op(*s.gpus[id], op, a);
+        }
+        gather->done(id, nullptr);
+      } catch (const std::exception& e) {
+        gather->done(id, &e);
+      }
+    };
+    // One idle GPU and no override program: run it on this thread, as
+    // reads are; several GPUs go to their workers to run in parallel.
+    const bool here = valid.size() == 1 && !s.overrides.has(op);
+    if (!(here ? s.workers[id]->run_here_or_post(task) : s.workers[id]->post(task))) {
+      const Error e(ErrorCode::kInternal, fmt::format("GPU {} is shutting down", id));
+      gather->done(id, &e);
+    }
+  }
+}
+
 void add_control(Daemon::State& s, http::Router& router, GpuOp op) {
   add_route(
       s, router, http::Method::kPost, std::string("/gpu/") + gpu_op_name(op),
       [&s, op](http::Request request, http::Responder responder, const Caller& caller) {
-        GpuCommandArgs args;
-        std::optional<QueryFields> q;
-        switch (op) {
-          case GpuOp::kSetPowerLimit:
-            q.emplace(request.query, std::vector<std::string_view>{"gpu_ids", "power_limit_mw",
-                                                                   "block", "lease_id"});
-            args.power_limit_mw = q->u32("power_limit_mw");
-            break;
-          case GpuOp::kSetPersistenceMode:
-            q.emplace(request.query,
-                      std::vector<std::string_view>{"gpu_ids", "enabled", "block", "lease_id"});
-            args.enabled = q->boolean("enabled");
-            break;
-          case GpuOp::kSetGpuLockedClocks:
-          case GpuOp::kSetMemLockedClocks:
-            q.emplace(request.query,
-                      std::vector<std::string_view>{"gpu_ids", "min_clock_mhz", "max_clock_mhz",
-                                                    "block", "lease_id"});
-            args.min_clock_mhz = q->u32("min_clock_mhz");
-            args.max_clock_mhz = q->u32("max_clock_mhz");
-            break;
-          default:
-            q.emplace(request.query, std::vector<std::string_view>{"gpu_ids", "block", "lease_id"});
-            break;
-        }
-        const auto ids = parse_device_ids(q->required("gpu_ids"), "GPU");
-        const bool block = q->boolean("block");
-        std::optional<std::string> lease;
-        if (auto l = q->get("lease_id")) {
-          lease = std::string(*l);
+        const ControlRequest c = parse_control_request(request, op);
+        if (c.lease) {
           try {
-            s.leases->check(*lease, caller.sub);
+            s.leases->check(*c.lease, caller.sub);
           } catch (const Error& e) {
             responder.send(error_response(e.code() == ErrorCode::kNotFound ? 410 : 403, e.what()));
             return;
           }
         }
-        // Every id is checked before any GPU is touched: one bad id changes
-        // nothing (and the answer says so).
-        std::vector<std::pair<int, std::pair<int, std::string>>> errors;
-        for (int id : ids) {
-          if (id >= static_cast<int>(s.gpus.size())) {
-            errors.push_back(
-                {id,
-                 {400, fmt::format("GPU {} not found (this node has {}); no GPU was changed", id,
-                                   s.gpus.size())}});
-          }
-        }
+        const auto errors = unknown_gpu_errors(s, c.ids);
         if (!errors.empty()) {
           responder.send(aggregate_errors(errors, std::vector<int>{}));
           return;
         }
-        const std::vector<int>& valid = ids;
-        if (!block) {
-          // Only the enqueue is checked, as upstream.
-          for (int id : valid) {
-            auto task = [&s, op, args, id, lease, sub = caller.sub] {
-              GpuCommandArgs a = args;
-              a.gpu_id = id;
-              try {
-                if (lease) {
-                  s.leases->run_under_lease(*lease, sub, id, op, a);
-                } else {
-                  run_op(*s.gpus[id], op, a);
-                }
-              } catch (const std::exception& e) {
-                log::warn("zeusd: {} on GPU {} (non-blocking) failed: {}", gpu_op_name(op), id,
-                          e.what());
-              }
-            };
-            if (!s.workers[id]->post(std::move(task))) {
-              errors.push_back({id, {500, fmt::format("GPU {} is shutting down", id)}});
-            }
-          }
-          responder.send(errors.empty() ? http::Response{} : aggregate_errors(errors));
+        if (!c.block) {
+          post_control(s, op, c, caller.sub, responder);
           return;
         }
-        auto gather = std::make_shared<Gather>(responder, valid.size());
-        for (int id : valid) {
-          auto task = [&s, op, args, id, lease, sub = caller.sub, gather] {
-            GpuCommandArgs a = args;
-            a.gpu_id = id;
-            try {
-              if (lease) {
-                s.leases->run_under_lease(*lease, sub, id, op, a);
-              } else {
-                run_op(*s.gpus[id], op, a);
-              }
-              gather->done(id, nullptr);
-            } catch (const std::exception& e) {
-              gather->done(id, &e);
-            }
-          };
-          // One idle GPU and no override program: run it on this thread, as
-          // reads are; several GPUs go to their workers to run in parallel.
-          const bool here = valid.size() == 1 && !s.overrides.has(op);
-          if (!(here ? s.workers[id]->run_here_or_post(task) : s.workers[id]->post(task))) {
-            const Error e(ErrorCode::kInternal, fmt::format("GPU {} is shutting down", id));
-            gather->done(id, &e);
-          }
-        }
+        run_control_and_answer(s, op, c, caller.sub, responder);
       });
 }
 
