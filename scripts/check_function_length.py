@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""No function over 100 lines (docs/architecture.md, "short files with one job").
+"""No function over 100 lines (docs/architecture.md; ctest functions_at_most_100_lines).
 
 Measures every function body in the project's C++ (src, include, apps,
 python/src): from the line of its opening brace to the line of its closing
