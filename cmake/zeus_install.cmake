@@ -134,8 +134,13 @@ function(zeus_install_package)
   get_property(all_parts GLOBAL PROPERTY ZEUS_PARTS)
 
   # Public headers: include/zeus/<DIR without src/>, less the folders of
-  # parts nested in it (they install their own, or none when disabled).
+  # parts nested in it (they install their own, or none when disabled); none
+  # for the parts only the project's programs use (PROGRAMS_ONLY).
   foreach(part ${parts})
+    get_property(programs_only GLOBAL PROPERTY ZEUS_PART_${part}_PROGRAMS_ONLY)
+    if(programs_only)
+      continue()
+    endif()
     get_property(dir GLOBAL PROPERTY ZEUS_PART_${part}_DIR)
     string(REGEX REPLACE "^src/?" "" rel "${dir}")
     file(GLOB_RECURSE headers RELATIVE ${CMAKE_SOURCE_DIR}/include

@@ -1,6 +1,6 @@
 # The parts of the library and the layering between them.
 #
-# zeus_add_part(NAME DIR [DEPS ...] [OPTIONAL_DEPS ...] [IF VAR] [DISABLED])
+# zeus_add_part(NAME DIR [DEPS ...] [OPTIONAL_DEPS ...] [IF VAR] [DISABLED] [PROGRAMS_ONLY])
 # defines the static library
 # zeus_<NAME> from every .cc file under DIR (an interface library while DIR
 # has none) and records the part in the layering table: its public headers
@@ -13,13 +13,18 @@
 # OPTIONAL_DEPS are parts used when built: when one is disabled the part drops
 # its own .cc files that include that part's headers and compiles with
 # ZEUS_WITHOUT_<PART>=1 (upper case), so it can say what is missing.
+# PROGRAMS_ONLY marks a part that only the project's own programs and
+# bindings use (zeusd, the proxy, the simulator, the services' servers): its
+# headers stay in include/zeus for them but are not installed, so the
+# installed surface is what a user's program can build on.
 #
 # zeus_check_layering() (after the last part) makes every build and the test
 # suite run cmake/check_layering.cmake over the table, so an upward include,
 # an include of another part's private header, or a header outside every
 # part's folder fails the build.
 function(zeus_add_part name dir)
-  cmake_parse_arguments(PART "DISABLED" "IF" "DEPS;OPTIONAL_DEPS" ${ARGN})
+  cmake_parse_arguments(PART "DISABLED;PROGRAMS_ONLY" "IF" "DEPS;OPTIONAL_DEPS" ${ARGN})
+  set_property(GLOBAL PROPERTY ZEUS_PART_${name}_PROGRAMS_ONLY ${PART_PROGRAMS_ONLY})
   set(zeus_deps "")
   get_property(built GLOBAL PROPERTY ZEUS_BUILT_PARTS)
   set(missing "")

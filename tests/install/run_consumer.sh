@@ -6,7 +6,7 @@
 #     prefix goes, and find dependencies by name on the user's machine);
 #  3. tests/install/consumer configured with find_package(Zeus) against that
 #     prefix, built and run: measure_sim (Zeus::monitor, a window on the
-#     simulated GPU) and every_part (Zeus::zeus, libsvm and liblzma used);
+#     simulated GPU) and every_part (Zeus::zeus, libsvm and libcurl used);
 #  4. the pkg-config route, without --define-prefix: the .pc files' prefix
 #     is the install prefix, and both programs compile with
 #     `pkg-config --cflags --libs zeus-monitor` / `zeus`;
@@ -31,6 +31,31 @@ for f in include/zeus/monitor/energy_monitor.h lib/cmake/Zeus/ZeusConfig.cmake \
   lib/libzeus_monitor.a bin/zeus share/zeus/zeus-traces; do
   [ -e "$work/a/usr/$f" ] || { echo "missing from the install: $f" >&2; exit 1; }
 done
+# The installed surface: the parts only the project's programs use (zeusd,
+# the proxy, the simulator, the services' servers, the emulation) install no
+# headers, and the count does not grow (issue 33: 132 before; the target is
+# 75).
+max_headers=97
+headers=$(find "$work/a/usr/include/zeus" -name '*.h' | wc -l)
+echo "installed headers: $headers (at most $max_headers)"
+if [ "$headers" -gt "$max_headers" ]; then
+  echo "$headers headers installed, more than $max_headers: is a new one only the programs'?" >&2
+  exit 1
+fi
+for d in zeusd proxy sim optimizer/batch_size/server optimizer/pipeline_frequency/server \
+  optimizer/pipeline_frequency/emulation; do
+  if [ -e "$work/a/usr/include/zeus/$d" ]; then
+    echo "the headers of a part only the programs use were installed: include/zeus/$d" >&2
+    exit 1
+  fi
+done
+# Every "zeus/..." an installed header includes is installed too.
+missing=$(cd "$work/a/usr/include" && grep -rhoE '#include "zeus/[^"]+"' zeus |
+  sed -E 's/#include "(.*)"/\1/' | sort -u | while read -r h; do [ -f "$h" ] || echo "$h"; done)
+if [ -n "$missing" ]; then
+  echo "installed headers include headers that are not installed: $missing" >&2
+  exit 1
+fi
 # Private headers (src/) never ship.
 if [ -d "$work/a/usr/include/device" ] || [ -n "$(find "$work/a/usr/include" -path '*/nvml/*_api.h')" ]; then
   echo "private headers were installed" >&2

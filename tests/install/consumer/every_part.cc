@@ -1,18 +1,18 @@
-// Links Zeus::zeus (every part) and uses the parts whose system libraries a
-// program gets only through the installed package's dependencies: the SVR
-// forecaster (libsvm) and the group trace's .xz reader (liblzma). Exits 1 if
-// either does not work as the library documents.
+// Links Zeus::zeus (every installed part) and uses the parts whose system
+// libraries a program gets only through the installed package's
+// dependencies: the SVR forecaster (libsvm) and the carbon providers' HTTP
+// client (libcurl). Exits 1 if either does not work as the library documents.
+// (The simulator's .xz reader, liblzma, is a part only the project's programs
+// use: its headers are not installed.)
 #include <cmath>
-#include <cstdint>
 #include <cstdio>
 #include <exception>
-#include <fstream>
 #include <numbers>
 #include <string>
 #include <vector>
 
+#include "zeus/monitor/carbon/electricity_maps.h"
 #include "zeus/optimizer/power_limit/carbon_aware/forecaster.h"
-#include "zeus/sim/alibaba.h"
 #include "zeus/util/error.h"
 
 int main() {
@@ -34,20 +34,20 @@ int main() {
       std::fprintf(stderr, "every_part: implausible SVR forecast\n");
       return 1;
     }
-    // Not an xz stream: liblzma's decoder must say so (a parse error).
-    const std::string path = "every_part_trace.csv.xz";
-    std::ofstream(path) << "group,start_time,end_time,dataset,runtime_ratio\n";
+    // Nothing listens on the discard port: libcurl must say the connection
+    // failed, as the provider's error (never a crash or a hang).
+    zeus::ElectricityMapsOptions o;
+    o.base_url = "http://127.0.0.1:9";
+    o.api_token = "";
+    o.timeout = zeus::Seconds(5.0);
+    zeus::ElectricityMapsClient provider(o);
     try {
-      zeus::sim::read_group_trace(path);
-      std::fprintf(stderr, "every_part: a plain file was read as xz\n");
+      provider.latest();
+      std::fprintf(stderr, "every_part: a closed port answered\n");
       return 1;
     } catch (const zeus::Error& e) {
-      if (e.code() != zeus::ErrorCode::kParse) {
-        throw;
-      }
-      std::printf("every_part: liblzma refused the plain file: %s\n", e.what());
+      std::printf("every_part: libcurl reported the closed port: %s\n", e.what());
     }
-    std::remove(path.c_str());
     return 0;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "every_part: %s\n", e.what());
