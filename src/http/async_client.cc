@@ -12,26 +12,18 @@
 #include <unistd.h>
 
 #include <array>
-#include <boost/asio.hpp>
-#include <boost/beast/core.hpp>
-#include <boost/beast/http.hpp>
 #include <chrono>
 #include <limits>
 #include <mutex>
 #include <optional>
 #include <vector>
 
+#include "beast.h"
 #include "client_target.h"
 #include "executor_impl.h"
 
 namespace zeus::http {
 
-namespace asio = boost::asio;
-namespace beast = boost::beast;
-namespace bhttp = beast::http;
-using tcp = asio::ip::tcp;
-using local = asio::local::stream_protocol;
-using boost::system::error_code;
 using steady = std::chrono::steady_clock;
 
 struct AsyncClient::Shared {

@@ -5,24 +5,15 @@
 
 #include <fmt/format.h>
 
-#include <boost/asio.hpp>
-#include <boost/beast/core.hpp>
-#include <boost/beast/http.hpp>
 #include <chrono>
 #include <limits>
 #include <optional>
 
+#include "beast.h"
 #include "client_target.h"
 #include "zeus/util/error.h"
 
 namespace zeus::http {
-
-namespace asio = boost::asio;
-namespace beast = boost::beast;
-namespace bhttp = beast::http;
-using tcp = asio::ip::tcp;
-using local = asio::local::stream_protocol;
-using boost::system::error_code;
 
 namespace {
 std::string str(beast::string_view s) { return {s.data(), s.size()}; }

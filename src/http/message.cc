@@ -14,13 +14,6 @@
 namespace zeus::http {
 namespace {
 
-bool iequals(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-           return std::tolower(static_cast<unsigned char>(x)) ==
-                  std::tolower(static_cast<unsigned char>(y));
-         });
-}
-
 int hex_value(char c) {
   if (c >= '0' && c <= '9') return c - '0';
   if (c >= 'a' && c <= 'f') return c - 'a' + 10;
@@ -82,6 +75,14 @@ Method parse_method(std::string_view name) {
     if (method_name(m) == name) return m;
   }
   return Method::kOther;
+}
+
+bool is_per_hop_field(std::string_view name) {
+  for (std::string_view h : {"connection", "keep-alive", "proxy-connection", "transfer-encoding",
+                             "te", "trailer", "upgrade", "host", "content-length"}) {
+    if (iequals(name, h)) return true;
+  }
+  return false;
 }
 
 void Headers::set(std::string_view name, std::string value) {

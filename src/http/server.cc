@@ -12,9 +12,6 @@
 
 #include <array>
 #include <atomic>
-#include <boost/asio.hpp>
-#include <boost/beast/core.hpp>
-#include <boost/beast/http.hpp>
 #include <chrono>
 #include <condition_variable>
 #include <deque>
@@ -26,19 +23,13 @@
 #include <unordered_map>
 #include <utility>
 
+#include "beast.h"
 #include "executor_impl.h"
 #include "zeus/http/connection.h"
 #include "zeus/util/error.h"
 #include "zeus/util/log.h"
 
 namespace zeus::http {
-
-namespace asio = boost::asio;
-namespace beast = boost::beast;
-namespace bhttp = beast::http;
-using tcp = asio::ip::tcp;
-using local = asio::local::stream_protocol;
-using boost::system::error_code;
 
 namespace {
 std::string_view sv(beast::string_view s) { return {s.data(), s.size()}; }

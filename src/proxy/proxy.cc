@@ -10,47 +10,24 @@
 #include <optional>
 
 #include "zeus/proxy/openai.h"
+#include "zeus/util/clock.h"
 #include "zeus/util/error.h"
 #include "zeus/util/log.h"
+#include "zeus/util/text.h"
 
 namespace zeus::proxy {
 
 namespace {
 
-bool iequals(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    if (std::tolower(static_cast<unsigned char>(a[i])) !=
-        std::tolower(static_cast<unsigned char>(b[i]))) {
-      return false;
-    }
-  }
-  return true;
-}
-
-// Fields that belong to one hop (RFC 9110 7.6.1) or that the server or
-// client underneath sets for the message it actually sends.
-bool hop_by_hop(std::string_view name) {
-  for (std::string_view h : {"connection", "keep-alive", "proxy-connection", "transfer-encoding",
-                             "te", "trailer", "upgrade", "host", "content-length"}) {
-    if (iequals(name, h)) return true;
-  }
-  return false;
-}
-
 http::Headers end_to_end(const http::Headers& in, bool for_event_stream = false) {
   http::Headers out;
   for (const auto& [k, v] : in.fields()) {
-    if (hop_by_hop(k)) continue;
+    if (http::is_per_hop_field(k)) continue;
     // The event-stream answer sets these itself.
     if (for_event_stream && (iequals(k, "content-type") || iequals(k, "cache-control"))) continue;
     out.add(k, v);
   }
   return out;
-}
-
-double unix_now() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
 std::string number(double v) { return fmt::format("{:.6g}", v); }
@@ -360,7 +337,7 @@ void Proxy::start_completion(std::shared_ptr<Exchange> x) {
   r.request_id = fmt::format("zp-{}", x->id);
   r.model = x->completion.model;
   r.stream = x->completion.stream;
-  r.start_unix = unix_now();
+  r.start_unix = wall_time_seconds();
   x->start = clock_.now();
   x->drop_usage = x->completion.usage_injected;
   try {

@@ -23,6 +23,12 @@ std::string_view method_name(Method method);  // "GET", ...; "OTHER" for kOther
 Method parse_method(std::string_view name);   // kOther when unknown
 
 // Header fields in arrival order; names compare case-insensitively.
+// Fields that belong to one hop (RFC 9110 7.6.1: Connection, Keep-Alive,
+// Transfer-Encoding, TE, Trailer, Upgrade, Proxy-Connection) or that the HTTP
+// layer sets for the message it actually sends (Host, Content-Length): a
+// proxy forwards none of them.
+bool is_per_hop_field(std::string_view name);
+
 class Headers {
  public:
   // Replaces every field named `name`.

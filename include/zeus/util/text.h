@@ -22,4 +22,8 @@ bool is_valid_utf8(std::string_view text);
 // digits, "-_.~") and those in `also_keep`.
 std::string percent_encode(std::string_view text, std::string_view also_keep = {});
 
+// ASCII case-insensitive equality (HTTP field names, tokens): no locale, so
+// "Content-Length" and "content-length" are one name everywhere.
+bool iequals(std::string_view a, std::string_view b);
+
 }  // namespace zeus

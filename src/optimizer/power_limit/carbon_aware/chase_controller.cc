@@ -7,16 +7,13 @@
 #include <cmath>
 
 #include "zeus/optimizer/power_limit/carbon_aware/signal_csv.h"
+#include "zeus/util/clock.h"
 #include "zeus/util/error.h"
 #include "zeus/util/iso8601.h"
 #include "zeus/util/log.h"
 
 namespace zeus {
 namespace {
-
-double system_unix_now() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
 
 double watts(Milliwatts mw) { return to_watts(mw).value(); }
 
@@ -69,7 +66,7 @@ ChaseController::ChaseController(GlobalPowerLimitOptimizer& optimizer, SignalSou
     options_.world_size =
         static_cast<int>(std::lround(distributed() ? reducer_->all_reduce_sum(local) : local));
   }
-  if (!options_.unix_now) options_.unix_now = &system_unix_now;
+  if (!options_.unix_now) options_.unix_now = &wall_time_seconds;
 }
 
 void ChaseController::on_step_begin() {
