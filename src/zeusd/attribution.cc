@@ -182,6 +182,7 @@ std::optional<uid_t> peer_uid(const http::Request& request) {
 
 void add_job_routes(Daemon::State& s, http::Router& router) {
   add_route(s, router, http::Method::kPost, "/attribution/jobs/start",
+            RouteAccess::group_of(ApiGroup::kCpuRead),
             [&s](http::Request request, http::Responder responder, const Caller&) {
               const QueryFields query(request.query, {"job", "step", "pids", "gpus"});
               const std::string job = job_id(query, "job");
@@ -208,6 +209,7 @@ void add_job_routes(Daemon::State& s, http::Router& router) {
                   http::Response::json(200, {{"job", job}, {"step", step}, {"pids", pids.size()}}));
             });
   add_route(s, router, http::Method::kPost, "/attribution/jobs/end",
+            RouteAccess::group_of(ApiGroup::kCpuRead),
             [&s](http::Request request, http::Responder responder, const Caller&) {
               const QueryFields query(request.query, {"job", "step"});
               const std::string job = job_id(query, "job");
@@ -238,6 +240,7 @@ void add_job_routes(Daemon::State& s, http::Router& router) {
                                                   "application/json"));
             });
   add_route(s, router, http::Method::kGet, "/attribution/jobs",
+            RouteAccess::group_of(ApiGroup::kCpuRead),
             [&s](http::Request request, http::Responder responder, const Caller&) {
               QueryFields(request.query, {});
               std::string body = R"({"steps":[)";
@@ -257,6 +260,7 @@ void add_job_routes(Daemon::State& s, http::Router& router) {
 void add_attribution_routes(Daemon::State& s, http::Router& router) {
   if (s.attributor) add_job_routes(s, router);
   add_route(s, router, http::Method::kGet, "/attribution",
+            RouteAccess::group_of(ApiGroup::kCpuRead),
             [&s](http::Request request, http::Responder responder, const Caller&) {
               const QueryFields query(request.query, {"processes"});
               if (!s.attributor) {

@@ -32,6 +32,7 @@ std::int64_t uj(Joules j) { return std::llround(j.value() * 1e6); }
 void add_cpu_routes(Daemon::State& s, http::Router& router) {
   add_route(
       s, router, http::Method::kGet, "/cpu/get_cumulative_energy",
+      RouteAccess::group_of(ApiGroup::kCpuRead),
       [&s](http::Request request, http::Responder responder, const Caller&) {
         QueryFields q(request.query, {"cpu_ids", "cpu", "dram"});
         const bool cpu = q.boolean("cpu");
@@ -54,7 +55,7 @@ void add_cpu_routes(Daemon::State& s, http::Router& router) {
       });
 
   add_route(
-      s, router, http::Method::kGet, "/cpu/get_power",
+      s, router, http::Method::kGet, "/cpu/get_power", RouteAccess::group_of(ApiGroup::kCpuRead),
       [&s](http::Request request, http::Responder responder, const Caller&) {
         QueryFields q(request.query, {"cpu_ids"});
         const auto ids = read_ids(s, q);
@@ -103,6 +104,7 @@ void add_cpu_routes(Daemon::State& s, http::Router& router) {
       });
 
   add_route(s, router, http::Method::kGet, "/cpu/stream_power",
+            RouteAccess::group_of(ApiGroup::kCpuRead),
             [&s](http::Request request, http::Responder responder, const Caller&) {
               QueryFields q(request.query, {"cpu_ids"});
               std::vector<int> ids;

@@ -146,12 +146,22 @@ http::Response aggregate_errors(
 }
 
 void add_route(Daemon::State& state, http::Router& router, http::Method method, std::string path,
-               GuardedHandler handler) {
-  const auto scope = required_scope(path);
+               RouteAccess access, GuardedHandler handler) {
+  const bool open_by_path = path == "/discover" || path == "/time";
+  if (access.group != required_scope(path) || access.anyone_may_call != open_by_path) {
+    throw_error(
+        ErrorCode::kInternal,
+        fmt::format("zeusd route {}: declared access ({}{}) differs from upstream's ({}{})", path,
+                    access.group ? api_group_name(*access.group) : "any token",
+                    access.anyone_may_call ? ", open" : "",
+                    required_scope(path) ? api_group_name(*required_scope(path)) : "any token",
+                    open_by_path ? ", open" : ""));
+  }
+  const auto scope = access.group;
   router.route_async(
       method, path,
-      [&state, scope, path, handler = std::move(handler)](http::Request request,
-                                                          http::Responder responder) {
+      [&state, scope, open = access.anyone_may_call, path, handler = std::move(handler)](
+          http::Request request, http::Responder responder) {
         if (scope && !state.enabled(*scope)) {
           responder.send(
               error_response(404, fmt::format("API group '{}' is not enabled on this server.",
@@ -164,7 +174,7 @@ void add_route(Daemon::State& state, http::Router& router, http::Method method, 
             responder.send(error_response(404, "Authentication is not enabled on this server."));
             return;
           }
-        } else if (path != "/discover" && path != "/time") {
+        } else if (!open) {
           const auto unauthorized = [&](std::string_view message) {
             http::Response r = error_response(401, message);
             r.headers.set("WWW-Authenticate", R"(Bearer realm="zeusd")");

@@ -77,12 +77,27 @@ struct Daemon::State {
 using GuardedHandler =
     std::function<void(http::Request request, http::Responder responder, const Caller& caller)>;
 
+// Who may call a route, declared where the route is registered: the API
+// group that must be enabled and that a token must grant, any valid token
+// (no group), or anyone (upstream's /discover and /time, even with
+// authentication on).
+struct RouteAccess {
+  std::optional<ApiGroup> group;
+  bool anyone_may_call = false;
+  static RouteAccess group_of(ApiGroup g) { return {g, false}; }
+  static RouteAccess any_token() { return {std::nullopt, false}; }
+  static RouteAccess anyone() { return {std::nullopt, true}; }
+};
+
 // Registers `handler` behind upstream's checks, in upstream's order: a
 // disabled API group answers 404 before anything else; then, with
 // authentication on, a missing, invalid or expired bearer token 401 with
-// WWW-Authenticate, and a token without the path's scope 403.
+// WWW-Authenticate, and a token without the route's group 403. `access`
+// must agree with upstream's path rule (required_scope): kInternal at
+// registration otherwise, so a route cannot drift from the scope clients of
+// the Python Zeus expect.
 void add_route(Daemon::State& state, http::Router& router, http::Method method, std::string path,
-               GuardedHandler handler);
+               RouteAccess access, GuardedHandler handler);
 
 // {"error": message} with `status`.
 http::Response error_response(int status, std::string_view message);

@@ -175,6 +175,7 @@ void run_control_and_answer(Daemon::State& s, GpuOp op, const ControlRequest& c,
 void add_control(Daemon::State& s, http::Router& router, GpuOp op) {
   add_route(
       s, router, http::Method::kPost, std::string("/gpu/") + gpu_op_name(op),
+      RouteAccess::group_of(ApiGroup::kGpuControl),
       [&s, op](http::Request request, http::Responder responder, const Caller& caller) {
         const ControlRequest c = parse_control_request(request, op);
         if (c.lease) {
@@ -202,7 +203,7 @@ void add_control(Daemon::State& s, http::Router& router, GpuOp op) {
 template <class F>
 void add_read(Daemon::State& s, http::Router& router, const char* path, F value) {
   add_route(
-      s, router, http::Method::kGet, path,
+      s, router, http::Method::kGet, path, RouteAccess::group_of(ApiGroup::kGpuRead),
       [&s, value](http::Request request, http::Responder responder, const Caller&) {
         QueryFields q(request.query, {"gpu_ids"});
         std::vector<int> ids;
@@ -257,43 +258,44 @@ void add_gpu_routes(Daemon::State& s, http::Router& router) {
     return nlohmann::json{{"enabled", st.gpus[id]->persistence_mode()}};
   });
 
-  add_route(s, router, http::Method::kGet, "/gpu/get_power",
-            [&s](http::Request request, http::Responder responder, const Caller&) {
-              QueryFields q(request.query, {"gpu_ids"});
-              std::vector<int> ids;
-              if (auto raw = q.get("gpu_ids")) {
-                ids = parse_device_ids(*raw, "GPU");
-              } else {
-                for (int i = 0; i < static_cast<int>(s.gpus.size()); ++i) ids.push_back(i);
-              }
-              // Hand-written JSON: this is the hot read path.
-              std::string body =
-                  fmt::format(R"({{"timestamp_ms":{},"power_mw":{{)", unix_time_ms());
-              std::vector<std::pair<int, std::pair<int, std::string>>> errors;
-              bool first = true;
-              for (int id : ids) {
-                if (id >= static_cast<int>(s.gpus.size())) {
-                  errors.push_back({id, {400, fmt::format("GPU {} not found", id)}});
-                  continue;
-                }
-                try {
-                  const auto p = mw(s.gpus[id]->power(PowerDomain::kDeviceInstant));
-                  fmt::format_to(std::back_inserter(body), R"({}"{}":{})", first ? "" : ",", id, p);
-                  first = false;
-                } catch (const std::exception& e) {
-                  errors.push_back({id, {device_error_status(e), e.what()}});
-                }
-              }
-              body += "}}";
-              if (!errors.empty()) {
-                responder.send(aggregate_errors(errors));
-                return;
-              }
-              http::Response r = http::Response::text(200, std::move(body), "application/json");
-              responder.send(std::move(r));
-            });
+  add_route(
+      s, router, http::Method::kGet, "/gpu/get_power", RouteAccess::group_of(ApiGroup::kGpuRead),
+      [&s](http::Request request, http::Responder responder, const Caller&) {
+        QueryFields q(request.query, {"gpu_ids"});
+        std::vector<int> ids;
+        if (auto raw = q.get("gpu_ids")) {
+          ids = parse_device_ids(*raw, "GPU");
+        } else {
+          for (int i = 0; i < static_cast<int>(s.gpus.size()); ++i) ids.push_back(i);
+        }
+        // Hand-written JSON: this is the hot read path.
+        std::string body = fmt::format(R"({{"timestamp_ms":{},"power_mw":{{)", unix_time_ms());
+        std::vector<std::pair<int, std::pair<int, std::string>>> errors;
+        bool first = true;
+        for (int id : ids) {
+          if (id >= static_cast<int>(s.gpus.size())) {
+            errors.push_back({id, {400, fmt::format("GPU {} not found", id)}});
+            continue;
+          }
+          try {
+            const auto p = mw(s.gpus[id]->power(PowerDomain::kDeviceInstant));
+            fmt::format_to(std::back_inserter(body), R"({}"{}":{})", first ? "" : ",", id, p);
+            first = false;
+          } catch (const std::exception& e) {
+            errors.push_back({id, {device_error_status(e), e.what()}});
+          }
+        }
+        body += "}}";
+        if (!errors.empty()) {
+          responder.send(aggregate_errors(errors));
+          return;
+        }
+        http::Response r = http::Response::text(200, std::move(body), "application/json");
+        responder.send(std::move(r));
+      });
 
   add_route(s, router, http::Method::kGet, "/gpu/stream_power",
+            RouteAccess::group_of(ApiGroup::kGpuRead),
             [&s](http::Request request, http::Responder responder, const Caller&) {
               QueryFields q(request.query, {"gpu_ids"});
               std::vector<int> ids;

@@ -18,6 +18,7 @@ nlohmann::json lease_json(const LeaseInfo& info) {
 
 void add_lease_routes(Daemon::State& s, http::Router& router) {
   add_route(s, router, http::Method::kPost, "/lease/acquire",
+            RouteAccess::group_of(ApiGroup::kGpuControl),
             [&s](http::Request request, http::Responder responder, const Caller& caller) {
               QueryFields q(request.query, {"ttl_s"});
               const auto ttl = q.optional_seconds("ttl_s", s.options.max_lease_ttl_s);
@@ -27,7 +28,7 @@ void add_lease_routes(Daemon::State& s, http::Router& router) {
               responder.send(http::Response::json(200, lease_json(info)));
             });
   add_route(
-      s, router, http::Method::kPost, "/lease/renew",
+      s, router, http::Method::kPost, "/lease/renew", RouteAccess::group_of(ApiGroup::kGpuControl),
       [&s](http::Request request, http::Responder responder, const Caller& caller) {
         QueryFields q(request.query, {"lease_id"});
         const std::string id(q.required("lease_id"));
@@ -39,6 +40,7 @@ void add_lease_routes(Daemon::State& s, http::Router& router) {
       });
   add_route(
       s, router, http::Method::kPost, "/lease/release",
+      RouteAccess::group_of(ApiGroup::kGpuControl),
       [&s](http::Request request, http::Responder responder, const Caller& caller) {
         QueryFields q(request.query, {"lease_id"});
         const std::string id(q.required("lease_id"));

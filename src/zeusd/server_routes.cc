@@ -8,7 +8,7 @@
 namespace zeus::zeusd {
 
 void add_server_routes(Daemon::State& s, http::Router& router) {
-  add_route(s, router, http::Method::kGet, "/discover",
+  add_route(s, router, http::Method::kGet, "/discover", RouteAccess::anyone(),
             [&s](http::Request request, http::Responder responder, const Caller&) {
               QueryFields(request.query, {});
               nlohmann::json gpus = nlohmann::json::array();
@@ -37,12 +37,12 @@ void add_server_routes(Daemon::State& s, http::Router& router) {
                         // Ours; upstream clients ignore fields they do not know.
                         {"extensions", {"leases"}}}));
             });
-  add_route(s, router, http::Method::kGet, "/time",
+  add_route(s, router, http::Method::kGet, "/time", RouteAccess::anyone(),
             [](http::Request request, http::Responder responder, const Caller&) {
               QueryFields(request.query, {});
               responder.send(http::Response::json(200, {{"timestamp_ms", unix_time_ms()}}));
             });
-  add_route(s, router, http::Method::kGet, "/auth/whoami",
+  add_route(s, router, http::Method::kGet, "/auth/whoami", RouteAccess::any_token(),
             [&s](http::Request request, http::Responder responder, const Caller&) {
               QueryFields(request.query, {});
               // add_route verified the token; read its claims for the answer.
