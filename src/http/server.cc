@@ -4,7 +4,9 @@
 // session's strand.
 #include "zeus/http/server.h"
 
+#include <fcntl.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 
 #include <fmt/format.h>
 #include <sys/stat.h>
@@ -12,8 +14,11 @@
 
 #include <array>
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <condition_variable>
+#include <cstdio>
+#include <cstring>
 #include <deque>
 #include <filesystem>
 #include <future>
@@ -873,16 +878,47 @@ void Server::listen_unix(const std::string& path, std::optional<unsigned> mode) 
     }
     fs::remove(path, fec);  // stale: nobody accepts on it
   }
+  // Bound, given its mode and listening under a staging name in the same
+  // folder, then renamed into place (the socket stays bound to its inode):
+  // whoever sees `path` can connect, and nobody ever could before the mode
+  // was set. A path too long for a staging name is bound where it is.
+  const std::string staging = fmt::format("{}.{}.staging", path, ::getpid());
+  const bool staged = staging.size() < sizeof(sockaddr_un::sun_path);
+  const std::string& bound = staged ? staging : path;
+  if (staged) fs::remove(staging, fec);  // a crashed start-up's leftover
   auto acceptor = std::make_unique<local::acceptor>(impl_->ioc);
   error_code ec;
   acceptor->open(local(), ec);
-  if (!ec) acceptor->bind(local::endpoint(path), ec);
-  if (!ec) acceptor->listen(asio::socket_base::max_listen_connections, ec);
+  if (!ec) acceptor->bind(local::endpoint(bound), ec);
   if (ec) {
     throw_error(ErrorCode::kIo, fmt::format("cannot listen on {}: {}", path, ec.message()));
   }
-  if (mode && ::chmod(path.c_str(), static_cast<mode_t>(*mode)) != 0) {
-    throw_error(ErrorCode::kIo, fmt::format("cannot set the mode of {}", path));
+  const auto fail = [&](std::string message) {
+    if (staged) fs::remove(staging, fec);
+    throw_error(ErrorCode::kIo, std::move(message));
+  };
+  if (mode && ::chmod(bound.c_str(), static_cast<mode_t>(*mode)) != 0) {
+    fail(fmt::format("cannot set the mode of {}", path));
+  }
+  acceptor->listen(asio::socket_base::max_listen_connections, ec);
+  if (ec) fail(fmt::format("cannot listen on {}: {}", path, ec.message()));
+  if (staged) {
+    // RENAME_NOREPLACE: a server that took the path meanwhile keeps it. A file
+    // system without it (EINVAL) gets a plain rename.
+    int rc = ::renameat2(AT_FDCWD, staging.c_str(), AT_FDCWD, path.c_str(), RENAME_NOREPLACE);
+    if (rc != 0 && (errno == EINVAL || errno == ENOSYS)) {
+      rc = ::rename(staging.c_str(), path.c_str());
+    }
+    if (rc != 0) {
+      const int err = errno;
+      fs::remove(staging, fec);
+      if (err == EEXIST) {
+        throw_error(ErrorCode::kAlreadyExists,
+                    fmt::format("another server is already listening on {}", path));
+      }
+      throw_error(ErrorCode::kIo, fmt::format("cannot put the socket in place at {}: {}", path,
+                                              std::strerror(err)));
+    }
   }
   struct stat created {};
   if (::lstat(path.c_str(), &created) != 0) {

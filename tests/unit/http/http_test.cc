@@ -277,6 +277,31 @@ TEST(HttpServer, ServesAUnixSocketAndReplacesOnlyStaleOnes) {
 
 // Issue 20: stopping an old server must not remove what now sits at its path:
 // a newer server's live socket, or a user's file.
+TEST(HttpServer, AUnixSocketAppearsListeningWithItsModeAndNothingBeside) {
+  // Staged under another name and renamed into place: a client that sees the
+  // path can connect at once, and the mode was set before it appeared.
+  const auto dir = temp_dir();
+  const auto path = dir + "/zeus.sock";
+  Server server(echo_router());
+  server.listen_unix(path, 0600);
+  std::vector<std::string> names;
+  for (const auto& e : std::filesystem::directory_iterator(dir)) {
+    names.push_back(e.path().filename().string());
+  }
+  EXPECT_EQ(names, std::vector<std::string>{"zeus.sock"}) << "a staging file was left";
+  EXPECT_EQ(std::filesystem::status(path).permissions() & std::filesystem::perms::all,
+            std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
+  server.start();
+  EXPECT_EQ(Client("unix:" + path).get("/hello").status, 200);
+  // A second server on the same path is refused, and leaves no staging file.
+  Server second(echo_router());
+  EXPECT_THROW(second.listen_unix(path), Error);
+  EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir),
+                          std::filesystem::directory_iterator()),
+            1);
+  server.shutdown();
+}
+
 TEST(HttpServer, StoppingRemovesOnlyTheSocketItCreated) {
   const auto dir = temp_dir();
   const auto path = dir + "/zeus.sock";
