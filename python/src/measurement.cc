@@ -159,44 +159,23 @@ int refuse_delete(PyObject* value, const char* name) {
   return -1;
 }
 
-PyObject* get_gpu_energy(PyObject* self, void*) {
-  return Py_XNewRef(gpu_energy(as_measurement(self)));
+PyObject* soc_energy(MeasurementObject* m) { return m->soc_energy; }
+
+// The four energy attributes: the getter builds the object on first use
+// (`Built`), the setter replaces it; their name is the getset's closure.
+template <PyObject* (*Built)(MeasurementObject*)>
+PyObject* get_energy(PyObject* self, void*) {
+  return Py_XNewRef(Built(as_measurement(self)));
 }
-int set_gpu_energy(PyObject* self, PyObject* value, void*) {
-  if (refuse_delete(value, "gpu_energy") != 0) return -1;
-  if (!PyDict_Check(value)) {
-    PyErr_Format(PyExc_TypeError, "Measurement.gpu_energy must be a dict, not %s",
-                 Py_TYPE(value)->tp_name);
+template <PyObject* MeasurementObject::*Slot, bool kDictOnly>
+int set_energy(PyObject* self, PyObject* value, void* name) {
+  if (refuse_delete(value, static_cast<const char*>(name)) != 0) return -1;
+  if (kDictOnly && !PyDict_Check(value)) {  // upstream's type insists on a dict here
+    PyErr_Format(PyExc_TypeError, "Measurement.%s must be a dict, not %s",
+                 static_cast<const char*>(name), Py_TYPE(value)->tp_name);
     return -1;
   }
-  replace(as_measurement(self)->gpu_energy, value);
-  return 0;
-}
-
-PyObject* get_cpu_energy(PyObject* self, void*) {
-  return Py_XNewRef(cpu_energy(as_measurement(self)));
-}
-int set_cpu_energy(PyObject* self, PyObject* value, void*) {
-  if (refuse_delete(value, "cpu_energy") != 0) return -1;
-  replace(as_measurement(self)->cpu_energy, value);
-  return 0;
-}
-
-PyObject* get_dram_energy(PyObject* self, void*) {
-  return Py_XNewRef(dram_energy(as_measurement(self)));
-}
-int set_dram_energy(PyObject* self, PyObject* value, void*) {
-  if (refuse_delete(value, "dram_energy") != 0) return -1;
-  replace(as_measurement(self)->dram_energy, value);
-  return 0;
-}
-
-PyObject* get_soc_energy(PyObject* self, void*) {
-  return Py_NewRef(as_measurement(self)->soc_energy);
-}
-int set_soc_energy(PyObject* self, PyObject* value, void*) {
-  if (refuse_delete(value, "soc_energy") != 0) return -1;
-  replace(as_measurement(self)->soc_energy, value);
+  replace(as_measurement(self)->*Slot, value);
   return 0;
 }
 
@@ -394,16 +373,18 @@ int set_time(PyObject* self, PyObject* value, void*) {
 
 PyGetSetDef g_getset[] = {
     {"time", get_time, set_time, "Seconds the window lasted.", nullptr},
-    {"gpu_energy", get_gpu_energy, set_gpu_energy,
-     "Joules per GPU index (CUDA_VISIBLE_DEVICES applied).", nullptr},
-    {"cpu_energy", get_cpu_energy, set_cpu_energy,
-     "Joules per CPU package index, or None without CPU measurement.", nullptr},
-    {"dram_energy", get_dram_energy, set_dram_energy,
-     "Joules per CPU package's DRAM, or None without DRAM measurement.", nullptr},
-    {"soc_energy", get_soc_energy, set_soc_energy,
+    {"gpu_energy", get_energy<gpu_energy>, set_energy<&MeasurementObject::gpu_energy, true>,
+     "Joules per GPU index (CUDA_VISIBLE_DEVICES applied).", const_cast<char*>("gpu_energy")},
+    {"cpu_energy", get_energy<cpu_energy>, set_energy<&MeasurementObject::cpu_energy, false>,
+     "Joules per CPU package index, or None without CPU measurement.",
+     const_cast<char*>("cpu_energy")},
+    {"dram_energy", get_energy<dram_energy>, set_energy<&MeasurementObject::dram_energy, false>,
+     "Joules per CPU package's DRAM, or None without DRAM measurement.",
+     const_cast<char*>("dram_energy")},
+    {"soc_energy", get_energy<soc_energy>, set_energy<&MeasurementObject::soc_energy, false>,
      "A Jetson board's rails (zeuscpp.device.soc.jetson.JetsonMeasurement, in mJ as upstream), "
      "or None without one.",
-     nullptr},
+     const_cast<char*>("soc_energy")},
     {"interrupted_by", get_interrupted_by, set_interrupted_by,
      "repr() of the exception that ended the window early (a `with monitor.window(...)` block "
      "or a function under zeuscpp.monitor.measure that raised), or None: such a window "

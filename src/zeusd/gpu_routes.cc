@@ -117,20 +117,26 @@ std::vector<std::pair<int, std::pair<int, std::string>>> unknown_gpu_errors(
   return errors;
 }
 
+// The command on GPU `id`, under the request's lease when it names one.
+void run_control_on(Daemon::State& s, GpuOp op, const ControlRequest& c, int id,
+                    const std::string& caller_sub) {
+  GpuCommandArgs a = c.args;
+  a.gpu_id = id;
+  if (c.lease) {
+    s.leases->run_under_lease(*c.lease, caller_sub, id, op, a);
+  } else {
+    run_op(*s.gpus[id], op, a);
+  }
+}
+
 // Only the enqueue is checked, as upstream.
 void post_control(Daemon::State& s, GpuOp op, const ControlRequest& c,
                   const std::string& caller_sub, const http::Responder& responder) {
   std::vector<std::pair<int, std::pair<int, std::string>>> errors;
   for (int id : c.ids) {
-    auto task = [&s, op, args = c.args, id, lease = c.lease, sub = caller_sub] {
-      GpuCommandArgs a = args;
-      a.gpu_id = id;
+    auto task = [&s, op, c, id, sub = caller_sub] {
       try {
-        if (lease) {
-          s.leases->run_under_lease(*lease, sub, id, op, a);
-        } else {
-          run_op(*s.gpus[id], op, a);
-        }
+        run_control_on(s, op, c, id, sub);
       } catch (const std::exception& e) {
         log::warn("zeusd: {} on GPU {} (non-blocking) failed: {}", gpu_op_name(op), id, e.what());
       }
@@ -148,15 +154,9 @@ void run_control_and_answer(Daemon::State& s, GpuOp op, const ControlRequest& c,
   const std::vector<int>& valid = c.ids;
   auto gather = std::make_shared<Gather>(responder, valid.size());
   for (int id : valid) {
-    auto task = [&s, op, args = c.args, id, lease = c.lease, sub = caller_sub, gather] {
-      GpuCommandArgs a = args;
-      a.gpu_id = id;
+    auto task = [&s, op, c, id, sub = caller_sub, gather] {
       try {
-        if (lease) {
-          s.leases->run_under_lease(*lease, sub, id, op, a);
-        } else {
-          run_op(*s.gpus[id], op, a);
-        }
+        run_control_on(s, op, c, id, sub);
         gather->done(id, nullptr);
       } catch (const std::exception& e) {
         gather->done(id, &e);
