@@ -65,7 +65,7 @@ void BM_SplitAndBook(benchmark::State& state) {
   std::vector<DeviceIndex> devices;
   for (int g = 0; g < gpus; ++g) devices.push_back(ledger.add_device("GPU"));
   std::vector<ProcessIndex> index_of_pid(static_cast<std::size_t>(processes));
-  std::vector<zeus::GpuProcessSample> samples;
+  std::vector<zeus::device::GpuProcessSample> samples;
   for (int p = 0; p < processes; ++p) {
     const auto w = ledger.workload(labels(p), 0);
     index_of_pid[static_cast<std::size_t>(p)] =
@@ -101,7 +101,7 @@ BENCHMARK(BM_SplitAndBook)->Args({1, 8})->Args({8, 64});
 // The samples of one GPU's second (six per process) into weights.
 void BM_SplitFromSamples(benchmark::State& state) {
   const int processes = static_cast<int>(state.range(0));
-  std::vector<zeus::GpuProcessSample> samples;
+  std::vector<zeus::device::GpuProcessSample> samples;
   for (int k = 0; k < 6; ++k) {
     for (int p = 0; p < processes; ++p) {
       samples.push_back({static_cast<std::uint32_t>(1000 + p), static_cast<std::uint64_t>(k),

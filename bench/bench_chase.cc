@@ -19,8 +19,8 @@ namespace {
 const std::string kRoot = std::string(ZEUS_SOURCE_DIR);
 
 // `n` limits from 300 W down in 5 W steps with a convex time/power shape.
-std::vector<zeus::PowerLimitMeasurement> profile(int n) {
-  std::vector<zeus::PowerLimitMeasurement> m;
+std::vector<zeus::power_limit::PowerLimitMeasurement> profile(int n) {
+  std::vector<zeus::power_limit::PowerLimitMeasurement> m;
   for (int i = 0; i < n; ++i) {
     const double w = 300.0 - 5.0 * i;
     const double t = 3700.0 * (1.0 + 0.00004 * i * i * i);
@@ -34,7 +34,7 @@ std::vector<zeus::PowerLimitMeasurement> profile(int n) {
 template <class F>
 void decision(benchmark::State& state, F& forecaster) {
   const auto m = profile(static_cast<int>(state.range(0)));
-  const zeus::ChasePolicy policy(0.25, 750.0);
+  const zeus::carbon_aware::ChasePolicy policy(0.25, 750.0);
   std::int64_t slot = 1'704'067'200;
   double seen = 600.0;
   for (auto _ : state) {
@@ -46,35 +46,35 @@ void decision(benchmark::State& state, F& forecaster) {
   }
 }
 
-const zeus::GridSignal& miso() {
-  static const zeus::GridSignal s =
-      zeus::read_signal_csv(kRoot + "/data/grid-signals/miso-carbon-intensity-2022-10-chase.csv");
+const zeus::carbon_aware::GridSignal& miso() {
+  static const zeus::carbon_aware::GridSignal s = zeus::carbon_aware::read_signal_csv(
+      kRoot + "/data/grid-signals/miso-carbon-intensity-2022-10-chase.csv");
   return s;
 }
 
 void BM_DecisionPersistence(benchmark::State& state) {
-  zeus::PersistenceForecaster f;
+  zeus::carbon_aware::PersistenceForecaster f;
   decision(state, f);
 }
 BENCHMARK(BM_DecisionPersistence)->Arg(9)->Arg(50);
 
 void BM_DecisionSvr(benchmark::State& state) {
-  if (!zeus::SvrForecaster::available()) {
+  if (!zeus::carbon_aware::SvrForecaster::available()) {
     state.SkipWithError("built without libsvm");
     return;
   }
-  zeus::SvrForecaster f;
+  zeus::carbon_aware::SvrForecaster f;
   f.fit(miso().values().subspan(12, 48), miso().sample_start(12), 1800);
   decision(state, f);
 }
 BENCHMARK(BM_DecisionSvr)->Arg(9)->Arg(50);
 
 void BM_SvrFit48(benchmark::State& state) {
-  if (!zeus::SvrForecaster::available()) {
+  if (!zeus::carbon_aware::SvrForecaster::available()) {
     state.SkipWithError("built without libsvm");
     return;
   }
-  zeus::SvrForecaster f;
+  zeus::carbon_aware::SvrForecaster f;
   for (auto _ : state) {
     f.fit(miso().values().subspan(12, 48), miso().sample_start(12), 1800);
     benchmark::DoNotOptimize(f);
@@ -83,7 +83,7 @@ void BM_SvrFit48(benchmark::State& state) {
 BENCHMARK(BM_SvrFit48)->Unit(benchmark::kMicrosecond);
 
 void BM_LinearFit48(benchmark::State& state) {
-  zeus::LinearForecaster f;
+  zeus::carbon_aware::LinearForecaster f;
   for (auto _ : state) {
     f.fit(miso().values().subspan(12, 48), miso().sample_start(12), 1800);
     benchmark::DoNotOptimize(f);
@@ -96,8 +96,8 @@ BENCHMARK(BM_LinearFit48)->Unit(benchmark::kMicrosecond);
 // median 32 epochs; range(0) threads.
 void BM_FullYearSweep(benchmark::State& state) {
   using namespace zeus::sim;
-  const auto signal =
-      zeus::read_signal_csv(kRoot + "/data/grid-signals/gb-carbon-intensity-2022-hourly.csv");
+  const auto signal = zeus::carbon_aware::read_signal_csv(
+      kRoot + "/data/grid-signals/gb-carbon-intensity-2022-hourly.csv");
   const auto wrapped = signal.periodic_extension();
   const TraceSet traces = TraceSet::load(kRoot + "/data/zeus-traces", {"a40"});
   // The trace by value first: workload() returns a temporary, and a

@@ -14,7 +14,7 @@
 
 namespace {
 
-void run_windows(benchmark::State& state, zeus::EnergyMonitor& monitor) {
+void run_windows(benchmark::State& state, zeus::monitor::EnergyMonitor& monitor) {
   for (auto _ : state) {
     monitor.begin_window("step", /*sync=*/false);
     auto m = monitor.end_window("step", /*sync=*/false);
@@ -24,14 +24,15 @@ void run_windows(benchmark::State& state, zeus::EnergyMonitor& monitor) {
 }
 
 void BM_WindowSim(benchmark::State& state) {
-  zeus::EnergyMonitor monitor(zeus::bench::sim_gpus(static_cast<int>(state.range(0))));
+  zeus::monitor::EnergyMonitor monitor(zeus::bench::sim_gpus(static_cast<int>(state.range(0))));
   run_windows(state, monitor);
 }
 BENCHMARK(BM_WindowSim)->Arg(1)->Arg(8);
 
 void BM_WindowFakeNvml(benchmark::State& state) {
   zeus::testing::FakeNvml fake;
-  zeus::EnergyMonitor monitor(zeus::bench::fake_nvml_gpus(fake, static_cast<int>(state.range(0))));
+  zeus::monitor::EnergyMonitor monitor(
+      zeus::bench::fake_nvml_gpus(fake, static_cast<int>(state.range(0))));
   run_windows(state, monitor);
 }
 BENCHMARK(BM_WindowFakeNvml)->Arg(1)->Arg(8);

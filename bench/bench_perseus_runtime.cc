@@ -161,7 +161,7 @@ void BM_OnInstructionBegin(benchmark::State& state) {
   const bool changes = state.range(0) != 0;
   Server server(pf::make_point_solution({stage_schedule(changes)}, "bench"), 1);
   zeus::ManualClock clock;
-  auto gpu = std::make_shared<zeus::SimGpu>(zeus::SimGpuModel{}, clock);
+  auto gpu = std::make_shared<zeus::device::SimGpu>(zeus::device::SimGpuModel{}, clock);
   pf::PipelineFrequencyOptimizerOptions o;
   o.server_url = server.url();
   pf::PipelineFrequencyOptimizer opt(gpu, o);

@@ -23,15 +23,15 @@ double cpu_seconds() {
          static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
 }
 
-void sample_for_two_seconds(benchmark::State& state, const zeus::DeviceInventory& devices) {
+void sample_for_two_seconds(benchmark::State& state, const zeus::device::DeviceInventory& devices) {
   std::vector<int> indices;
   for (std::size_t i = 0; i < devices.gpus.size(); ++i) indices.push_back(static_cast<int>(i));
   for (auto _ : state) {
-    zeus::PowerMonitorOptions options;
+    zeus::monitor::PowerMonitorOptions options;
     options.interval = zeus::Seconds(0.001);
     const double cpu0 = cpu_seconds();
     const auto wall0 = std::chrono::steady_clock::now();
-    zeus::PowerMonitor monitor(devices.gpus, indices, {}, {}, options);
+    zeus::monitor::PowerMonitor monitor(devices.gpus, indices, {}, {}, options);
     std::this_thread::sleep_for(
         zeus::bench::full_or_smoke(std::chrono::milliseconds(2000), std::chrono::milliseconds(50)));
     monitor.stop();
@@ -103,10 +103,10 @@ void BM_SampleNowSim(benchmark::State& state) {
   const auto devices = zeus::bench::sim_gpus(static_cast<int>(state.range(0)));
   std::vector<int> indices;
   for (std::size_t i = 0; i < devices.gpus.size(); ++i) indices.push_back(static_cast<int>(i));
-  zeus::PowerMonitorOptions po;
+  zeus::monitor::PowerMonitorOptions po;
   po.interval = zeus::Seconds(0.001);
   po.start_thread = false;
-  zeus::PowerMonitor monitor(devices.gpus, indices, {}, {}, po);
+  zeus::monitor::PowerMonitor monitor(devices.gpus, indices, {}, {}, po);
   for (auto _ : state) monitor.sample_now();
 }
 BENCHMARK(BM_SampleNowSim)->Arg(8);
@@ -120,15 +120,15 @@ void BM_SampleNowFakeNvml(benchmark::State& state) {
   const auto devices = zeus::bench::fake_nvml_gpus(fake, static_cast<int>(state.range(0)));
   std::vector<int> indices;
   for (std::size_t i = 0; i < devices.gpus.size(); ++i) indices.push_back(static_cast<int>(i));
-  zeus::PowerMonitorOptions po;
+  zeus::monitor::PowerMonitorOptions po;
   po.interval = zeus::Seconds(0.01);
   po.start_thread = false;
-  po.domains = {zeus::PowerDomain::kDeviceInstant};
+  po.domains = {zeus::device::PowerDomain::kDeviceInstant};
   if (state.range(1) == 3) {
-    po.domains.push_back(zeus::PowerDomain::kDeviceAverage);
-    po.domains.push_back(zeus::PowerDomain::kMemoryAverage);
+    po.domains.push_back(zeus::device::PowerDomain::kDeviceAverage);
+    po.domains.push_back(zeus::device::PowerDomain::kMemoryAverage);
   }
-  zeus::PowerMonitor monitor(devices.gpus, indices, {}, {}, po);
+  zeus::monitor::PowerMonitor monitor(devices.gpus, indices, {}, {}, po);
   for (auto _ : state) monitor.sample_now();
   state.counters["domains"] = static_cast<double>(state.range(1));
 }

@@ -131,12 +131,13 @@ class InstantUpstream {
 class ServedProxy {
  public:
   explicit ServedProxy(const std::string& upstream) {
-    gpu_ = std::make_shared<SimGpu>(SimGpuModel{}, SteadyClock::instance());
+    gpu_ = std::make_shared<device::SimGpu>(device::SimGpuModel{}, SteadyClock::instance());
     proxy::ProxyOptions o;
     o.upstream = upstream;
     o.max_in_flight = 4096;
     proxy_ = std::make_unique<proxy::Proxy>(
-        o, std::make_unique<proxy::GpuEnergyMeter>(std::vector<std::shared_ptr<Gpu>>{gpu_}));
+        o,
+        std::make_unique<proxy::GpuEnergyMeter>(std::vector<std::shared_ptr<device::Gpu>>{gpu_}));
     http::Router router;
     proxy_->add_routes(router);
     http::ServerOptions so;
@@ -154,7 +155,7 @@ class ServedProxy {
   std::string url() const { return fmt::format("http://127.0.0.1:{}", port_); }
 
  private:
-  std::shared_ptr<SimGpu> gpu_;
+  std::shared_ptr<device::SimGpu> gpu_;
   std::unique_ptr<proxy::Proxy> proxy_;
   std::unique_ptr<http::Server> server_;
   int port_ = 0;

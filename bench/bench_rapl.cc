@@ -14,10 +14,10 @@ void BM_RaplTotalEnergy(benchmark::State& state) {
   fake.add_zone("intel-rapl:0", "package-0", 1000, zeus::testing::kIntelPackageRangeUj);
   if (state.range(0) == 1)
     fake.add_zone("intel-rapl:0:0", "dram", 10, zeus::testing::kIntelDramRangeUj);
-  zeus::RaplOptions options;
+  zeus::device::RaplOptions options;
   options.root = fake.root();
   options.keepalive_period = zeus::Seconds(-1);
-  auto set = zeus::open_rapl_cpus(options);
+  auto set = zeus::device::open_rapl_cpus(options);
   for (auto _ : state) benchmark::DoNotOptimize(set.cpus.at(0)->total_energy());
   state.SetLabel(state.range(0) == 1 ? "package+dram" : "package");
 }

@@ -11,24 +11,24 @@
 namespace zeus::bench {
 
 // `count` simulated GPUs on the steady clock, no CPUs.
-inline DeviceInventory sim_gpus(int count) {
-  DiscoveryOptions options;
+inline device::DeviceInventory sim_gpus(int count) {
+  device::DiscoveryOptions options;
   options.gpu_backend = "sim";
   options.sim_gpus = count;
   options.cpus = false;
-  return discover_devices(options);
+  return device::discover_devices(options);
 }
 
 // `count` GPUs of the fake NVML through the real NVML backend, no CPUs.
 // `fake` must outlive the returned devices.
-inline DeviceInventory fake_nvml_gpus(const testing::FakeNvml& fake, int count) {
+inline device::DeviceInventory fake_nvml_gpus(const testing::FakeNvml& fake, int count) {
   fake.reset();
   fake.set_device_count(static_cast<unsigned>(count));
-  DiscoveryOptions options;
+  device::DiscoveryOptions options;
   options.gpu_backend = "nvml";
   options.nvml_library = fake.path();
   options.cpus = false;
-  return discover_devices(options);
+  return device::discover_devices(options);
 }
 
 }  // namespace zeus::bench

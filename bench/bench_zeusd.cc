@@ -75,9 +75,9 @@ struct Node {
     powercap.add_zone("intel-rapl:0", "package-0", 1'000'000);
     powercap.add_zone("intel-rapl:0:0", "dram", 1'000'000, testing::kIntelDramRangeUj);
     powercap.add_zone("intel-rapl:1", "package-1", 1'000'000);
-    RaplOptions r;
+    device::RaplOptions r;
     r.root = powercap.root();
-    auto cpus = open_rapl_cpus(r);
+    auto cpus = device::open_rapl_cpus(r);
     devices.gpus = inv.gpus;
     for (auto& c : cpus.cpus) devices.cpus.push_back(std::move(c));
     o.socket_path = dir + "/zeusd.sock";
@@ -164,10 +164,10 @@ void BM_MetricsRender8Gpus2Packages(benchmark::State& state) {
   powercap.add_zone("intel-rapl:0", "package-0", 1'000'000);
   powercap.add_zone("intel-rapl:0:0", "dram", 1'000'000, testing::kIntelDramRangeUj);
   powercap.add_zone("intel-rapl:1", "package-1", 1'000'000);
-  RaplOptions r;
+  device::RaplOptions r;
   r.root = powercap.root();
-  auto set = open_rapl_cpus(r);
-  std::vector<std::shared_ptr<Cpu>> cpus;
+  auto set = device::open_rapl_cpus(r);
+  std::vector<std::shared_ptr<device::Cpu>> cpus;
   for (auto& c : set.cpus) cpus.push_back(std::move(c));
   zeusd::MetricsRenderer m(inv.gpus, cpus);
   std::string out;

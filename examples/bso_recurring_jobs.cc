@@ -41,16 +41,16 @@ int main(int argc, char** argv) {
   zeus::log::set_level(zeus::log::Level::kWarn);
   try {
     zeus::ManualClock clock;
-    zeus::DiscoveryOptions d;
+    zeus::device::DiscoveryOptions d;
     d.gpu_backend = "sim";
     d.sim_gpus = 1;
     d.clock = &clock;
     d.cpus = false;
-    const auto devices = zeus::discover_devices(d);
-    auto* gpu = dynamic_cast<zeus::SimGpu*>(devices.gpus.at(0).get());
-    zeus::EnergyMonitorOptions mo;
+    const auto devices = zeus::device::discover_devices(d);
+    auto* gpu = dynamic_cast<zeus::device::SimGpu*>(devices.gpus.at(0).get());
+    zeus::monitor::EnergyMonitorOptions mo;
     mo.clock = &clock;
-    zeus::EnergyMonitor monitor(devices, mo);
+    zeus::monitor::EnergyMonitor monitor(devices, mo);
     for (int j = 0; j < jobs; ++j) {
       zeus::batch_size::JobSpec spec;
       spec.job_id = fmt::format("demo-{}", j);

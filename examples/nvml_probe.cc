@@ -42,15 +42,17 @@ double mean_latency_us(int calls, const std::function<void()>& f) {
   return total.count() / calls;
 }
 
-json probe_gpu(zeus::Gpu& gpu, unsigned index, unsigned nvml_index, double window_s, int calls) {
+json probe_gpu(zeus::device::Gpu& gpu, unsigned index, unsigned nvml_index, double window_s,
+               int calls) {
   json g;
   json errors = json::object();
   g["index"] = index;
   g["nvml_index"] = nvml_index;
   g["name"] = gpu.name();
   g["uuid"] = gpu.uuid();
-  g["architecture"] = attempt(errors, "architecture",
-                              [&] { return json(zeus::architecture_name(gpu.architecture())); });
+  g["architecture"] = attempt(errors, "architecture", [&] {
+    return json(zeus::device::architecture_name(gpu.architecture()));
+  });
   const bool energy = gpu.supports_energy_counter();
   g["supports_energy_counter"] = energy;
   g["power_limit_w"] = attempt(errors, "power_limit", [&] {
@@ -63,9 +65,10 @@ json probe_gpu(zeus::Gpu& gpu, unsigned index, unsigned nvml_index, double windo
   g["persistence_mode"] =
       attempt(errors, "persistence_mode", [&] { return json(gpu.persistence_mode()); });
   json power = json::object();
-  for (auto domain : {zeus::PowerDomain::kDeviceInstant, zeus::PowerDomain::kDeviceAverage,
-                      zeus::PowerDomain::kMemoryAverage}) {
-    const std::string name = zeus::power_domain_name(domain);
+  for (auto domain :
+       {zeus::device::PowerDomain::kDeviceInstant, zeus::device::PowerDomain::kDeviceAverage,
+        zeus::device::PowerDomain::kMemoryAverage}) {
+    const std::string name = zeus::device::power_domain_name(domain);
     power[name] = attempt(errors, "power_" + name, [&] { return json(gpu.power(domain).value()); });
   }
   g["power_w"] = power;
@@ -114,8 +117,8 @@ json probe_gpu(zeus::Gpu& gpu, unsigned index, unsigned nvml_index, double windo
     });
   }
   g["power_instant_latency_us"] = attempt(errors, "power_instant_latency", [&] {
-    return json(
-        mean_latency_us(calls, [&] { (void)gpu.power(zeus::PowerDomain::kDeviceInstant); }));
+    return json(mean_latency_us(
+        calls, [&] { (void)gpu.power(zeus::device::PowerDomain::kDeviceInstant); }));
   });
   g["errors"] = errors;
   return g;
@@ -167,9 +170,9 @@ int main(int argc, char** argv) {
   }
 
   try {
-    zeus::NvmlOptions options;
+    zeus::device::NvmlOptions options;
     options.library_path = library;
-    zeus::NvmlGpuSet set = zeus::open_nvml_gpus(options);
+    zeus::device::NvmlGpuSet set = zeus::device::open_nvml_gpus(options);
     json out;
     out["driver_version"] = set.driver_version;
     out["nvml_version"] = set.nvml_version;

@@ -23,23 +23,23 @@ namespace {
 int train(const std::string& selector_spec, int gpus) {
   // Simulated GPUs on a clock that moves only when a step runs.
   zeus::ManualClock clock;
-  zeus::DiscoveryOptions discovery;
+  zeus::device::DiscoveryOptions discovery;
   discovery.gpu_backend = "sim";
   discovery.sim_gpus = gpus;
   discovery.clock = &clock;
   discovery.cpus = false;
-  const zeus::DeviceInventory devices = zeus::discover_devices(discovery);
-  std::vector<zeus::SimGpu*> sims;
-  for (const auto& g : devices.gpus) sims.push_back(dynamic_cast<zeus::SimGpu*>(g.get()));
+  const zeus::device::DeviceInventory devices = zeus::device::discover_devices(discovery);
+  std::vector<zeus::device::SimGpu*> sims;
+  for (const auto& g : devices.gpus) sims.push_back(dynamic_cast<zeus::device::SimGpu*>(g.get()));
 
-  zeus::EnergyMonitorOptions monitor_options;
+  zeus::monitor::EnergyMonitorOptions monitor_options;
   monitor_options.clock = &clock;
-  zeus::EnergyMonitor monitor(devices, monitor_options);
+  zeus::monitor::EnergyMonitor monitor(devices, monitor_options);
 
-  zeus::GlobalPowerLimitOptimizerOptions options;
-  options.selector =
-      zeus::make_power_limit_selector(zeus::selector_spec_for_gpus(selector_spec, gpus));
-  zeus::GlobalPowerLimitOptimizer optimizer(monitor, options);
+  zeus::power_limit::GlobalPowerLimitOptimizerOptions options;
+  options.selector = zeus::power_limit::make_power_limit_selector(
+      zeus::power_limit::selector_spec_for_gpus(selector_spec, gpus));
+  zeus::power_limit::GlobalPowerLimitOptimizer optimizer(monitor, options);
 
   // The training loop: 5 epochs of 200 steps; a step is 50 units of work on
   // every GPU at once (data parallel).
@@ -48,7 +48,7 @@ int train(const std::string& selector_spec, int gpus) {
     optimizer.on_epoch_begin();
     for (int step = 0; step < 200; ++step) {
       optimizer.on_step_begin();
-      zeus::run_data_parallel_step(sims, clock, 50.0);
+      zeus::device::run_data_parallel_step(sims, clock, 50.0);
       optimizer.on_step_end();
     }
     optimizer.on_epoch_end();

@@ -8,10 +8,6 @@ nested in it, an anonymous one, or a private helper's `zeus::<name>_internal`
 batch-size file) counts as a mismatch: the declarations in it would land in
 the wrong namespace.
 
-PENDING lists the folders whose move out of plain `zeus` is still to do
-(issue 33): they are checked against `zeus` until they move, so a new file
-can neither add a third name nor keep an old one where the move is made.
-
   scripts/check_namespaces.py [ROOT]   exit 0: all follow; 1: mismatches listed
   scripts/check_namespaces.py --self-test   the checker against a made-up tree
 """
@@ -42,15 +38,6 @@ FOLDERS = {
     "integrations/slurm": "zeus::slurm",
 }
 
-# Still in plain `zeus` (issue 33's remaining step): checked against `zeus`.
-PENDING = {
-    "device",
-    "monitor",
-    "monitor/carbon",
-    "optimizer/callback",
-    "optimizer/power_limit",
-    "optimizer/power_limit/carbon_aware",
-}
 
 HELPER = re.compile(r"^zeus::\w+_(internal|abi)(::\w+)*$")
 TOKEN = re.compile(r'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'|'
@@ -87,7 +74,7 @@ def expected(rel):
             best = folder
     if not best:
         return None, None
-    return best, "zeus" if best in PENDING else FOLDERS[best]
+    return best, FOLDERS[best]
 
 
 def check(root):
@@ -128,7 +115,9 @@ def self_test():
         "src/proxy/old_name.cc": "namespace zeus::bso {\n}\n",
         "src/proxy/ancestor.cc": "namespace zeus {\nnamespace proxy {\n}\n}\n",
         "include/zeus/sim/paper/wrong.h": "namespace zeus::sim {\n}\n",
-        "src/device/pending.cc": "namespace zeus {\n}\n",
+        "src/device/plain.cc": "namespace zeus {\n}\n",
+        "src/monitor/carbon/carbon.cc": "namespace zeus::carbon {\n}\n",
+        "src/monitor/carbon/parent.cc": "namespace zeus::monitor {\n}\n",
         "src/nowhere/lost.cc": "namespace zeus {\n}\n",
     }
     with tempfile.TemporaryDirectory() as root:
@@ -138,6 +127,7 @@ def self_test():
                 f.write(text)
         got = sorted(p.split(":")[0] for p in check(root))
     want = sorted(["include/zeus/sim/paper/wrong.h", "src/nowhere/lost.cc",
+                   "src/device/plain.cc", "src/monitor/carbon/parent.cc",
                    "src/proxy/ancestor.cc", "src/proxy/old_name.cc"])
     if got != want:
         print(f"self-test: reported {got}, expected {want}")
@@ -157,8 +147,7 @@ def main():
         print(f"{len(problems)} namespace(s) do not follow their folder "
               "(scripts/check_namespaces.py, docs/architecture.md)")
         return 1
-    pending = ", ".join(sorted(PENDING))
-    print(f"namespaces follow the folders (still in plain zeus: {pending})")
+    print("namespaces follow the folders")
     return 0
 
 

@@ -76,9 +76,9 @@ void run(const Flags& f) {
   const double pl_step = parse_double(f.pl_step, "--pl-step", 0.001, 10000.0);
   if (!f.decisions.empty()) check_output_path(f.decisions);
 
-  SignalCsvOptions csv;
+  carbon_aware::SignalCsvOptions csv;
   csv.unit = f.unit;
-  GridSignal signal = read_signal_csv(f.signal, csv);
+  carbon_aware::GridSignal signal = carbon_aware::read_signal_csv(f.signal, csv);
   const std::int64_t period = f.period > 0 ? f.period : signal.resolution_s();
   if (f.period < 0 || period % signal.resolution_s() != 0) {
     usage(fmt::format("--period {} s must be a positive multiple of {}'s resolution ({} s)",
@@ -86,37 +86,37 @@ void run(const Flags& f) {
   }
   const std::int64_t start =
       f.sim_start.empty() ? signal.start_utc() + 86'400 : parse_iso8601(f.sim_start, "--sim-start");
-  GridSignalSource source(std::move(signal));
+  carbon_aware::GridSignalSource source(std::move(signal));
 
   ManualClock manual_clock;
-  DiscoveryOptions discovery;
+  device::DiscoveryOptions discovery;
   discovery.gpu_backend = f.gpu_backend;
   discovery.cpus = false;
   if (sim) {
     discovery.clock = &manual_clock;
     discovery.sim_gpus = f.sim_gpus;
   }
-  const DeviceInventory devices = discover_devices(discovery);
+  const device::DeviceInventory devices = device::discover_devices(discovery);
   cli::require_gpus(devices, f.gpu_backend);
   const bool simulated = devices.gpu_backend == "sim";
   const bool dry_run = cli::settings_dry_run(devices, f.dry_run, f.allow_setting_changes);
-  std::vector<SimGpu*> sims;
+  std::vector<device::SimGpu*> sims;
   for (const auto& g : devices.gpus) {
-    if (auto* s = dynamic_cast<SimGpu*>(g.get())) sims.push_back(s);
+    if (auto* s = dynamic_cast<device::SimGpu*>(g.get())) sims.push_back(s);
   }
-  EnergyMonitorOptions mo;
+  monitor::EnergyMonitorOptions mo;
   mo.cpu_indices = std::vector<int>{};
   if (simulated) mo.clock = &manual_clock;
-  EnergyMonitor monitor(devices, mo);
+  monitor::EnergyMonitor monitor(devices, mo);
 
-  GlobalPowerLimitOptimizerOptions o;
+  power_limit::GlobalPowerLimitOptimizerOptions o;
   o.wait_steps = f.wait_steps;
   o.warmup_steps = f.warmup_steps;
   o.profile_steps = f.profile_steps;
   o.pl_step = Watts(pl_step);
   o.dry_run = dry_run;
-  GlobalPowerLimitOptimizer optimizer(monitor, o);
-  ChaseControllerOptions co;
+  power_limit::GlobalPowerLimitOptimizer optimizer(monitor, o);
+  carbon_aware::ChaseControllerOptions co;
   co.eta = f.eta;
   co.period_s = period;
   co.history_s = std::max<std::int64_t>(86'400, period);
@@ -126,11 +126,11 @@ void run(const Flags& f) {
   if (simulated) {
     co.unix_now = [&] { return static_cast<double>(start) + manual_clock.now().count(); };
   }
-  ChaseController chase(optimizer, source, co);
+  carbon_aware::ChaseController chase(optimizer, source, co);
   for (long long i = 0; i < f.steps; ++i) {
     chase.on_step_begin();
     if (simulated) {
-      run_data_parallel_step(sims, manual_clock, work);
+      device::run_data_parallel_step(sims, manual_clock, work);
     } else {
       const int code = run_forwarding_signals(f.command);
       if (code != 0) {

@@ -31,17 +31,18 @@ struct GpuFlags {
   bool reset_memory_clocks = false;
 };
 
-zeus::DeviceSelection discover(const std::string& gpus, bool persistent) {
-  zeus::DiscoveryOptions options;
+zeus::device::DeviceSelection discover(const std::string& gpus, bool persistent) {
+  zeus::device::DiscoveryOptions options;
   options.cpus = false;
   // Through zeusd, no lease: the daemon keeps what this command sets.
   options.zeusd_persistent_settings = persistent;
-  auto devices = std::make_shared<zeus::DeviceInventory>(zeus::discover_devices(options));
+  auto devices =
+      std::make_shared<zeus::device::DeviceInventory>(zeus::device::discover_devices(options));
   for (const auto& note : devices->notes) fmt::print(stderr, "zeus: note: {}\n", note);
-  auto selection = zeus::select_devices(*devices, zeus::cli::parse_device_indices(gpus, "--gpus"),
-                                        std::vector<int>{});
+  auto selection = zeus::device::select_devices(
+      *devices, zeus::cli::parse_device_indices(gpus, "--gpus"), std::vector<int>{});
   if (selection.gpus.empty()) {
-    const auto why = zeus::nothing_to_measure(*devices, selection);
+    const auto why = zeus::device::nothing_to_measure(*devices, selection);
     zeus::throw_error(zeus::ErrorCode::kNotFound,
                       fmt::format("no GPU to show or set: {}", why.value_or("none selected")));
   }
@@ -60,7 +61,7 @@ void show(const GpuFlags& f) {
   const auto selection = discover(f.gpus, false);
   nlohmann::json out = nlohmann::json::array();
   for (std::size_t k = 0; k < selection.gpus.size(); ++k) {
-    const auto r = zeus::read_gpu_settings(*selection.gpus[k], selection.gpu_indices[k]);
+    const auto r = zeus::device::read_gpu_settings(*selection.gpus[k], selection.gpu_indices[k]);
     if (f.json) {
       out.push_back({{"index", r.index},
                      {"name", r.name},
@@ -86,7 +87,7 @@ void show(const GpuFlags& f) {
   zeus::cli::flush_stdout();
 }
 
-zeus::ClockRange parse_clocks(const std::string& text, const char* flag) {
+zeus::device::ClockRange parse_clocks(const std::string& text, const char* flag) {
   const auto colon = text.find(':');
   if (colon == std::string::npos) {
     zeus::throw_error(zeus::ErrorCode::kInvalidArgument,
@@ -96,8 +97,8 @@ zeus::ClockRange parse_clocks(const std::string& text, const char* flag) {
           zeus::Megahertz(zeus::parse_int(text.substr(colon + 1), flag, 1, 100000))};
 }
 
-zeus::GpuSettingsChange parse_change(const GpuFlags& f) {
-  zeus::GpuSettingsChange c;
+zeus::device::GpuSettingsChange parse_change(const GpuFlags& f) {
+  zeus::device::GpuSettingsChange c;
   if (!f.power_limit_w.empty()) {
     const double w = zeus::parse_double(f.power_limit_w, "--power-limit", 1.0, 100000.0);
     c.power_limit = zeus::Milliwatts(static_cast<std::int64_t>(w * 1000.0 + 0.5));
@@ -124,7 +125,8 @@ void set(const GpuFlags& f) {
                       "--memory-clocks or a --reset-* flag (see zeus gpu set --help)");
   }
   const auto selection = discover(f.gpus, true);
-  const auto applied = zeus::apply_gpu_settings(selection.gpus, selection.gpu_indices, change);
+  const auto applied =
+      zeus::device::apply_gpu_settings(selection.gpus, selection.gpu_indices, change);
   for (const auto& line : applied.changes) fmt::print("{}\n", line);
   fmt::print(stderr,
              "zeus: note: these settings stay until changed again or the driver reloads (zeus "

@@ -14,7 +14,7 @@
 namespace zeus::cli {
 
 // kNotFound, with discovery's notes, when there is no GPU to run on.
-inline void require_gpus(const DeviceInventory& devices, const std::string& gpu_backend) {
+inline void require_gpus(const device::DeviceInventory& devices, const std::string& gpu_backend) {
   if (!devices.gpus.empty()) return;
   std::string notes;
   for (const auto& n : devices.notes) notes += "; " + printable(n, 4000);
@@ -26,7 +26,7 @@ inline void require_gpus(const DeviceInventory& devices, const std::string& gpu_
 
 // Whether the job may only pretend to change settings: real GPUs are left
 // alone unless --allow-setting-changes says otherwise (and the user is told).
-inline bool settings_dry_run(const DeviceInventory& devices, bool dry_run,
+inline bool settings_dry_run(const device::DeviceInventory& devices, bool dry_run,
                              bool allow_setting_changes) {
   if (dry_run || devices.gpu_backend == "sim" || allow_setting_changes) return dry_run;
   fmt::print(stderr,

@@ -44,7 +44,7 @@ void add_device_flags(CLI::App* cmd, DeviceFlags& flags) {
 // Notes are a line each; what stands behind them (every path tried) only
 // when asked. Our own sentences with paths in them: printed whole (bounded
 // only against a runaway), control characters escaped.
-void announce(const zeus::DeviceInventory& devices, bool verbose) {
+void announce(const zeus::device::DeviceInventory& devices, bool verbose) {
   for (const auto& note : devices.notes) {
     fmt::print(stderr, "zeus: note: {}\n", zeus::printable(note, 4000));
   }
@@ -60,7 +60,7 @@ void announce(const zeus::DeviceInventory& devices, bool verbose) {
   }
 }
 
-std::string gpu_name(const zeus::DeviceInventory& devices, int i) {
+std::string gpu_name(const zeus::device::DeviceInventory& devices, int i) {
   try {
     return zeus::printable(devices.gpus.at(static_cast<std::size_t>(i))->name());
   } catch (const std::exception&) {
@@ -68,11 +68,12 @@ std::string gpu_name(const zeus::DeviceInventory& devices, int i) {
   }
 }
 
-void print_measurement(const zeus::Measurement& m, const zeus::DeviceInventory& devices) {
+void print_measurement(const zeus::monitor::Measurement& m,
+                       const zeus::device::DeviceInventory& devices) {
   fmt::print("Time: {:.3f} s\n", m.time.count());
   for (const auto& [i, e] : m.gpu_energy) {
     fmt::print("GPU {} ({}): {:.3f} J [{}]\n", i, gpu_name(devices, i), e.value(),
-               zeus::energy_source_name(m.gpu_energy_source.at(i)));
+               zeus::monitor::energy_source_name(m.gpu_energy_source.at(i)));
   }
   for (const auto& [i, why] : m.failed_gpus) {
     fmt::print("GPU {} ({}): not measured: {}\n", i, gpu_name(devices, i),
@@ -110,16 +111,16 @@ struct EnergyFlags {
 };
 
 void run_energy(const EnergyFlags& f) {
-  const auto devices = zeus::discover_devices();
-  zeus::EnergyMonitorOptions options;
+  const auto devices = zeus::device::discover_devices();
+  zeus::monitor::EnergyMonitorOptions options;
   options.warn_when_empty = false;  // refused below, or allowed with a note
   options.gpu_indices = zeus::cli::parse_device_indices(f.devices.gpus, "--gpus");
   options.cpu_indices = zeus::cli::parse_device_indices(f.devices.cpus, "--cpus");
   // A measurement of nothing is refused before the command runs: a 0 J total
   // would be recorded as if it had been measured. The refusal carries the
   // notes itself, so they are not printed before it a second time.
-  const auto why = zeus::nothing_to_measure(
-      devices, zeus::select_devices(devices, options.gpu_indices, options.cpu_indices));
+  const auto why = zeus::device::nothing_to_measure(
+      devices, zeus::device::select_devices(devices, options.gpu_indices, options.cpu_indices));
   if (why && !f.allow_empty) {
     if (f.devices.verbose) announce(devices, true);
     throw zeus::Error(zeus::ErrorCode::kNotFound,
@@ -133,15 +134,15 @@ void run_energy(const EnergyFlags& f) {
   // With carbon or price flags the window is split at UTC hours and priced
   // (HourlyRateMonitor, which writes its own log with the priced columns).
   const auto providers = zeus::cli::make_providers(f.pricing);
-  std::unique_ptr<zeus::HourlyRateMonitor> priced;
-  std::unique_ptr<zeus::EnergyMonitor> plain;
+  std::unique_ptr<zeus::carbon::HourlyRateMonitor> priced;
+  std::unique_ptr<zeus::monitor::EnergyMonitor> plain;
   if (!providers.empty()) {
-    zeus::HourlyRateMonitorOptions priced_options;
+    zeus::carbon::HourlyRateMonitorOptions priced_options;
     priced_options.energy = options;
-    priced = std::make_unique<zeus::HourlyRateMonitor>(devices, providers, priced_options);
+    priced = std::make_unique<zeus::carbon::HourlyRateMonitor>(devices, providers, priced_options);
   } else {
     options.log_file = f.log;
-    plain = std::make_unique<zeus::EnergyMonitor>(devices, options);
+    plain = std::make_unique<zeus::monitor::EnergyMonitor>(devices, options);
   }
   const std::string window = "zeus.monitor.energy";
   const double start_wall = zeus::wall_time_seconds();
@@ -162,13 +163,13 @@ void run_energy(const EnergyFlags& f) {
   }
   // A failing log write must not hide the measurement: print it first.
   std::optional<zeus::Error> log_error;
-  zeus::Measurement m;
-  std::optional<zeus::HourlyMeasurement> hourly;
+  zeus::monitor::Measurement m;
+  std::optional<zeus::carbon::HourlyMeasurement> hourly;
   try {
     if (priced) {
       hourly = priced->end_window(window);
       m = hourly->energy;
-      if (!f.log.empty()) zeus::PricedLog(f.log).append(start_wall, window, *hourly);
+      if (!f.log.empty()) zeus::carbon::PricedLog(f.log).append(start_wall, window, *hourly);
     } else {
       m = plain->end_window(window);
     }
@@ -180,7 +181,7 @@ void run_energy(const EnergyFlags& f) {
     log_error = e;
   }
   if (f.json) {
-    auto j = zeus::to_json(m);
+    auto j = zeus::monitor::to_json(m);
     if (hourly) zeus::cli::add_rates_json(j, *hourly);
     j["gpu_backend"] = devices.gpu_backend;
     if (!f.command.empty()) {
@@ -218,8 +219,8 @@ struct PowerFlags {
 
 // One GPU's telemetry as a JSON object; a value the GPU cannot give is left
 // out (docs/measuring.md lists them). null when the read itself failed.
-nlohmann::json telemetry_json(zeus::Gpu& gpu) {
-  zeus::GpuTelemetry t;
+nlohmann::json telemetry_json(zeus::device::Gpu& gpu) {
+  zeus::device::GpuTelemetry t;
   try {
     t = gpu.telemetry();
   } catch (const zeus::Error&) {
@@ -233,7 +234,7 @@ nlohmann::json telemetry_json(zeus::Gpu& gpu) {
   if (t.clock_event_reasons) {
     j["clock_event_reasons"] = *t.clock_event_reasons;
     auto names = nlohmann::json::array();
-    zeus::for_each_clock_event_reason(
+    zeus::device::for_each_clock_event_reason(
         *t.clock_event_reasons, [&](std::string_view n) { names.push_back(n); },
         [&](std::uint64_t bit) { names.push_back(fmt::format("unknown_{:#x}", bit)); });
     j["clock_event_reason_names"] = std::move(names);
@@ -245,10 +246,10 @@ nlohmann::json telemetry_json(zeus::Gpu& gpu) {
   return j;
 }
 
-zeus::PowerDomain parse_domain(const std::string& d) {
-  if (d == "average") return zeus::PowerDomain::kDeviceAverage;
-  if (d == "memory") return zeus::PowerDomain::kMemoryAverage;
-  return zeus::PowerDomain::kDeviceInstant;
+zeus::device::PowerDomain parse_domain(const std::string& d) {
+  if (d == "average") return zeus::device::PowerDomain::kDeviceAverage;
+  if (d == "memory") return zeus::device::PowerDomain::kMemoryAverage;
+  return zeus::device::PowerDomain::kDeviceInstant;
 }
 
 std::string energy_cell(const std::optional<zeus::Joules>& e) {
@@ -256,21 +257,21 @@ std::string energy_cell(const std::optional<zeus::Joules>& e) {
 }
 
 // The devices to monitor; refused when there is none.
-zeus::DeviceSelection select_power_devices(const DeviceFlags& flags,
-                                           const zeus::DeviceInventory& devices) {
+zeus::device::DeviceSelection select_power_devices(const DeviceFlags& flags,
+                                                   const zeus::device::DeviceInventory& devices) {
   auto selection =
-      zeus::select_devices(devices, zeus::cli::parse_device_indices(flags.gpus, "--gpus"),
-                           zeus::cli::parse_device_indices(flags.cpus, "--cpus"));
+      zeus::device::select_devices(devices, zeus::cli::parse_device_indices(flags.gpus, "--gpus"),
+                                   zeus::cli::parse_device_indices(flags.cpus, "--cpus"));
   if (selection.gpus.empty() && selection.cpus.empty()) {
     if (flags.verbose) announce(devices, true);
-    const auto why = zeus::nothing_to_measure(devices, selection);
+    const auto why = zeus::device::nothing_to_measure(devices, selection);
     throw zeus::Error(zeus::ErrorCode::kNotFound,
                       why ? *why : "no GPU or readable CPU package to monitor");
   }
   return selection;
 }
 
-void print_power_csv_header(const zeus::DeviceSelection& selection) {
+void print_power_csv_header(const zeus::device::DeviceSelection& selection) {
   std::string header = "time_s";
   for (int i : selection.gpu_indices) header += fmt::format(",gpu{}_w", i);
   for (int i : selection.cpu_indices) header += fmt::format(",cpu{}_w", i);
@@ -278,8 +279,9 @@ void print_power_csv_header(const zeus::DeviceSelection& selection) {
 }
 
 // One line of `zeus monitor power`: the latest power of every device at `t`.
-void print_power_line(const PowerFlags& f, const zeus::PowerMonitor& pm,
-                      const zeus::DeviceSelection& selection, zeus::PowerDomain domain, Seconds t) {
+void print_power_line(const PowerFlags& f, const zeus::monitor::PowerMonitor& pm,
+                      const zeus::device::DeviceSelection& selection,
+                      zeus::device::PowerDomain domain, Seconds t) {
   nlohmann::json line = {{"time_s", t.count()}};
   std::string csv = fmt::format("{:.3f}", t.count());
   std::string text = fmt::format("{:8.3f} s", t.count());
@@ -318,9 +320,9 @@ void print_power_line(const PowerFlags& f, const zeus::PowerMonitor& pm,
 }
 
 // The energy of every device over [start, end], integrated from the samples.
-void print_power_totals(const PowerFlags& f, const zeus::PowerMonitor& pm,
-                        const zeus::DeviceSelection& selection, zeus::PowerDomain domain,
-                        Seconds start, Seconds end) {
+void print_power_totals(const PowerFlags& f, const zeus::monitor::PowerMonitor& pm,
+                        const zeus::device::DeviceSelection& selection,
+                        zeus::device::PowerDomain domain, Seconds start, Seconds end) {
   nlohmann::json totals = {{"total_time_s", (end - start).count()}};
   std::string text = fmt::format("Total time: {:.3f} s\n", (end - start).count());
   double gpu_sum = 0, sum = 0;
@@ -360,19 +362,19 @@ void print_power_totals(const PowerFlags& f, const zeus::PowerMonitor& pm,
 
 void run_power(const PowerFlags& f, bool domain_given, bool duration_given) {
   const zeus::cli::Pacing pacing = zeus::cli::parse_pacing(f.pacing, duration_given);
-  const auto devices = zeus::discover_devices();
+  const auto devices = zeus::device::discover_devices();
   const auto selection = select_power_devices(f.devices, devices);
   announce(devices, f.devices.verbose);
   if (domain_given && selection.gpus.empty()) {
     fmt::print(stderr, "zeus: note: --domain applies to GPUs; no GPU is monitored\n");
   }
-  const zeus::PowerDomain domain = parse_domain(f.domain);
-  zeus::PowerMonitorOptions options;
+  const zeus::device::PowerDomain domain = parse_domain(f.domain);
+  zeus::monitor::PowerMonitorOptions options;
   options.interval = pacing.interval;
   options.start_thread = false;  // this loop samples once per printed line
   if (!selection.gpus.empty()) options.domains = {domain};
-  zeus::PowerMonitor pm(selection.gpus, selection.gpu_indices, selection.cpus,
-                        selection.cpu_indices, options);
+  zeus::monitor::PowerMonitor pm(selection.gpus, selection.gpu_indices, selection.cpus,
+                                 selection.cpu_indices, options);
 
   zeus::cli::LinePacer pacer(pacing);
   if (f.csv) print_power_csv_header(selection);

@@ -29,19 +29,19 @@ struct TemperatureFlags {
 
 void run_temperature(const TemperatureFlags& f, bool duration_given) {
   const zeus::cli::Pacing pacing = zeus::cli::parse_pacing(f.pacing, duration_given);
-  zeus::DiscoveryOptions discovery;
+  zeus::device::DiscoveryOptions discovery;
   discovery.cpus = false;
-  const auto devices = zeus::discover_devices(discovery);
+  const auto devices = zeus::device::discover_devices(discovery);
   for (const auto& note : devices.notes) fmt::print(stderr, "zeus: note: {}\n", note);
-  const auto selection = zeus::select_devices(
+  const auto selection = zeus::device::select_devices(
       devices, zeus::cli::parse_device_indices(f.gpus, "--gpus"), std::vector<int>{});
   if (selection.gpus.empty()) {
     throw zeus::Error(zeus::ErrorCode::kNotFound, "no GPU to monitor (see `zeus show-env`)");
   }
-  zeus::TemperatureMonitorOptions options;
+  zeus::monitor::TemperatureMonitorOptions options;
   options.interval = pacing.interval;
   options.start_thread = false;  // this loop samples once per printed line
-  zeus::TemperatureMonitor tm(selection.gpus, selection.gpu_indices, options);
+  zeus::monitor::TemperatureMonitor tm(selection.gpus, selection.gpu_indices, options);
 
   zeus::cli::LinePacer pacer(pacing);
   if (f.csv) {

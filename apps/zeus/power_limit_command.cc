@@ -90,13 +90,14 @@ CheckedFlags check_power_limit_flags(const Flags& f, const CLI::App& cmd) {
   checked.sim = sim;
   checked.pl_step = zeus::parse_double(f.pl_step, "--pl-step", 0.001, 10000.0);
   checked.work = zeus::parse_double(f.work_per_step, "--work-per-step", 1e-6, 1e9);
-  (void)zeus::make_power_limit_selector(f.selector);  // a bad spec fails before any work
+  (void)zeus::power_limit::make_power_limit_selector(
+      f.selector);  // a bad spec fails before any work
   return checked;
 }
 
-zeus::DiscoveryOptions power_limit_discovery(const Flags& f, bool sim,
-                                             zeus::ManualClock& manual_clock) {
-  zeus::DiscoveryOptions discovery;
+zeus::device::DiscoveryOptions power_limit_discovery(const Flags& f, bool sim,
+                                                     zeus::ManualClock& manual_clock) {
+  zeus::device::DiscoveryOptions discovery;
   discovery.gpu_backend = f.gpu_backend;
   discovery.cpus = false;
   if (sim) {
@@ -107,17 +108,17 @@ zeus::DiscoveryOptions power_limit_discovery(const Flags& f, bool sim,
   return discovery;
 }
 
-std::vector<zeus::SimGpu*> simulated_gpus(const zeus::DeviceInventory& devices) {
-  std::vector<zeus::SimGpu*> sims;
+std::vector<zeus::device::SimGpu*> simulated_gpus(const zeus::device::DeviceInventory& devices) {
+  std::vector<zeus::device::SimGpu*> sims;
   for (const auto& g : devices.gpus) {
-    if (auto* s = dynamic_cast<zeus::SimGpu*>(g.get())) sims.push_back(s);
+    if (auto* s = dynamic_cast<zeus::device::SimGpu*>(g.get())) sims.push_back(s);
   }
   return sims;
 }
 
-zeus::EnergyMonitorOptions power_limit_monitor_options(const Flags& f, bool simulated,
-                                                       zeus::ManualClock& manual_clock) {
-  zeus::EnergyMonitorOptions monitor_options;
+zeus::monitor::EnergyMonitorOptions power_limit_monitor_options(const Flags& f, bool simulated,
+                                                                zeus::ManualClock& manual_clock) {
+  zeus::monitor::EnergyMonitorOptions monitor_options;
   monitor_options.cpu_indices = std::vector<int>{};
   if (!f.gpus.empty())
     monitor_options.gpu_indices = zeus::parse_int_list(f.gpus, "--gpus", 0, 4095);
@@ -125,11 +126,12 @@ zeus::EnergyMonitorOptions power_limit_monitor_options(const Flags& f, bool simu
   return monitor_options;
 }
 
-zeus::GlobalPowerLimitOptimizerOptions optimizer_options(const Flags& f, int gpus, double pl_step,
-                                                         bool dry_run) {
-  zeus::GlobalPowerLimitOptimizerOptions options;
-  options.selector =
-      zeus::make_power_limit_selector(zeus::selector_spec_for_gpus(f.selector, gpus));
+zeus::power_limit::GlobalPowerLimitOptimizerOptions optimizer_options(const Flags& f, int gpus,
+                                                                      double pl_step,
+                                                                      bool dry_run) {
+  zeus::power_limit::GlobalPowerLimitOptimizerOptions options;
+  options.selector = zeus::power_limit::make_power_limit_selector(
+      zeus::power_limit::selector_spec_for_gpus(f.selector, gpus));
   options.wait_steps = f.wait_steps;
   options.warmup_steps = f.warmup_steps;
   options.profile_steps = f.profile_steps;
@@ -142,10 +144,11 @@ zeus::GlobalPowerLimitOptimizerOptions optimizer_options(const Flags& f, int gpu
 
 // One step of the workload: simulated work on the simulated GPUs, or one run
 // of the user's command.
-void run_workload_step(const Flags& f, bool simulated, const std::vector<zeus::SimGpu*>& sims,
+void run_workload_step(const Flags& f, bool simulated,
+                       const std::vector<zeus::device::SimGpu*>& sims,
                        zeus::ManualClock& manual_clock, double work) {
   if (simulated) {
-    zeus::run_data_parallel_step(sims, manual_clock, work);
+    zeus::device::run_data_parallel_step(sims, manual_clock, work);
     return;
   }
   const int code = zeus::run_forwarding_signals(f.command);
@@ -169,12 +172,12 @@ struct ProfileRun {
   double elapsed = 0;
   Milliwatts maximum{0};
   Milliwatts chosen{0};
-  std::vector<zeus::SelectorChoice> choices;
-  std::optional<zeus::PowerLimitSaving> saving;
+  std::vector<zeus::power_limit::SelectorChoice> choices;
+  std::optional<zeus::power_limit::PowerLimitSaving> saving;
 };
 
 void print_power_limit_json(const Flags& f, const ProfileRun& r,
-                            const zeus::GlobalPowerLimitOptimizer& optimizer) {
+                            const zeus::power_limit::GlobalPowerLimitOptimizer& optimizer) {
   nlohmann::ordered_json out;
   out["backend"] = r.backend;
   out["gpus"] = r.gpus;
@@ -188,16 +191,17 @@ void print_power_limit_json(const Flags& f, const ProfileRun& r,
   out["max_power_limit_w"] = watts(r.maximum);
   out["profile_steps"] = f.profile_steps;
   out["measurements"] = nlohmann::ordered_json::array();
-  for (const auto& m : optimizer.measurements()) out["measurements"].push_back(zeus::to_json(m));
+  for (const auto& m : optimizer.measurements())
+    out["measurements"].push_back(zeus::power_limit::to_json(m));
   out["selectors"] = nlohmann::ordered_json::array();
-  for (const auto& c : r.choices) out["selectors"].push_back(zeus::to_json(c));
+  for (const auto& c : r.choices) out["selectors"].push_back(zeus::power_limit::to_json(c));
   out["steps"] = r.steps;
   out["elapsed_s"] = r.elapsed;
   std::cout << out.dump(2) << "\n";
 }
 
 void print_power_limit_tables(const Flags& f, const ProfileRun& r,
-                              const zeus::GlobalPowerLimitOptimizer& optimizer) {
+                              const zeus::power_limit::GlobalPowerLimitOptimizer& optimizer) {
   const auto& ms = optimizer.measurements();
   fmt::print("Power-limit profile of {} x {} ({} backend{}{})\n", r.gpus, r.gpu_name, r.backend,
              r.dry_run ? ", dry run" : "", f.observe ? ", observer mode" : "");
@@ -216,7 +220,7 @@ void print_power_limit_tables(const Flags& f, const ProfileRun& r,
   fmt::print("\n{:>10} {:>10} {:>12} {:>10} {:>12}\n", "limit (W)", "time (s)", "energy (J)",
              "avg W", "vs max E");
   for (const auto& m : ms) {
-    const auto cmp = zeus::compare_limits(ms, m.power_limit, r.maximum);
+    const auto cmp = zeus::power_limit::compare_limits(ms, m.power_limit, r.maximum);
     const auto saved = cmp ? cmp->energy_saving_fraction() : std::nullopt;
     fmt::print("{:>10g} {:>10.3f} {:>12.1f} {:>10.1f} {:>12}\n", watts(m.power_limit),
                m.time.count(), m.energy.value(), (m.energy / m.time).value(),
@@ -250,8 +254,8 @@ void run(const Flags& f, const CLI::App& cmd) {
   const CheckedFlags checked = check_power_limit_flags(f, cmd);
 
   zeus::ManualClock manual_clock;
-  const zeus::DeviceInventory devices =
-      zeus::discover_devices(power_limit_discovery(f, checked.sim, manual_clock));
+  const zeus::device::DeviceInventory devices =
+      zeus::device::discover_devices(power_limit_discovery(f, checked.sim, manual_clock));
   zeus::cli::require_gpus(devices, f.gpu_backend);
   ProfileRun r;
   r.backend = devices.gpu_backend;
@@ -260,25 +264,27 @@ void run(const Flags& f, const CLI::App& cmd) {
   if (r.simulated && f.allow_setting_changes) {
     fmt::print(stderr, "zeus: note: --allow-setting-changes: simulated GPUs are always changed\n");
   }
-  const std::vector<zeus::SimGpu*> sims = simulated_gpus(devices);
+  const std::vector<zeus::device::SimGpu*> sims = simulated_gpus(devices);
 
-  zeus::EnergyMonitor monitor(devices, power_limit_monitor_options(f, r.simulated, manual_clock));
+  zeus::monitor::EnergyMonitor monitor(devices,
+                                       power_limit_monitor_options(f, r.simulated, manual_clock));
   r.gpus = static_cast<int>(monitor.gpu_indices().size());
-  zeus::GlobalPowerLimitOptimizer optimizer(
+  zeus::power_limit::GlobalPowerLimitOptimizer optimizer(
       monitor, optimizer_options(f, r.gpus, checked.pl_step, r.dry_run));
   r.profile_loaded = optimizer.done();
 
   zeus::Clock& clock = monitor.clock();
   const zeus::Seconds start = clock.now();
   if (!r.profile_loaded) {
-    r.steps = zeus::run_until_profiled(optimizer, f.epochs, f.steps_per_epoch, [&] {
+    r.steps = zeus::power_limit::run_until_profiled(optimizer, f.epochs, f.steps_per_epoch, [&] {
       run_workload_step(f, r.simulated, sims, manual_clock, checked.work);
     });
   }
   r.elapsed = (clock.now() - start).count();
 
   r.maximum = optimizer.candidate_limits().front();
-  r.choices = zeus::compare_selectors(optimizer.measurements(), r.maximum, r.gpus, {f.selector});
+  r.choices = zeus::power_limit::compare_selectors(optimizer.measurements(), r.maximum, r.gpus,
+                                                   {f.selector});
   r.chosen = *optimizer.optimal_power_limit();
   r.saving = optimizer.saving();
   r.gpu_name = zeus::printable(devices.gpus[0]->name());

@@ -18,9 +18,9 @@ namespace {
 std::string check_rate(const std::string& text) {
   char* end = nullptr;
   const double v = std::strtod(text.c_str(), &end);
-  if (text.empty() || end == nullptr || *end != '\0' || !(v >= 0 && v <= kMaxRate)) {
+  if (text.empty() || end == nullptr || *end != '\0' || !(v >= 0 && v <= carbon::kMaxRate)) {
     return fmt::format("'{}' is not a rate in [0, {:g}] (a larger one is a unit mistake)", text,
-                       kMaxRate);
+                       carbon::kMaxRate);
   }
   return "";
 }
@@ -45,24 +45,25 @@ void add_pricing_flags(CLI::App* cmd, PricingFlags& f) {
   p->excludes(pp);
 }
 
-std::vector<std::shared_ptr<HourlyRateProvider>> make_providers(const PricingFlags& f) {
-  std::vector<std::shared_ptr<HourlyRateProvider>> out;
+std::vector<std::shared_ptr<carbon::HourlyRateProvider>> make_providers(const PricingFlags& f) {
+  std::vector<std::shared_ptr<carbon::HourlyRateProvider>> out;
   if (f.carbon_intensity) {
-    out.push_back(std::make_shared<ConstantRate>(*f.carbon_intensity, kCarbonIntensityUnit));
+    out.push_back(
+        std::make_shared<carbon::ConstantRate>(*f.carbon_intensity, carbon::kCarbonIntensityUnit));
   } else if (!f.carbon_provider.empty()) {
-    out.push_back(carbon_provider_from_spec(f.carbon_provider));
+    out.push_back(carbon::carbon_provider_from_spec(f.carbon_provider));
   }
   if (f.price) {
-    out.push_back(std::make_shared<ConstantRate>(*f.price, kPriceUnit));
+    out.push_back(std::make_shared<carbon::ConstantRate>(*f.price, carbon::kPriceUnit));
   } else if (!f.price_provider.empty()) {
-    out.push_back(price_provider_from_spec(f.price_provider));
+    out.push_back(carbon::price_provider_from_spec(f.price_provider));
   }
   return out;
 }
 
 namespace {
 
-const char* title(const RateResult& r) {
+const char* title(const carbon::RateResult& r) {
   return r.unit == "gCO2eq" ? "Carbon emissions" : r.unit == "$" ? "Electricity cost" : "Priced";
 }
 
@@ -72,7 +73,7 @@ std::string amount(double v, const std::string& unit) {
 
 }  // namespace
 
-void print_rates(const HourlyMeasurement& m) {
+void print_rates(const carbon::HourlyMeasurement& m) {
   for (const auto& r : m.rates) {
     fmt::print("{} ({}):\n", title(r), r.provider);
     if (!r.error.empty()) {
@@ -97,9 +98,9 @@ void print_rates(const HourlyMeasurement& m) {
   }
 }
 
-void add_rates_json(nlohmann::json& j, const HourlyMeasurement& m) {
+void add_rates_json(nlohmann::json& j, const carbon::HourlyMeasurement& m) {
   for (const auto& r : m.rates) j[r.unit == "$" ? "cost" : "carbon"] = to_json(r);
-  j["hours"] = hours_to_json(m);
+  j["hours"] = carbon::hours_to_json(m);
 }
 
 }  // namespace zeus::cli

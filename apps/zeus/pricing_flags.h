@@ -29,11 +29,11 @@ void add_pricing_flags(CLI::App* cmd, PricingFlags& flags);
 
 // Carbon provider first, then price; only those asked for. kInvalidArgument
 // for a bad spec.
-std::vector<std::shared_ptr<HourlyRateProvider>> make_providers(const PricingFlags& flags);
+std::vector<std::shared_ptr<carbon::HourlyRateProvider>> make_providers(const PricingFlags& flags);
 
 // "Carbon emissions (ElectricityMaps ...): GPU 0 12.3 gCO2eq ... total" lines.
-void print_rates(const HourlyMeasurement& m);
+void print_rates(const carbon::HourlyMeasurement& m);
 // Adds "carbon"/"cost" (to_json(RateResult)) and "hours" to a measurement's JSON.
-void add_rates_json(nlohmann::json& j, const HourlyMeasurement& m);
+void add_rates_json(nlohmann::json& j, const carbon::HourlyMeasurement& m);
 
 }  // namespace zeus::cli

@@ -43,8 +43,8 @@ struct ServeFlags {
 void serve(const ServeFlags& f) {
   zeus::cli::check_port_file(f.port_file);
   if (!f.log.empty()) zeus::check_output_path(f.log);
-  const auto devices = zeus::discover_devices();
-  const auto selection = zeus::select_devices(
+  const auto devices = zeus::device::discover_devices();
+  const auto selection = zeus::device::select_devices(
       devices, zeus::cli::parse_device_indices(f.gpus, "--gpus"), std::vector<int>{});
   if (selection.gpus.empty()) {
     std::string why = "no GPU to measure";

@@ -28,7 +28,7 @@ std::string upper(std::string s) {
   return s;
 }
 
-void print_table(const zeus::SelftestReport& report) {
+void print_table(const zeus::monitor::SelftestReport& report) {
   std::size_t device_width = 6;
   std::size_t check_width = 5;
   for (const auto& c : report.checks) {
@@ -40,33 +40,35 @@ void print_table(const zeus::SelftestReport& report) {
   for (const auto& c : report.checks) {
     // Details carry device names and driver messages: escaped.
     fmt::print("{:<{}}  {:<{}}  {:<7} {}\n", c.device, device_width, c.name, check_width,
-               upper(zeus::selftest_verdict_name(c.verdict)), zeus::printable(c.detail, 2000));
+               upper(zeus::monitor::selftest_verdict_name(c.verdict)),
+               zeus::printable(c.detail, 2000));
   }
-  const auto count = [&](zeus::SelftestVerdict v) {
+  const auto count = [&](zeus::monitor::SelftestVerdict v) {
     return std::count_if(report.checks.begin(), report.checks.end(),
-                         [v](const zeus::SelftestCheck& c) { return c.verdict == v; });
+                         [v](const zeus::monitor::SelftestCheck& c) { return c.verdict == v; });
   };
   fmt::print("{} pass, {} warn, {} fail, {} skipped; window {:.2f} s{}\n",
-             count(zeus::SelftestVerdict::kPass), count(zeus::SelftestVerdict::kWarn),
-             count(zeus::SelftestVerdict::kFail), count(zeus::SelftestVerdict::kSkip),
-             report.window_length.count(),
+             count(zeus::monitor::SelftestVerdict::kPass),
+             count(zeus::monitor::SelftestVerdict::kWarn),
+             count(zeus::monitor::SelftestVerdict::kFail),
+             count(zeus::monitor::SelftestVerdict::kSkip), report.window_length.count(),
              report.workload_exit_code
                  ? fmt::format(" (the command exited {})", *report.workload_exit_code)
                  : std::string());
 }
 
 void run(const SelftestFlags& f) {
-  const auto devices = zeus::discover_devices();
-  zeus::SelftestOptions o;
+  const auto devices = zeus::device::discover_devices();
+  zeus::monitor::SelftestOptions o;
   o.window = zeus::Seconds(f.window_s);
   o.call_repetitions = f.repetitions;
   o.write = f.write;
   if (!f.command.empty()) {
     o.workload = [&f] { return zeus::run_forwarding_signals(f.command); };
   }
-  const auto report = zeus::run_selftest(devices, o);
+  const auto report = zeus::monitor::run_selftest(devices, o);
   if (f.json) {
-    std::cout << zeus::to_json(report).dump(2) << "\n";
+    std::cout << zeus::monitor::to_json(report).dump(2) << "\n";
   } else {
     print_table(report);
   }

@@ -126,13 +126,13 @@ void setup(CLI::App& root) {
       "AMD: ZEUS_GPU_BACKEND=amdsmi, AMDSMI_LIB_DIR=DIR, ROCM_PATH=DIR, ZEUS_AMDSMI_LIBRARY=PATH,\n"
       "HIP_VISIBLE_DEVICES, ROCR_VISIBLE_DEVICES.");
   cmd->callback([json_output, skip_check] {
-    const auto devices = zeus::discover_devices();
-    auto report = zeus::environment_report(devices);
+    const auto devices = zeus::device::discover_devices();
+    auto report = zeus::device::environment_report(devices);
     if (!*skip_check && !devices.gpus.empty()) {
-      const auto checks = zeus::check_energy_counters(devices.gpus, zeus::SteadyClock::instance(),
-                                                      zeus::Seconds(0.5), devices.gpu_backend);
+      const auto checks = zeus::device::check_energy_counters(
+          devices.gpus, zeus::SteadyClock::instance(), zeus::Seconds(0.5), devices.gpu_backend);
       for (std::size_t k = 0; k < checks.size(); ++k) {
-        report["gpus"][k]["energy_counter_check"] = zeus::to_json(checks[k]);
+        report["gpus"][k]["energy_counter_check"] = zeus::device::to_json(checks[k]);
       }
     }
     if (*json_output) {

@@ -41,19 +41,19 @@ class LedgerSource {
 
 class DaemonSource final : public LedgerSource {
  public:
-  explicit DaemonSource(ZeusdConfig config) : connection_(std::move(config)) {}
+  explicit DaemonSource(device::ZeusdConfig config) : connection_(std::move(config)) {}
   std::string json() override { return connection_.get("/attribution?processes=true"); }
 
  private:
-  ZeusdConnection connection_;
+  device::ZeusdConnection connection_;
 };
 
 class LocalSource final : public LedgerSource {
  public:
   explicit LocalSource(const TopFlags& f) {
-    DiscoveryOptions discovery;
+    device::DiscoveryOptions discovery;
     discovery.use_zeusd = false;
-    devices_ = discover_devices(discovery);
+    devices_ = device::discover_devices(discovery);
     for (const auto& note : devices_.notes) fmt::print(stderr, "zeus: note: {}\n", note);
     attribution::AttributorOptions options;
     options.gpu_idle = attribution::parse_idle_powers(f.gpu_idle_power, "--gpu-idle-power");
@@ -75,13 +75,14 @@ class LocalSource final : public LedgerSource {
   void tick() override { attributor_->poll(); }
 
  private:
-  DeviceInventory devices_;
+  device::DeviceInventory devices_;
   std::unique_ptr<attribution::NodeAttributor> attributor_;
 };
 
 std::unique_ptr<LedgerSource> open_source(const TopFlags& f) {
   if (!f.local) {
-    if (auto config = ZeusdConfig::from_env()) return std::make_unique<DaemonSource>(*config);
+    if (auto config = device::ZeusdConfig::from_env())
+      return std::make_unique<DaemonSource>(*config);
   }
   return std::make_unique<LocalSource>(f);
 }

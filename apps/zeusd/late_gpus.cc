@@ -7,7 +7,7 @@
 
 namespace zeus::zeusd_app {
 
-LateGpuWatch::LateGpuWatch(DiscoveryOptions discovery, Seconds interval,
+LateGpuWatch::LateGpuWatch(device::DiscoveryOptions discovery, Seconds interval,
                            std::function<void(std::size_t)> found) {
   discovery.cpus = false;
   discovery.soc = false;
@@ -24,7 +24,7 @@ LateGpuWatch::~LateGpuWatch() {
   thread_.join();
 }
 
-void LateGpuWatch::run(DiscoveryOptions discovery, Seconds interval,
+void LateGpuWatch::run(device::DiscoveryOptions discovery, Seconds interval,
                        const std::function<void(std::size_t)>& found) {
   const auto period = std::chrono::duration<double>(interval.count());
   std::unique_lock lock(mutex_);
@@ -32,7 +32,7 @@ void LateGpuWatch::run(DiscoveryOptions discovery, Seconds interval,
     lock.unlock();
     std::size_t gpus = 0;
     try {
-      gpus = discover_devices(discovery).gpus.size();
+      gpus = device::discover_devices(discovery).gpus.size();
     } catch (const Error& e) {
       log::debug("zeusd: looking for GPUs again: {}", e.what());
     }

@@ -24,14 +24,14 @@ class LateGpuWatch {
   // Runs GPU discovery (`discovery`, CPUs off) every `interval` on its own
   // thread; the first time it finds a GPU it calls `found` (once) with how
   // many, and stops looking.
-  LateGpuWatch(DiscoveryOptions discovery, Seconds interval,
+  LateGpuWatch(device::DiscoveryOptions discovery, Seconds interval,
                std::function<void(std::size_t)> found);
   ~LateGpuWatch();  // stops the thread
   LateGpuWatch(const LateGpuWatch&) = delete;
   LateGpuWatch& operator=(const LateGpuWatch&) = delete;
 
  private:
-  void run(DiscoveryOptions discovery, Seconds interval,
+  void run(device::DiscoveryOptions discovery, Seconds interval,
            const std::function<void(std::size_t)>& found);
 
   std::mutex mutex_;

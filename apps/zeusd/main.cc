@@ -128,11 +128,11 @@ zeus::zeusd::DaemonOptions daemon_options(const ServeFlags& f) {
 }
 
 // Discovery, with its error and notes in zeusd's words.
-zeus::DeviceInventory discover_node_devices(const zeus::DiscoveryOptions& d) {
+zeus::device::DeviceInventory discover_node_devices(const zeus::device::DiscoveryOptions& d) {
   using namespace zeus;
-  DeviceInventory inv;
+  device::DeviceInventory inv;
   try {
-    inv = discover_devices(d);
+    inv = device::discover_devices(d);
   } catch (const Error& e) {
     throw Error(e.code(), in_zeusd_words(e.what()));
   }
@@ -159,7 +159,7 @@ void set_attribution_options(const ServeFlags& f, zeus::zeusd::DaemonOptions& o)
 // Runs the daemon until SIGINT/SIGTERM (exit status 0) or, started without
 // GPUs, until GPUs appear (kExitGpusAppeared).
 int run_daemon(const ServeFlags& f, const zeus::zeusd::DaemonOptions& o,
-               const zeus::DeviceInventory& inv, const zeus::DiscoveryOptions& d) {
+               const zeus::device::DeviceInventory& inv, const zeus::device::DiscoveryOptions& d) {
   using namespace zeus;
   // SIGINT/SIGTERM through the project's one signal mechanism: the daemon
   // keeps running until one arrives, then shuts down here (restoring leases).
@@ -209,7 +209,7 @@ int serve(const ServeFlags& f) {
   // zeusd serves every GPU of the node, whatever its own environment hides,
   // and is never a client of another zeusd.
   ::unsetenv("CUDA_VISIBLE_DEVICES");
-  DiscoveryOptions d;
+  device::DiscoveryOptions d;
   d.use_zeusd = false;
   d.gpu_backend = f.gpu_backend;
   const bool explicit_groups = !f.enable.empty();
@@ -219,7 +219,7 @@ int serve(const ServeFlags& f) {
     return !explicit_groups || std::find(groups.begin(), groups.end(), g) != groups.end();
   };
   d.cpus = wants(zeusd::ApiGroup::kCpuRead);
-  const DeviceInventory inv = discover_node_devices(d);
+  const device::DeviceInventory inv = discover_node_devices(d);
   if (!explicit_groups) {
     // Upstream's defaults on Linux: everything with a GPU backend, else cpu-read.
     groups = inv.gpus.empty() ? std::vector<zeusd::ApiGroup>{zeusd::ApiGroup::kCpuRead}

@@ -58,7 +58,7 @@ std::unique_ptr<ClientBinding> make_client(py::object monitor, const std::string
                                            const std::string& spec_json, int rank, int attempts,
                                            double retry_delay) {
   auto b = std::make_unique<ClientBinding>();
-  zeus::EnergyMonitor& energy_monitor = energy_monitor_of(monitor);
+  zeus::monitor::EnergyMonitor& energy_monitor = energy_monitor_of(monitor);
   b->monitor = std::move(monitor);
   zeus::batch_size::JobSpec spec = parse_user_spec(spec_json);
   zeus::batch_size::ClientOptions options;

@@ -13,7 +13,7 @@
 #include <memory>
 #include <string>
 
-namespace zeus {
+namespace zeus::device {
 struct DeviceInventory;
 }
 
@@ -79,7 +79,7 @@ std::string fspath(const py::handle& obj);
 // get_gpus()/get_cpus() singletons) and shared by every monitor and optimizer,
 // so all of them see the same GPUs (and the same simulated GPU state).
 // Thread-safe; releases the GIL while discovering.
-std::shared_ptr<const zeus::DeviceInventory> device_inventory();
+std::shared_ptr<const zeus::device::DeviceInventory> device_inventory();
 
 // Stops every power-sampling thread the module started (monitor.cc), so no
 // library thread touches a device while the interpreter shuts down.

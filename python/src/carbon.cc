@@ -21,7 +21,7 @@
 namespace zeuscpp {
 namespace {
 
-using ProviderPtr = std::shared_ptr<zeus::HourlyRateProvider>;
+using ProviderPtr = std::shared_ptr<zeus::carbon::HourlyRateProvider>;
 
 py::object energy_dict(const std::map<int, zeus::Joules>& m, bool none_when_empty) {
   if (none_when_empty && m.empty()) return py::none();
@@ -40,16 +40,16 @@ py::object value_dict(const std::optional<std::map<int, double>>& m, bool none_w
 // A library HourlyRateMonitor with one provider; the GIL is released around
 // every call that reads devices or talks to the provider.
 struct RateMonitorBinding {
-  std::shared_ptr<const zeus::DeviceInventory> inventory;
-  std::unique_ptr<zeus::HourlyRateMonitor> monitor;
+  std::shared_ptr<const zeus::device::DeviceInventory> inventory;
+  std::unique_ptr<zeus::carbon::HourlyRateMonitor> monitor;
 
   py::dict end(const std::string& key, bool sync) {
-    zeus::HourlyMeasurement m;
+    zeus::carbon::HourlyMeasurement m;
     {
       ReleaseGil release;
       m = monitor->end_window(key, sync);
     }
-    const zeus::RateResult& r = m.rates.front();
+    const zeus::carbon::RateResult& r = m.rates.front();
     py::dict out;
     out["time"] = m.energy.time.count();
     out["gpu_energy"] = energy_dict(m.energy.gpu_energy, false);
@@ -76,7 +76,7 @@ std::unique_ptr<RateMonitorBinding> make_rate_monitor(ProviderPtr provider,
                                                       const py::object& sync) {
   auto b = std::make_unique<RateMonitorBinding>();
   b->inventory = device_inventory();
-  zeus::HourlyRateMonitorOptions options;
+  zeus::carbon::HourlyRateMonitorOptions options;
   options.energy.gpu_indices = std::move(gpu_indices);
   options.energy.cpu_indices = std::move(cpu_indices);
   if (!sync.is_none()) {
@@ -90,37 +90,37 @@ std::unique_ptr<RateMonitorBinding> make_rate_monitor(ProviderPtr provider,
     };
   }
   ReleaseGil release;
-  b->monitor = std::make_unique<zeus::HourlyRateMonitor>(
+  b->monitor = std::make_unique<zeus::carbon::HourlyRateMonitor>(
       *b->inventory, std::vector<ProviderPtr>{std::move(provider)}, std::move(options));
   return b;
 }
 
 void bind_carbon(py::module_& core) {
   py::module_ m = core.def_submodule("carbon", "Carbon and price bindings.");
-  py::class_<zeus::HourlyRateProvider, ProviderPtr>(m, "RateProvider",
-                                                    "Hourly carbon intensity or price.")
-      .def("rate", &zeus::HourlyRateProvider::rate, py::arg("hour"), py::call_guard<ReleaseGil>(),
-           "The rate of the UTC hour starting at `hour` (Unix s).")
-      .def_property_readonly("description", &zeus::HourlyRateProvider::description)
-      .def_property_readonly("unit", &zeus::HourlyRateProvider::unit);
+  py::class_<zeus::carbon::HourlyRateProvider, ProviderPtr>(m, "RateProvider",
+                                                            "Hourly carbon intensity or price.")
+      .def("rate", &zeus::carbon::HourlyRateProvider::rate, py::arg("hour"),
+           py::call_guard<ReleaseGil>(), "The rate of the UTC hour starting at `hour` (Unix s).")
+      .def_property_readonly("description", &zeus::carbon::HourlyRateProvider::description)
+      .def_property_readonly("unit", &zeus::carbon::HourlyRateProvider::unit);
 
   m.def("constant", [](double value, const std::string& unit) -> ProviderPtr {
-    return std::make_shared<zeus::ConstantRate>(value, unit);
+    return std::make_shared<zeus::carbon::ConstantRate>(value, unit);
   });
   m.def("csv", [](const py::object& path, const std::string& unit) -> ProviderPtr {
-    return std::make_shared<zeus::CsvHourlyRates>(fspath(path), unit);
+    return std::make_shared<zeus::carbon::CsvHourlyRates>(fspath(path), unit);
   });
   m.def(
       "electricity_maps",
       [](double lat, double lon, bool estimate, const std::string& factor,
          std::optional<std::string> base_url) -> ProviderPtr {
-        zeus::ElectricityMapsOptions o;
+        zeus::carbon::ElectricityMapsOptions o;
         o.latitude = lat;
         o.longitude = lon;
         o.estimate = estimate;
         o.emission_factor_type = factor;
         if (base_url) o.base_url = *base_url;
-        return std::make_shared<zeus::ElectricityMapsClient>(o);
+        return std::make_shared<zeus::carbon::ElectricityMapsClient>(o);
       },
       py::arg("lat"), py::arg("lon"), py::arg("estimate"), py::arg("emission_factor_type"),
       py::arg("base_url") = py::none());
@@ -128,7 +128,7 @@ void bind_carbon(py::module_& core) {
       "openei",
       [](double lat, double lon, const std::string& label, const std::string& sector, int radius,
          std::optional<std::string> base_url, std::optional<double> utc_offset) -> ProviderPtr {
-        zeus::OpenEiOptions o;
+        zeus::carbon::OpenEiOptions o;
         o.latitude = lat;
         o.longitude = lon;
         o.label = label;
@@ -136,7 +136,7 @@ void bind_carbon(py::module_& core) {
         o.radius_miles = radius;
         if (base_url) o.base_url = *base_url;
         o.utc_offset_hours = utc_offset;
-        return std::make_shared<zeus::OpenEiClient>(o);
+        return std::make_shared<zeus::carbon::OpenEiClient>(o);
       },
       py::arg("lat"), py::arg("lon"), py::arg("label"), py::arg("sector"), py::arg("radius"),
       py::arg("base_url") = py::none(), py::arg("utc_offset_hours") = py::none());

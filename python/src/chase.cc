@@ -27,9 +27,9 @@
 namespace zeuscpp {
 namespace {
 
-zeus::SignalKind parse_kind(const std::string& kind) {
-  if (kind == "carbon") return zeus::SignalKind::kCarbon;
-  if (kind == "price") return zeus::SignalKind::kPrice;
+zeus::carbon_aware::SignalKind parse_kind(const std::string& kind) {
+  if (kind == "carbon") return zeus::carbon_aware::SignalKind::kCarbon;
+  if (kind == "price") return zeus::carbon_aware::SignalKind::kPrice;
   zeus::throw_error(zeus::ErrorCode::kInvalidArgument,
                     fmt::format("kind must be 'carbon' or 'price', got '{}'", kind));
 }
@@ -37,9 +37,9 @@ zeus::SignalKind parse_kind(const std::string& kind) {
 // signal(start_utc, period_s) -> the value over that period. An Exception
 // becomes a zeus::Error (the controller keeps the last limit and retries next
 // period); KeyboardInterrupt and SystemExit pass through.
-class PythonSignalSource final : public zeus::SignalSource {
+class PythonSignalSource final : public zeus::carbon_aware::SignalSource {
  public:
-  PythonSignalSource(py::object fn, zeus::SignalKind kind)
+  PythonSignalSource(py::object fn, zeus::carbon_aware::SignalKind kind)
       : description_(py::repr(fn).cast<std::string>()), kind_(kind), fn_(hold_object(fn)) {}
 
   double value(std::int64_t start_utc, std::int64_t period_s) override {
@@ -64,12 +64,12 @@ class PythonSignalSource final : public zeus::SignalSource {
     }
     return v;
   }
-  zeus::SignalKind kind() const override { return kind_; }
+  zeus::carbon_aware::SignalKind kind() const override { return kind_; }
   std::string description() const override { return description_; }
 
  private:
   std::string description_;
-  zeus::SignalKind kind_;
+  zeus::carbon_aware::SignalKind kind_;
   std::shared_ptr<py::object> fn_;
 };
 
@@ -78,14 +78,14 @@ class PythonSignalSource final : public zeus::SignalSource {
 struct ChaseBinding {
   std::unique_ptr<OptimizerBinding> plo;
   py::object signal;  // the user's object, kept alive
-  std::shared_ptr<zeus::HourlyRateProvider> provider;
-  std::unique_ptr<zeus::SignalSource> source;
-  std::unique_ptr<zeus::ChaseController> controller;
+  std::shared_ptr<zeus::carbon::HourlyRateProvider> provider;
+  std::unique_ptr<zeus::carbon_aware::SignalSource> source;
+  std::unique_ptr<zeus::carbon_aware::ChaseController> controller;
   int failures_seen = 0;  // what the last hook left, to tell a new outage
   std::size_t decisions_seen = 0;
   bool in_outage = false;
 
-  zeus::ChaseController& get() const {
+  zeus::carbon_aware::ChaseController& get() const {
     if (!controller) {
       zeus::throw_error(zeus::ErrorCode::kFailedPrecondition,
                         "the ChasePowerLimitOptimizer is not initialized");
@@ -96,7 +96,7 @@ struct ChaseBinding {
   template <class Hook>
   void step(Hook hook) {
     auto& c = get();
-    plo->step([&](zeus::GlobalPowerLimitOptimizer&) { hook(c); });
+    plo->step([&](zeus::power_limit::GlobalPowerLimitOptimizer&) { hook(c); });
     warn_on_new_outage();
   }
 
@@ -118,28 +118,29 @@ struct ChaseBinding {
   }
 };
 
-std::unique_ptr<zeus::SignalSource> source_from(ChaseBinding& b, const py::object& signal,
-                                                const std::optional<std::string>& unit,
-                                                const std::optional<std::string>& kind) {
-  if (py::isinstance<zeus::HourlyRateProvider>(signal)) {
+std::unique_ptr<zeus::carbon_aware::SignalSource> source_from(
+    ChaseBinding& b, const py::object& signal, const std::optional<std::string>& unit,
+    const std::optional<std::string>& kind) {
+  if (py::isinstance<zeus::carbon::HourlyRateProvider>(signal)) {
     if (unit || kind) {
       zeus::throw_error(zeus::ErrorCode::kInvalidArgument,
                         "unit and kind are for signal files and callables; a provider says its "
                         "own unit");
     }
-    b.provider = signal.cast<std::shared_ptr<zeus::HourlyRateProvider>>();
-    return std::make_unique<zeus::ProviderSignalSource>(*b.provider);
+    b.provider = signal.cast<std::shared_ptr<zeus::carbon::HourlyRateProvider>>();
+    return std::make_unique<zeus::carbon_aware::ProviderSignalSource>(*b.provider);
   }
   if (py::isinstance<py::str>(signal) || py::hasattr(signal, "__fspath__")) {
     if (kind) {
       zeus::throw_error(zeus::ErrorCode::kInvalidArgument,
                         "a signal file's kind follows its unit; give unit, not kind");
     }
-    zeus::SignalCsvOptions options;
+    zeus::carbon_aware::SignalCsvOptions options;
     if (unit) options.unit = *unit;
     const std::string path = fspath(signal);
     ReleaseGil release;
-    return std::make_unique<zeus::GridSignalSource>(zeus::read_signal_csv(path, options));
+    return std::make_unique<zeus::carbon_aware::GridSignalSource>(
+        zeus::carbon_aware::read_signal_csv(path, options));
   }
   if (PyCallable_Check(signal.ptr())) {
     if (!kind) {
@@ -163,7 +164,7 @@ std::unique_ptr<ChaseBinding> make_chase(
   auto b = std::make_unique<ChaseBinding>();
   b->signal = signal;
   b->source = source_from(*b, signal, unit, kind);
-  zeus::ChaseControllerOptions options;
+  zeus::carbon_aware::ChaseControllerOptions options;
   options.eta = eta;
   options.period_s = period_s;
   options.history_s = history_s;
@@ -182,11 +183,12 @@ std::unique_ptr<ChaseBinding> make_chase(
                           profile_path, dry_run, observer_mode, reducer);
   options.reducer = b->plo->core_reducer.get();
   ReleaseGil release;
-  b->controller = std::make_unique<zeus::ChaseController>(*b->plo->impl, *b->source, options);
+  b->controller =
+      std::make_unique<zeus::carbon_aware::ChaseController>(*b->plo->impl, *b->source, options);
   return b;
 }
 
-py::tuple decision_tuple(const zeus::ChaseDecision& d) {
+py::tuple decision_tuple(const zeus::carbon_aware::ChaseDecision& d) {
   return py::make_tuple(d.period_start_utc, d.signal_seen, d.forecast, d.eta_eff,
                         watts_object(d.power_limit));
 }
@@ -207,10 +209,11 @@ void bind_chase(py::module_& core) {
            py::arg("reducer"))
       .def(
           "on_step_begin",
-          [](B& b) { b.step([](zeus::ChaseController& c) { c.on_step_begin(); }); },
+          [](B& b) { b.step([](zeus::carbon_aware::ChaseController& c) { c.on_step_begin(); }); },
           "Call before every training step.")
       .def(
-          "on_epoch_end", [](B& b) { b.step([](zeus::ChaseController& c) { c.on_epoch_end(); }); },
+          "on_epoch_end",
+          [](B& b) { b.step([](zeus::carbon_aware::ChaseController& c) { c.on_epoch_end(); }); },
           "Call after every epoch.")
       .def_property_readonly(
           "_decisions",
@@ -253,7 +256,9 @@ void bind_chase(py::module_& core) {
           "The forecaster's one-step MAPE (%) on its history, or None.")
       .def_property_readonly(
           "signal_kind",
-          [](const B& b) { return std::string(zeus::signal_kind_name(b.source->kind())); },
+          [](const B& b) {
+            return std::string(zeus::carbon_aware::signal_kind_name(b.source->kind()));
+          },
           "'carbon' or 'price'.")
       .def_property_readonly(
           "signal_description", [](const B& b) { return b.source->description(); },
@@ -262,7 +267,8 @@ void bind_chase(py::module_& core) {
           "_phase",
           [](const B& b) {
             const auto s = b.plo->get().state();
-            return py::make_tuple(zeus::phase_name(s.phase), watts_object(s.power_limit), s.steps);
+            return py::make_tuple(zeus::power_limit::phase_name(s.phase),
+                                  watts_object(s.power_limit), s.steps);
           },
           "The optimizer's (phase, power limit W, steps left).")
       .def_property_readonly(

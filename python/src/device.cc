@@ -21,30 +21,30 @@ namespace zeuscpp {
 namespace {
 
 std::mutex g_inventory_mutex;  // guards g_inventory
-std::shared_ptr<const zeus::DeviceInventory> g_inventory;
+std::shared_ptr<const zeus::device::DeviceInventory> g_inventory;
 
 long long to_mw(zeus::Watts w) { return std::llround(w.value() * 1000.0); }
 
 // A GPU manager over the inventory (upstream's GPUs). Immutable; thread-safe
 // because the Gpu objects are.
 struct Gpus {
-  std::shared_ptr<const zeus::DeviceInventory> inv;
+  std::shared_ptr<const zeus::device::DeviceInventory> inv;
 
-  const std::shared_ptr<zeus::Gpu>& gpu(int index) const {
+  const std::shared_ptr<zeus::device::Gpu>& gpu(int index) const {
     if (index < 0 || static_cast<std::size_t>(index) >= inv->gpus.size()) {
       // The library's wording for an unknown index.
-      (void)zeus::select_devices(*inv, std::vector<int>{index}, std::vector<int>{});
+      (void)zeus::device::select_devices(*inv, std::vector<int>{index}, std::vector<int>{});
     }
     return inv->gpus[static_cast<std::size_t>(index)];
   }
 };
 
 struct Cpus {
-  std::shared_ptr<const zeus::DeviceInventory> inv;
+  std::shared_ptr<const zeus::device::DeviceInventory> inv;
 
-  const std::shared_ptr<zeus::Cpu>& cpu(int index) const {
+  const std::shared_ptr<zeus::device::Cpu>& cpu(int index) const {
     if (index < 0 || static_cast<std::size_t>(index) >= inv->cpus.size()) {
-      (void)zeus::select_devices(*inv, std::vector<int>{}, std::vector<int>{index});
+      (void)zeus::device::select_devices(*inv, std::vector<int>{}, std::vector<int>{index});
     }
     return inv->cpus[static_cast<std::size_t>(index)];
   }
@@ -56,8 +56,8 @@ struct CpuDramMeasurement {
   std::optional<double> dram_mj;
 };
 
-std::shared_ptr<zeus::SimGpu> simulated(const Gpus& gpus, int index) {
-  auto sim = std::dynamic_pointer_cast<zeus::SimGpu>(gpus.gpu(index));
+std::shared_ptr<zeus::device::SimGpu> simulated(const Gpus& gpus, int index) {
+  auto sim = std::dynamic_pointer_cast<zeus::device::SimGpu>(gpus.gpu(index));
   if (!sim) {
     zeus::throw_error(zeus::ErrorCode::kFailedPrecondition,
                       "GPU " + std::to_string(index) + " is not simulated (backend '" +
@@ -69,7 +69,7 @@ std::shared_ptr<zeus::SimGpu> simulated(const Gpus& gpus, int index) {
 
 py::object environment_report_dict() {
   auto inv = device_inventory();
-  const std::string text = zeus::environment_report(*inv).dump();
+  const std::string text = zeus::device::environment_report(*inv).dump();
   return py::module_::import("json").attr("loads")(text);
 }
 
@@ -92,7 +92,7 @@ void bind_gpu_identity(py::class_<Gpus>& gpus) {
       .def(
           "get_architecture",
           [](const G& g, int i) {
-            return std::string(zeus::architecture_name(g.gpu(i)->architecture()));
+            return std::string(zeus::device::architecture_name(g.gpu(i)->architecture()));
           },
           py::arg("gpu_index"), py::call_guard<R>(), "Architecture name, e.g. 'hopper'.");
 }
@@ -204,19 +204,19 @@ void bind_gpu_readings(py::class_<Gpus>& gpus) {
   gpus.def(
           "get_instant_power_usage",
           [](const G& g, int i) {
-            return to_mw(g.gpu(i)->power(zeus::PowerDomain::kDeviceInstant));
+            return to_mw(g.gpu(i)->power(zeus::device::PowerDomain::kDeviceInstant));
           },
           py::arg("gpu_index"), py::call_guard<R>(), "Current board power (mW).")
       .def(
           "get_average_power_usage",
           [](const G& g, int i) {
-            return to_mw(g.gpu(i)->power(zeus::PowerDomain::kDeviceAverage));
+            return to_mw(g.gpu(i)->power(zeus::device::PowerDomain::kDeviceAverage));
           },
           py::arg("gpu_index"), py::call_guard<R>(), "Board power averaged by the driver (mW).")
       .def(
           "get_average_memory_power_usage",
           [](const G& g, int i) {
-            return to_mw(g.gpu(i)->power(zeus::PowerDomain::kMemoryAverage));
+            return to_mw(g.gpu(i)->power(zeus::device::PowerDomain::kMemoryAverage));
           },
           py::arg("gpu_index"), py::call_guard<R>(), "Average memory power (mW; HBM GPUs).")
       .def(
@@ -250,21 +250,21 @@ void bind_gpus_class(py::module_& m) {
 
 void bind_simulated_gpu_class(py::module_& m) {
   using R = ReleaseGil;
-  py::class_<zeus::SimGpu, std::shared_ptr<zeus::SimGpu>>(
+  py::class_<zeus::device::SimGpu, std::shared_ptr<zeus::device::SimGpu>>(
       m, "SimulatedGPU",
       "Controls of a simulated GPU (zeuscpp extension): its work runs on a physical "
       "power/speed model, so a lower power limit makes work slower and cheaper.")
       .def(
-          "execute", [](zeus::SimGpu& g, double work) { return g.execute(work).count(); },
+          "execute", [](zeus::device::SimGpu& g, double work) { return g.execute(work).count(); },
           py::arg("work_units"), py::call_guard<R>(),
           "Runs work at full load (sleeps for work / throughput) and returns the seconds taken.")
-      .def("set_load", &zeus::SimGpu::set_load, py::arg("load"), py::call_guard<R>(),
+      .def("set_load", &zeus::device::SimGpu::set_load, py::arg("load"), py::call_guard<R>(),
            "Sets the utilization in [0, 1].")
-      .def_property_readonly("load", &zeus::SimGpu::load, "Current utilization.")
-      .def_property_readonly("throughput", &zeus::SimGpu::throughput,
+      .def_property_readonly("load", &zeus::device::SimGpu::load, "Current utilization.")
+      .def_property_readonly("throughput", &zeus::device::SimGpu::throughput,
                              "Current work rate (units per second).")
       .def(
-          "true_energy", [](zeus::SimGpu& g) { return g.true_energy().value(); },
+          "true_energy", [](zeus::device::SimGpu& g) { return g.true_energy().value(); },
           py::call_guard<R>(), "Energy (J) the model used since creation: the ground truth.");
 }
 
@@ -296,7 +296,7 @@ void bind_cpus_class(py::module_& m) {
       .def(
           "get_total_energy_consumption",
           [](const Cpus& c, int i) {
-            const zeus::CpuEnergy e = c.cpu(i)->total_energy();
+            const zeus::device::CpuEnergy e = c.cpu(i)->total_energy();
             CpuDramMeasurement out{e.package.value() * 1000.0, std::nullopt};
             if (e.dram) out.dram_mj = e.dram->value() * 1000.0;
             return out;
@@ -357,11 +357,12 @@ void bind_device(py::module_& core) {
 
 }  // namespace
 
-std::shared_ptr<const zeus::DeviceInventory> device_inventory() {
+std::shared_ptr<const zeus::device::DeviceInventory> device_inventory() {
   ReleaseGil release;
   std::lock_guard lock(g_inventory_mutex);
   if (!g_inventory) {
-    g_inventory = std::make_shared<const zeus::DeviceInventory>(zeus::discover_devices());
+    g_inventory =
+        std::make_shared<const zeus::device::DeviceInventory>(zeus::device::discover_devices());
   }
   return g_inventory;
 }

@@ -16,7 +16,7 @@
 namespace zeuscpp {
 namespace {
 
-void raise_library_error(const zeus::Error& e, const zeus::NvmlError* nvml) {
+void raise_library_error(const zeus::Error& e, const zeus::device::NvmlError* nvml) {
   const std::string code(zeus::error_code_name(e.code()));
   try {
     py::object cls = py::module_::import("zeuscpp.exception").attr("error_class_for_code")(code);
@@ -36,7 +36,7 @@ void raise_library_error(const zeus::Error& e, const zeus::NvmlError* nvml) {
 void translate(std::exception_ptr p) {
   try {
     if (p) std::rethrow_exception(p);
-  } catch (const zeus::NvmlError& e) {
+  } catch (const zeus::device::NvmlError& e) {
     raise_library_error(e, &e);
   } catch (const zeus::Error& e) {
     raise_library_error(e, nullptr);
@@ -54,7 +54,7 @@ void raise_current_exception() {
     e.restore();
   } catch (const py::builtin_exception& e) {
     e.set_error();
-  } catch (const zeus::NvmlError& e) {
+  } catch (const zeus::device::NvmlError& e) {
     raise_library_error(e, &e);
   } catch (const zeus::Error& e) {
     raise_library_error(e, nullptr);

@@ -35,7 +35,7 @@ struct MeasurementObject {
   PyObject* soc_energy;      // never nullptr (None without a Jetson)
   PyObject* interrupted_by;  // never nullptr (None unless set)
   // Placement-constructed in tp_new/new_measurement_object, destroyed in dealloc.
-  zeus::Measurement measured;
+  zeus::monitor::Measurement measured;
 };
 
 PyTypeObject* g_type = nullptr;  // set once by add_measurement_type, never freed
@@ -86,7 +86,7 @@ PyObject* dram_energy(MeasurementObject* m) {
 
 // A Measurement of `measured` (empty: time 0, nothing measured, what __new__
 // and unpickling start from).
-PyObject* allocate(PyTypeObject* type, zeus::Measurement&& measured) {
+PyObject* allocate(PyTypeObject* type, zeus::monitor::Measurement&& measured) {
   PyObject* self = nullptr;
   if (type == g_type && g_free_count > 0) {
     self = g_free[--g_free_count];
@@ -99,13 +99,13 @@ PyObject* allocate(PyTypeObject* type, zeus::Measurement&& measured) {
   m->gpu_energy = m->cpu_energy = m->dram_energy = nullptr;
   m->soc_energy = Py_NewRef(Py_None);
   m->interrupted_by = Py_NewRef(Py_None);
-  new (&m->measured) zeus::Measurement(std::move(measured));
+  new (&m->measured) zeus::monitor::Measurement(std::move(measured));
   m->time = m->measured.time.count();
   return self;
 }
 
 PyObject* measurement_new(PyTypeObject* type, PyObject*, PyObject*) {
-  return allocate(type, zeus::Measurement());
+  return allocate(type, zeus::monitor::Measurement());
 }
 
 void measurement_dealloc(PyObject* self) {
@@ -256,7 +256,7 @@ PyObject* get_gpu_energy_source(PyObject* self, void*) {
   if (d == nullptr) return nullptr;
   for (const auto& [index, source] : as_measurement(self)->measured.gpu_energy_source) {
     PyObject* k = PyLong_FromLong(index);
-    PyObject* v = PyUnicode_FromString(zeus::energy_source_name(source));
+    PyObject* v = PyUnicode_FromString(zeus::monitor::energy_source_name(source));
     const int rc = (k != nullptr && v != nullptr) ? PyDict_SetItem(d, k, v) : -1;
     Py_XDECREF(k);
     Py_XDECREF(v);
@@ -430,7 +430,7 @@ PyMethodDef g_methods[] = {{"__getstate__", measurement_getstate, METH_NOARGS, n
 
 }  // namespace
 
-PyObject* new_measurement_object(zeus::Measurement&& m) {
+PyObject* new_measurement_object(zeus::monitor::Measurement&& m) {
   PyObject* self = allocate(g_type, std::move(m));
   if (self == nullptr) return nullptr;
   MeasurementObject* o = as_measurement(self);
@@ -452,7 +452,7 @@ PyObject* new_measurement_object(zeus::Measurement&& m) {
   return self;
 }
 
-py::object to_python(zeus::Measurement m) {
+py::object to_python(zeus::monitor::Measurement m) {
   PyObject* o = new_measurement_object(std::move(m));
   if (o == nullptr) throw py::error_already_set();
   return py::reinterpret_steal<py::object>(o);

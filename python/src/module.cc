@@ -31,7 +31,7 @@ void at_interpreter_exit() {
     ReleaseGil release;
     // Settings first: the optimizer's changes must come back even if a
     // sampling thread misbehaves below.
-    zeus::GpuSettingsGuard::restore_all();
+    zeus::device::GpuSettingsGuard::restore_all();
     stop_background_threads();
   }
   uninstall_python_log_sink();

@@ -28,15 +28,15 @@ namespace {
 // Every library PowerMonitor the module created, so interpreter exit can stop
 // their threads even when Python never frees the objects.
 std::mutex g_power_monitors_mutex;  // guards g_power_monitors
-std::set<zeus::PowerMonitor*> g_power_monitors;
+std::set<zeus::monitor::PowerMonitor*> g_power_monitors;
 
-void track(zeus::PowerMonitor* pm) {
+void track(zeus::monitor::PowerMonitor* pm) {
   if (pm == nullptr) return;
   std::lock_guard lock(g_power_monitors_mutex);
   g_power_monitors.insert(pm);
 }
 
-void untrack(zeus::PowerMonitor* pm) {
+void untrack(zeus::monitor::PowerMonitor* pm) {
   if (pm == nullptr) return;
   std::lock_guard lock(g_power_monitors_mutex);
   g_power_monitors.erase(pm);
@@ -53,8 +53,8 @@ std::shared_ptr<py::object> hold(py::object fn) {
 
 // ZeusMonitor core. Thread-safe (the library monitor is); fields are set once.
 struct EnergyMonitorBinding {
-  std::shared_ptr<const zeus::DeviceInventory> inventory;
-  std::unique_ptr<zeus::EnergyMonitor> monitor;
+  std::shared_ptr<const zeus::device::DeviceInventory> inventory;
+  std::unique_ptr<zeus::monitor::EnergyMonitor> monitor;
   WindowGilPolicy gil;
 
   ~EnergyMonitorBinding() {
@@ -68,8 +68,8 @@ struct EnergyMonitorBinding {
 // gets the model's busy power (capped by its limit) over wall time, and an
 // optimizer on it "learns" that the lowest limit is as fast as any. Said once
 // per process.
-void warn_once_if_simulated(const zeus::DeviceInventory& inventory,
-                            const zeus::EnergyMonitor& monitor) {
+void warn_once_if_simulated(const zeus::device::DeviceInventory& inventory,
+                            const zeus::monitor::EnergyMonitor& monitor) {
   static bool warned = false;
   if (warned || inventory.gpu_backend != "sim" || monitor.gpu_indices().empty()) return;
   warned = true;
@@ -87,7 +87,7 @@ std::unique_ptr<EnergyMonitorBinding> make_energy_monitor(
     bool approx_instant_energy, const py::object& log_file, const py::object& sync) {
   auto b = std::make_unique<EnergyMonitorBinding>();
   b->inventory = device_inventory();
-  zeus::EnergyMonitorOptions options;
+  zeus::monitor::EnergyMonitorOptions options;
   options.warn_when_empty = false;  // a RuntimeWarning below says it, Python's way
   options.gpu_indices = std::move(gpu_indices);
   options.cpu_indices = std::move(cpu_indices);
@@ -105,7 +105,7 @@ std::unique_ptr<EnergyMonitorBinding> make_energy_monitor(
   }
   {
     ReleaseGil release;
-    b->monitor = std::make_unique<zeus::EnergyMonitor>(*b->inventory, std::move(options));
+    b->monitor = std::make_unique<zeus::monitor::EnergyMonitor>(*b->inventory, std::move(options));
   }
   track(b->monitor->power_monitor());
   warn_once_if_simulated(*b->inventory, *b->monitor);
@@ -115,7 +115,8 @@ std::unique_ptr<EnergyMonitorBinding> make_energy_monitor(
   if (b->monitor->gpu_indices().empty() && b->monitor->cpu_indices().empty() &&
       !b->inventory->jetson) {
     // nothing_to_measure says nothing when devices exist but none was chosen.
-    const auto why = zeus::nothing_to_measure(*b->inventory, zeus::DeviceSelection{});
+    const auto why =
+        zeus::device::nothing_to_measure(*b->inventory, zeus::device::DeviceSelection{});
     const std::string text = why.value_or("gpu_indices and cpu_indices select no device") +
                              "; every window of this ZeusMonitor will be empty";
     if (PyErr_WarnEx(PyExc_RuntimeWarning, text.c_str(), 1) != 0) throw py::error_already_set();
@@ -127,8 +128,8 @@ std::unique_ptr<EnergyMonitorBinding> make_energy_monitor(
 // steady-clock times into time.time() values, which is what Python Zeus users
 // pass and get back.
 struct PowerMonitorBinding {
-  std::shared_ptr<const zeus::DeviceInventory> inventory;
-  std::unique_ptr<zeus::PowerMonitor> monitor;
+  std::shared_ptr<const zeus::device::DeviceInventory> inventory;
+  std::unique_ptr<zeus::monitor::PowerMonitor> monitor;
   double wall_offset = 0;  // wall time - steady time
 
   ~PowerMonitorBinding() { untrack(monitor.get()); }
@@ -136,13 +137,13 @@ struct PowerMonitorBinding {
   zeus::Seconds steady(double wall) const { return zeus::Seconds(wall - wall_offset); }
   double wall(zeus::Seconds steady_time) const { return steady_time.count() + wall_offset; }
 
-  zeus::PowerDomain monitored(const std::string& name) const {
-    const zeus::PowerDomain d = parse_power_domain(name);
-    for (zeus::PowerDomain m : monitor->domains()) {
+  zeus::device::PowerDomain monitored(const std::string& name) const {
+    const zeus::device::PowerDomain d = parse_power_domain(name);
+    for (zeus::device::PowerDomain m : monitor->domains()) {
       if (m == d) return d;
     }
     std::string list;
-    for (zeus::PowerDomain m : monitor->domains()) {
+    for (zeus::device::PowerDomain m : monitor->domains()) {
       list += (list.empty() ? "" : ", ") + power_domain_value(m);
     }
     zeus::throw_error(zeus::ErrorCode::kInvalidArgument,
@@ -163,11 +164,11 @@ struct PowerMonitorBinding {
 
   py::dict timeline(const std::string& domain_name, std::optional<int> gpu_index,
                     std::optional<double> start, std::optional<double> end) const {
-    const zeus::PowerDomain d = monitored(domain_name);
+    const zeus::device::PowerDomain d = monitored(domain_name);
     std::optional<zeus::Seconds> s, e;
     if (start) s = steady(*start);
     if (end) e = steady(*end);
-    std::map<int, std::vector<zeus::PowerSample>> samples;
+    std::map<int, std::vector<zeus::monitor::PowerSample>> samples;
     {
       ReleaseGil release;
       for (int i : gpus(gpu_index)) samples[i] = monitor->gpu_timeline(i, d, s, e);
@@ -199,8 +200,9 @@ std::unique_ptr<PowerMonitorBinding> make_power_monitor(
   }
   auto b = std::make_unique<PowerMonitorBinding>();
   b->inventory = device_inventory();
-  zeus::DeviceSelection sel = zeus::select_devices(*b->inventory, gpu_indices, std::vector<int>{});
-  zeus::PowerMonitorOptions options;
+  zeus::device::DeviceSelection sel =
+      zeus::device::select_devices(*b->inventory, gpu_indices, std::vector<int>{});
+  zeus::monitor::PowerMonitorOptions options;
   if (domains) {
     for (const auto& name : *domains) options.domains.push_back(parse_power_domain(name));
   }
@@ -209,9 +211,9 @@ std::unique_ptr<PowerMonitorBinding> make_power_monitor(
   {
     ReleaseGil release;
     b->wall_offset = zeus::wall_time_seconds() - zeus::SteadyClock::instance().now().count();
-    b->monitor = std::make_unique<zeus::PowerMonitor>(
-        std::move(sel.gpus), std::move(sel.gpu_indices), std::vector<std::shared_ptr<zeus::Cpu>>{},
-        std::vector<int>{}, std::move(options));
+    b->monitor = std::make_unique<zeus::monitor::PowerMonitor>(
+        std::move(sel.gpus), std::move(sel.gpu_indices),
+        std::vector<std::shared_ptr<zeus::device::Cpu>>{}, std::vector<int>{}, std::move(options));
   }
   track(b->monitor.get());
   return b;
@@ -236,7 +238,7 @@ void bind_zeus_monitor_class(py::module_& m) {
       .def(
           "running",
           [](EnergyMonitorBinding& b, const std::string& key, bool sync_execution) {
-            zeus::Measurement so_far;
+            zeus::monitor::Measurement so_far;
             {
               ReleaseGil release;
               so_far = b.monitor->running(key, sync_execution);
@@ -287,7 +289,7 @@ void bind_power_monitor_class(py::module_& m) {
           "_energy",
           [](const PowerMonitorBinding& b, double start, double end,
              const std::string& domain_name) -> py::object {
-            const zeus::PowerDomain d = b.monitored(domain_name);
+            const zeus::device::PowerDomain d = b.monitored(domain_name);
             std::map<int, std::optional<zeus::Joules>> energy;
             {
               ReleaseGil release;
@@ -307,7 +309,7 @@ void bind_power_monitor_class(py::module_& m) {
           "_power",
           [](const PowerMonitorBinding& b, std::optional<double> time,
              const std::string& domain_name) -> py::object {
-            const zeus::PowerDomain d = b.monitored(domain_name);
+            const zeus::device::PowerDomain d = b.monitored(domain_name);
             std::map<int, std::optional<zeus::Watts>> power;
             {
               ReleaseGil release;
@@ -336,23 +338,23 @@ void bind_monitor(py::module_& core) {
 
 }  // namespace
 
-zeus::PowerDomain parse_power_domain(const std::string& name) {
-  if (name == "device_instant") return zeus::PowerDomain::kDeviceInstant;
-  if (name == "device_average") return zeus::PowerDomain::kDeviceAverage;
-  if (name == "memory_average") return zeus::PowerDomain::kMemoryAverage;
+zeus::device::PowerDomain parse_power_domain(const std::string& name) {
+  if (name == "device_instant") return zeus::device::PowerDomain::kDeviceInstant;
+  if (name == "device_average") return zeus::device::PowerDomain::kDeviceAverage;
+  if (name == "memory_average") return zeus::device::PowerDomain::kMemoryAverage;
   zeus::throw_error(zeus::ErrorCode::kInvalidArgument,
                     fmt::format("'{}' is not a power domain; use device_instant, device_average "
                                 "or memory_average",
                                 name));
 }
 
-std::string power_domain_value(zeus::PowerDomain domain) {
+std::string power_domain_value(zeus::device::PowerDomain domain) {
   switch (domain) {
-    case zeus::PowerDomain::kDeviceInstant:
+    case zeus::device::PowerDomain::kDeviceInstant:
       return "device_instant";
-    case zeus::PowerDomain::kDeviceAverage:
+    case zeus::device::PowerDomain::kDeviceAverage:
       return "device_average";
-    case zeus::PowerDomain::kMemoryAverage:
+    case zeus::device::PowerDomain::kMemoryAverage:
       return "memory_average";
   }
   return "device_instant";
@@ -387,7 +389,7 @@ WindowTarget window_target_of(PyObject* self) {
   return {b.monitor.get(), &b.gil};
 }
 
-zeus::EnergyMonitor& energy_monitor_of(const py::handle& obj) {
+zeus::monitor::EnergyMonitor& energy_monitor_of(const py::handle& obj) {
   if (!py::isinstance<EnergyMonitorBinding>(obj)) {
     throw py::type_error("monitor must be a zeuscpp.monitor.ZeusMonitor, got " +
                          py::repr(obj).cast<std::string>());
@@ -401,7 +403,7 @@ zeus::EnergyMonitor& energy_monitor_of(const py::handle& obj) {
 
 void stop_background_threads() {
   std::lock_guard lock(g_power_monitors_mutex);
-  for (zeus::PowerMonitor* pm : g_power_monitors) pm->stop();
+  for (zeus::monitor::PowerMonitor* pm : g_power_monitors) pm->stop();
   stop_temperature_monitors();
 }
 

@@ -20,9 +20,9 @@ namespace zeuscpp {
 // its energy dicts when they are first read.
 void add_measurement_type(py::module_& module);
 // A window's Measurement: a new reference, or nullptr with a Python error set.
-PyObject* new_measurement_object(zeus::Measurement&& m);
+PyObject* new_measurement_object(zeus::monitor::Measurement&& m);
 // The same as a py::object (error_already_set when it cannot be made).
-py::object to_python(zeus::Measurement m);
+py::object to_python(zeus::monitor::Measurement m);
 
 // What begin_window/end_window hold per ZeusMonitor to decide whether to
 // release the GIL around the library call (window_calls.cc).
@@ -32,7 +32,7 @@ struct WindowGilPolicy {
 };
 
 struct WindowTarget {
-  zeus::EnergyMonitor* monitor;
+  zeus::monitor::EnergyMonitor* monitor;
   WindowGilPolicy* gil;
 };
 
@@ -46,15 +46,15 @@ void add_window_methods(const py::handle& energy_monitor_class);
 
 // "device_instant", "device_average", "memory_average" (upstream's PowerDomain
 // values) <-> the library's domains. kInvalidArgument for other names.
-zeus::PowerDomain parse_power_domain(const std::string& name);
-std::string power_domain_value(zeus::PowerDomain domain);
+zeus::device::PowerDomain parse_power_domain(const std::string& name);
+std::string power_domain_value(zeus::device::PowerDomain domain);
 
 // Stops the threads of every live TemperatureMonitor (temperature.cc); called
 // at interpreter exit with the power monitors'.
 void stop_temperature_monitors();
 
 // The library monitor inside a zeuscpp ZeusMonitor (TypeError for other objects).
-zeus::EnergyMonitor& energy_monitor_of(const py::handle& obj);
+zeus::monitor::EnergyMonitor& energy_monitor_of(const py::handle& obj);
 // Whether obj is a zeuscpp ZeusMonitor (energy_monitor_of accepts it).
 bool is_energy_monitor(const py::handle& obj);
 

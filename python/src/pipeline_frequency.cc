@@ -23,7 +23,7 @@ namespace pf = zeus::pipeline_frequency;
 // Keeps the inventory (and so the GPU) alive as long as the optimizer, which
 // is destroyed first (it restores the GPU's clocks).
 struct PipelineFrequencyBinding {
-  std::shared_ptr<const zeus::DeviceInventory> inventory;
+  std::shared_ptr<const zeus::device::DeviceInventory> inventory;
   std::unique_ptr<pf::PipelineFrequencyOptimizer> impl;
 
   pf::PipelineFrequencyOptimizer& get() const {
@@ -42,7 +42,8 @@ std::unique_ptr<PipelineFrequencyBinding> make(
   auto b = std::make_unique<PipelineFrequencyBinding>();
   b->inventory = device_inventory();
   if (device_id < 0 || static_cast<std::size_t>(device_id) >= b->inventory->gpus.size()) {
-    (void)zeus::select_devices(*b->inventory, std::vector<int>{device_id}, std::vector<int>{});
+    (void)zeus::device::select_devices(*b->inventory, std::vector<int>{device_id},
+                                       std::vector<int>{});
   }
   pf::PipelineFrequencyOptimizerOptions o;
   o.rank = rank;

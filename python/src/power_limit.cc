@@ -23,9 +23,9 @@
 namespace zeuscpp {
 namespace {
 
-std::vector<zeus::PowerLimitMeasurement> measurements_from(const py::iterable& items) {
-  std::vector<zeus::PowerLimitMeasurement> out;
-  for (auto item : items) out.push_back(item.cast<zeus::PowerLimitMeasurement>());
+std::vector<zeus::power_limit::PowerLimitMeasurement> measurements_from(const py::iterable& items) {
+  std::vector<zeus::power_limit::PowerLimitMeasurement> out;
+  for (auto item : items) out.push_back(item.cast<zeus::power_limit::PowerLimitMeasurement>());
   return out;
 }
 
@@ -36,31 +36,35 @@ struct OptimizerState {
 };
 
 void bind_power_limit_measurement(py::module_& m) {
-  py::class_<zeus::PowerLimitMeasurement>(
+  py::class_<zeus::power_limit::PowerLimitMeasurement>(
       m, "PowerLimitMeasurement",
       "Energy (J) and time (s) of the same amount of training at one power limit (W).")
       .def(py::init([](const py::object& power_limit, double energy, double time) {
-             return zeus::PowerLimitMeasurement{milliwatts_from(power_limit, "power_limit"),
-                                                zeus::Joules(energy), zeus::Seconds(time)};
+             return zeus::power_limit::PowerLimitMeasurement{
+                 milliwatts_from(power_limit, "power_limit"), zeus::Joules(energy),
+                 zeus::Seconds(time)};
            }),
            py::arg("power_limit"), py::arg("energy"), py::arg("time"))
       .def_property_readonly(
           "power_limit",
-          [](const zeus::PowerLimitMeasurement& x) { return watts_object(x.power_limit); },
+          [](const zeus::power_limit::PowerLimitMeasurement& x) {
+            return watts_object(x.power_limit);
+          },
           "Power limit (W).")
       .def_property_readonly(
-          "energy", [](const zeus::PowerLimitMeasurement& x) { return x.energy.value(); },
+          "energy",
+          [](const zeus::power_limit::PowerLimitMeasurement& x) { return x.energy.value(); },
           "Energy (J), summed over GPUs and ranks.")
       .def_property_readonly(
-          "time", [](const zeus::PowerLimitMeasurement& x) { return x.time.count(); },
+          "time", [](const zeus::power_limit::PowerLimitMeasurement& x) { return x.time.count(); },
           "Time (s), the slowest rank's.")
       .def("__eq__",
-           [](const zeus::PowerLimitMeasurement& a, const py::object& other) {
-             if (!py::isinstance<zeus::PowerLimitMeasurement>(other)) return false;
-             const auto& b = other.cast<const zeus::PowerLimitMeasurement&>();
+           [](const zeus::power_limit::PowerLimitMeasurement& a, const py::object& other) {
+             if (!py::isinstance<zeus::power_limit::PowerLimitMeasurement>(other)) return false;
+             const auto& b = other.cast<const zeus::power_limit::PowerLimitMeasurement&>();
              return a.power_limit == b.power_limit && a.energy == b.energy && a.time == b.time;
            })
-      .def("__repr__", [](const zeus::PowerLimitMeasurement& x) {
+      .def("__repr__", [](const zeus::power_limit::PowerLimitMeasurement& x) {
         return fmt::format("PowerLimitMeasurement(power_limit={}, energy={}, time={})",
                            py::repr(watts_object(x.power_limit)).cast<std::string>(),
                            py::repr(py::float_(x.energy.value())).cast<std::string>(),
@@ -70,27 +74,29 @@ void bind_power_limit_measurement(py::module_& m) {
 
 // The library's selectors: the Selector base and its implementations.
 void bind_selectors(py::module_& m) {
-  py::class_<zeus::PowerLimitSelector, std::shared_ptr<zeus::PowerLimitSelector>>(
+  py::class_<zeus::power_limit::PowerLimitSelector,
+             std::shared_ptr<zeus::power_limit::PowerLimitSelector>>(
       m, "Selector", "A selector implemented in the library.")
       .def(
           "select",
-          [](const zeus::PowerLimitSelector& s, const py::iterable& measurements) {
+          [](const zeus::power_limit::PowerLimitSelector& s, const py::iterable& measurements) {
             const auto list = measurements_from(measurements);
             return watts_object(s.select(list));
           },
           py::arg("measurements"), "The chosen power limit (W) among the measurements.")
-      .def("name", &zeus::PowerLimitSelector::name, "For logs, e.g. 'zeus-cost(eta=0.5)'.");
-  py::class_<zeus::EnergySelector, zeus::PowerLimitSelector, std::shared_ptr<zeus::EnergySelector>>(
-      m, "EnergySelector")
+      .def("name", &zeus::power_limit::PowerLimitSelector::name,
+           "For logs, e.g. 'zeus-cost(eta=0.5)'.");
+  py::class_<zeus::power_limit::EnergySelector, zeus::power_limit::PowerLimitSelector,
+             std::shared_ptr<zeus::power_limit::EnergySelector>>(m, "EnergySelector")
       .def(py::init<>());
-  py::class_<zeus::TimeSelector, zeus::PowerLimitSelector, std::shared_ptr<zeus::TimeSelector>>(
-      m, "TimeSelector")
+  py::class_<zeus::power_limit::TimeSelector, zeus::power_limit::PowerLimitSelector,
+             std::shared_ptr<zeus::power_limit::TimeSelector>>(m, "TimeSelector")
       .def(py::init<>());
-  py::class_<zeus::ZeusCostSelector, zeus::PowerLimitSelector,
-             std::shared_ptr<zeus::ZeusCostSelector>>(m, "ZeusCostSelector")
+  py::class_<zeus::power_limit::ZeusCostSelector, zeus::power_limit::PowerLimitSelector,
+             std::shared_ptr<zeus::power_limit::ZeusCostSelector>>(m, "ZeusCostSelector")
       .def(py::init<double, int>(), py::arg("eta_knob"), py::arg("world_size") = 1);
-  py::class_<zeus::MaxSlowdownSelector, zeus::PowerLimitSelector,
-             std::shared_ptr<zeus::MaxSlowdownSelector>>(m, "MaxSlowdownSelector")
+  py::class_<zeus::power_limit::MaxSlowdownSelector, zeus::power_limit::PowerLimitSelector,
+             std::shared_ptr<zeus::power_limit::MaxSlowdownSelector>>(m, "MaxSlowdownSelector")
       .def(py::init<double>(), py::arg("factor"));
 }
 
@@ -118,17 +124,22 @@ void bind_global_power_limit_optimizer(py::module_& m) {
            py::arg("observer_mode"), py::arg("reducer"))
       .def(
           "on_step_begin",
-          [](B& b) { b.step([](zeus::GlobalPowerLimitOptimizer& o) { o.on_step_begin(); }); },
+          [](B& b) {
+            b.step([](zeus::power_limit::GlobalPowerLimitOptimizer& o) { o.on_step_begin(); });
+          },
           "Call before every training step.")
       .def(
           "on_epoch_end",
-          [](B& b) { b.step([](zeus::GlobalPowerLimitOptimizer& o) { o.on_epoch_end(); }); },
+          [](B& b) {
+            b.step([](zeus::power_limit::GlobalPowerLimitOptimizer& o) { o.on_epoch_end(); });
+          },
           "Call after every epoch.")
       .def_property_readonly(
           "state",
           [](const B& b) {
             const auto s = b.get().state();
-            return OptimizerState{zeus::phase_name(s.phase), watts_object(s.power_limit), s.steps};
+            return OptimizerState{zeus::power_limit::phase_name(s.phase),
+                                  watts_object(s.power_limit), s.steps};
           },
           "Current phase, the limit it concerns and steps left.")
       .def_property_readonly(
@@ -186,7 +197,8 @@ void bind_window_name(py::module_& m) {
   m.def(
       "window_name",
       [](const py::object& w) {
-        return zeus::GlobalPowerLimitOptimizer::window_name(milliwatts_from(w, "power_limit"));
+        return zeus::power_limit::GlobalPowerLimitOptimizer::window_name(
+            milliwatts_from(w, "power_limit"));
       },
       py::arg("power_limit"), "The profiling window's name for a limit (W).");
 }

@@ -22,13 +22,14 @@ namespace {
 // A Python selector (upstream's OptimumSelector subclasses): select() gets
 // the measurements in W and returns the chosen limit in W, which must be one
 // of the measured limits.
-class PythonSelector final : public zeus::PowerLimitSelector {
+class PythonSelector final : public zeus::power_limit::PowerLimitSelector {
  public:
   explicit PythonSelector(py::object selector)
       : name_(py::type::of(selector).attr("__name__").cast<std::string>()),
         selector_(hold_object(std::move(selector))) {}
 
-  zeus::Milliwatts select(std::span<const zeus::PowerLimitMeasurement> m) const override {
+  zeus::Milliwatts select(
+      std::span<const zeus::power_limit::PowerLimitMeasurement> m) const override {
     if (m.empty()) {
       zeus::throw_error(zeus::ErrorCode::kInvalidArgument,
                         "no power-limit measurements to choose from");
@@ -54,15 +55,16 @@ class PythonSelector final : public zeus::PowerLimitSelector {
   std::shared_ptr<py::object> selector_;
 };
 
-std::shared_ptr<const zeus::PowerLimitSelector> selector_from(const py::object& selector) {
+std::shared_ptr<const zeus::power_limit::PowerLimitSelector> selector_from(
+    const py::object& selector) {
   if (selector.is_none()) return nullptr;
-  if (py::isinstance<zeus::PowerLimitSelector>(selector)) {
-    return selector.cast<std::shared_ptr<zeus::PowerLimitSelector>>();
+  if (py::isinstance<zeus::power_limit::PowerLimitSelector>(selector)) {
+    return selector.cast<std::shared_ptr<zeus::power_limit::PowerLimitSelector>>();
   }
   if (py::hasattr(selector, "_core_selector")) {
     const py::object core = selector.attr("_core_selector");
-    if (py::isinstance<zeus::PowerLimitSelector>(core)) {
-      return core.cast<std::shared_ptr<zeus::PowerLimitSelector>>();
+    if (py::isinstance<zeus::power_limit::PowerLimitSelector>(core)) {
+      return core.cast<std::shared_ptr<zeus::power_limit::PowerLimitSelector>>();
     }
   }
   if (!py::hasattr(selector, "select") || !PyCallable_Check(selector.attr("select").ptr())) {
@@ -133,7 +135,7 @@ std::unique_ptr<OptimizerBinding> make_optimizer(py::object monitor, py::object 
                                                  py::object profile_path, bool dry_run,
                                                  bool observer_mode, py::object reducer) {
   auto b = std::make_unique<OptimizerBinding>();
-  zeus::WindowMonitor* window_monitor = nullptr;
+  zeus::monitor::WindowMonitor* window_monitor = nullptr;
   if (is_energy_monitor(monitor)) {
     window_monitor = &energy_monitor_of(monitor);
   } else {
@@ -144,7 +146,7 @@ std::unique_ptr<OptimizerBinding> make_optimizer(py::object monitor, py::object 
   b->selector = selector;
   b->reducer = reducer;
   b->core_selector = selector_from(selector);
-  zeus::GlobalPowerLimitOptimizerOptions options;
+  zeus::power_limit::GlobalPowerLimitOptimizerOptions options;
   options.selector = b->core_selector;
   options.wait_steps = wait_steps;
   options.warmup_steps = warmup_steps;
@@ -159,8 +161,8 @@ std::unique_ptr<OptimizerBinding> make_optimizer(py::object monitor, py::object 
   }
   {
     ReleaseGil release;
-    b->impl =
-        std::make_unique<zeus::GlobalPowerLimitOptimizer>(*window_monitor, std::move(options));
+    b->impl = std::make_unique<zeus::power_limit::GlobalPowerLimitOptimizer>(*window_monitor,
+                                                                             std::move(options));
   }
   return b;
 }

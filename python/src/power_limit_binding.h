@@ -31,7 +31,7 @@ std::shared_ptr<py::object> hold_object(py::object obj);
 // torch.distributed one lives in zeuscpp/utils/framework.py). rank and world
 // size are read once (they do not change during a job); each reduction takes
 // the GIL, since the optimizer runs with it released.
-class PythonReducer final : public zeus::Reducer {
+class PythonReducer final : public zeus::power_limit::Reducer {
  public:
   explicit PythonReducer(py::object reducer);
   double all_reduce_sum(double local) override { return call("all_reduce_sum", local); }
@@ -55,13 +55,13 @@ struct OptimizerBinding {
   std::unique_ptr<PythonWindowMonitor> python_monitor;  // for a monitor-like Python object
   py::object selector;                                  // the user's selector object (or None)
   py::object reducer;                                   // the user's reducer object (or None)
-  std::shared_ptr<const zeus::PowerLimitSelector> core_selector;
-  std::unique_ptr<zeus::Reducer> core_reducer;
-  std::unique_ptr<zeus::GlobalPowerLimitOptimizer> impl;
+  std::shared_ptr<const zeus::power_limit::PowerLimitSelector> core_selector;
+  std::unique_ptr<zeus::power_limit::Reducer> core_reducer;
+  std::unique_ptr<zeus::power_limit::GlobalPowerLimitOptimizer> impl;
 
   bool save_error_warned = false;
 
-  zeus::GlobalPowerLimitOptimizer& get() const {
+  zeus::power_limit::GlobalPowerLimitOptimizer& get() const {
     if (!impl) {
       zeus::throw_error(zeus::ErrorCode::kFailedPrecondition,
                         "the GlobalPowerLimitOptimizer is not initialized");

@@ -22,8 +22,8 @@ std::shared_ptr<py::object> hold(const py::object& obj) {
 
 }  // namespace
 
-PythonWindowMonitor::PythonWindowMonitor(const py::object& monitor,
-                                         std::shared_ptr<const zeus::DeviceInventory> inventory)
+PythonWindowMonitor::PythonWindowMonitor(
+    const py::object& monitor, std::shared_ptr<const zeus::device::DeviceInventory> inventory)
     : monitor_(hold(monitor)), inventory_(std::move(inventory)) {
   for (const char* method : {"begin_window", "end_window"}) {
     if (!py::hasattr(monitor, method) || !PyCallable_Check(monitor.attr(method).ptr())) {
@@ -66,7 +66,8 @@ void PythonWindowMonitor::begin_window(const std::string& name, bool sync, bool 
   running_.insert(name);
 }
 
-zeus::Measurement PythonWindowMonitor::end_window(const std::string& name, bool sync, bool cancel) {
+zeus::monitor::Measurement PythonWindowMonitor::end_window(const std::string& name, bool sync,
+                                                           bool cancel) {
   py::gil_scoped_acquire gil;
   running_.erase(name);  // ended even when the call fails, as EnergyMonitor's windows are
   py::object result;
@@ -76,7 +77,7 @@ zeus::Measurement PythonWindowMonitor::end_window(const std::string& name, bool 
   } else {
     result = monitor_->attr("end_window")(name, py::arg("sync_execution") = sync);
   }
-  zeus::Measurement m;
+  zeus::monitor::Measurement m;
   try {
     m.time = zeus::Seconds(result.attr("time").cast<double>());
     for (auto item : result.attr("gpu_energy").cast<py::dict>()) {
@@ -96,7 +97,7 @@ bool PythonWindowMonitor::window_running(const std::string& name) const {
   return running_.contains(name);
 }
 
-const std::shared_ptr<zeus::Gpu>& PythonWindowMonitor::gpu(int gpu_index) const {
+const std::shared_ptr<zeus::device::Gpu>& PythonWindowMonitor::gpu(int gpu_index) const {
   for (int i : gpu_indices_) {
     if (i == gpu_index) return inventory_->gpus[static_cast<std::size_t>(i)];
   }

@@ -19,27 +19,27 @@ namespace zeuscpp {
 
 namespace py = pybind11;
 
-class PythonWindowMonitor final : public zeus::WindowMonitor {
+class PythonWindowMonitor final : public zeus::monitor::WindowMonitor {
  public:
   // TypeError when the object lacks begin_window/end_window/gpu_indices;
   // kInvalidArgument when it names a GPU this process does not have. Call with
   // the GIL held.
   PythonWindowMonitor(const py::object& monitor,
-                      std::shared_ptr<const zeus::DeviceInventory> inventory);
+                      std::shared_ptr<const zeus::device::DeviceInventory> inventory);
   ~PythonWindowMonitor() override = default;
   PythonWindowMonitor(const PythonWindowMonitor&) = delete;
   PythonWindowMonitor& operator=(const PythonWindowMonitor&) = delete;
 
   // These take the GIL for the call (the optimizer runs with it released).
   void begin_window(const std::string& name, bool sync, bool restart) override;
-  zeus::Measurement end_window(const std::string& name, bool sync, bool cancel) override;
+  zeus::monitor::Measurement end_window(const std::string& name, bool sync, bool cancel) override;
   bool window_running(const std::string& name) const override;
   const std::vector<int>& gpu_indices() const override { return gpu_indices_; }
-  const std::shared_ptr<zeus::Gpu>& gpu(int gpu_index) const override;
+  const std::shared_ptr<zeus::device::Gpu>& gpu(int gpu_index) const override;
 
  private:
   std::shared_ptr<py::object> monitor_;  // released with the GIL held
-  std::shared_ptr<const zeus::DeviceInventory> inventory_;
+  std::shared_ptr<const zeus::device::DeviceInventory> inventory_;
   std::vector<int> gpu_indices_;
   // Windows begun through this adapter and not ended: the optimizer asks
   // whether its window runs, which ZeusMonitor-like objects need not answer.

@@ -22,11 +22,11 @@ namespace {
 // Every library TemperatureMonitor alive, so interpreter exit can stop their
 // threads even when Python never frees the objects.
 std::mutex g_monitors_mutex;  // guards g_monitors
-std::set<zeus::TemperatureMonitor*> g_monitors;
+std::set<zeus::monitor::TemperatureMonitor*> g_monitors;
 
 struct TemperatureMonitorBinding {
-  std::shared_ptr<const zeus::DeviceInventory> inventory;
-  std::unique_ptr<zeus::TemperatureMonitor> monitor;
+  std::shared_ptr<const zeus::device::DeviceInventory> inventory;
+  std::unique_ptr<zeus::monitor::TemperatureMonitor> monitor;
   double wall_offset = 0;  // wall time - steady time
 
   ~TemperatureMonitorBinding() {
@@ -48,7 +48,7 @@ struct TemperatureMonitorBinding {
                     std::optional<double> end) const {
     py::dict out;
     for (int i : gpus(gpu_index)) {
-      std::vector<zeus::TemperatureSample> samples;
+      std::vector<zeus::monitor::TemperatureSample> samples;
       {
         ReleaseGil release;
         samples = monitor->timeline(
@@ -90,18 +90,19 @@ std::unique_ptr<TemperatureMonitorBinding> make_temperature_monitor(
   }
   auto b = std::make_unique<TemperatureMonitorBinding>();
   b->inventory = device_inventory();
-  zeus::DeviceSelection sel = zeus::select_devices(*b->inventory, gpu_indices, std::vector<int>{});
+  zeus::device::DeviceSelection sel =
+      zeus::device::select_devices(*b->inventory, gpu_indices, std::vector<int>{});
   if (sel.gpus.empty()) {
     zeus::throw_error(zeus::ErrorCode::kNotFound, "no GPU to monitor");
   }
-  zeus::TemperatureMonitorOptions options;
+  zeus::monitor::TemperatureMonitorOptions options;
   options.interval = zeus::Seconds(update_period);
   if (max_samples) options.max_samples = static_cast<std::size_t>(*max_samples);
   {
     ReleaseGil release;
     b->wall_offset = zeus::wall_time_seconds() - zeus::SteadyClock::instance().now().count();
-    b->monitor = std::make_unique<zeus::TemperatureMonitor>(std::move(sel.gpus),
-                                                            std::move(sel.gpu_indices), options);
+    b->monitor = std::make_unique<zeus::monitor::TemperatureMonitor>(
+        std::move(sel.gpus), std::move(sel.gpu_indices), options);
   }
   std::lock_guard lock(g_monitors_mutex);
   g_monitors.insert(b->monitor.get());
@@ -134,7 +135,7 @@ void bind_temperature(py::module_& core) {
 
 void stop_temperature_monitors() {
   std::lock_guard lock(g_monitors_mutex);
-  for (zeus::TemperatureMonitor* tm : g_monitors) tm->stop();
+  for (zeus::monitor::TemperatureMonitor* tm : g_monitors) tm->stop();
 }
 
 ZEUSCPP_BINDING(kOrderMonitor, bind_temperature);

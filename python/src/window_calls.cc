@@ -141,7 +141,7 @@ PyObject* end_window(PyObject* self, PyObject* const* args, Py_ssize_t nargs, Py
   if (!parse_arguments("end_window", "cancel", args, nargs, kwnames, a)) return nullptr;
   try {
     const WindowTarget target = window_target_of(self);
-    std::optional<zeus::Measurement> result;
+    std::optional<zeus::monitor::Measurement> result;
     call_library(
         *target.gil, !a.flag && target.monitor->window_call_may_wait(a.sync_execution),
         [&] { result.emplace(target.monitor->end_window(a.key, a.sync_execution, a.flag)); });

@@ -12,7 +12,7 @@
 namespace zeuscpp {
 namespace {
 
-py::dict status_dict(const zeus::ZeusdStatus& s) {
+py::dict status_dict(const zeus::device::ZeusdStatus& s) {
   py::dict d;
   py::list gpus;
   for (const auto& g : s.gpus) {
@@ -47,19 +47,20 @@ py::dict status_dict(const zeus::ZeusdStatus& s) {
 void bind_zeusd(py::module_& core) {
   py::module_ m = core.def_submodule("zeusd", "Connection to a zeusd daemon.");
   using R = ReleaseGil;
-  py::class_<zeus::ZeusdConnection, std::shared_ptr<zeus::ZeusdConnection>>(m, "Connection")
+  py::class_<zeus::device::ZeusdConnection, std::shared_ptr<zeus::device::ZeusdConnection>>(
+      m, "Connection")
       .def(py::init([](std::string url, std::string endpoint, std::string token, bool persistent) {
              ReleaseGil release;
-             return std::make_shared<zeus::ZeusdConnection>(zeus::ZeusdConfig{
+             return std::make_shared<zeus::device::ZeusdConnection>(zeus::device::ZeusdConfig{
                  std::move(url), std::move(endpoint), std::move(token), persistent});
            }),
            py::arg("url"), py::arg("endpoint"), py::arg("token") = "",
            py::arg("persistent") = false)
-      .def("status", [](const zeus::ZeusdConnection& c) { return status_dict(c.status()); })
-      .def("get", &zeus::ZeusdConnection::get, py::arg("target"), py::call_guard<R>())
-      .def("gpu_command", &zeus::ZeusdConnection::gpu_command, py::arg("op"), py::arg("gpu"),
-           py::arg("query") = "", py::call_guard<R>())
-      .def("lease_id", &zeus::ZeusdConnection::lease_id);
+      .def("status", [](const zeus::device::ZeusdConnection& c) { return status_dict(c.status()); })
+      .def("get", &zeus::device::ZeusdConnection::get, py::arg("target"), py::call_guard<R>())
+      .def("gpu_command", &zeus::device::ZeusdConnection::gpu_command, py::arg("op"),
+           py::arg("gpu"), py::arg("query") = "", py::call_guard<R>())
+      .def("lease_id", &zeus::device::ZeusdConnection::lease_id);
 }
 
 ZEUSCPP_BINDING(kOrderClients, bind_zeusd);

@@ -22,7 +22,7 @@
 #include "zeus/device/gpu.h"
 #include "zeus/util/error.h"
 
-namespace zeus {
+namespace zeus::device {
 
 struct AmdSmiOptions {
   // A library file to load, skipping the search. Empty: $ZEUS_AMDSMI_LIBRARY,
@@ -85,4 +85,4 @@ class AmdSmiError : public Error {
 // The zeus::ErrorCode an amdsmi_status_t maps to (kUnknown for new codes).
 ErrorCode amdsmi_error_code(std::uint32_t status);
 
-}  // namespace zeus
+}  // namespace zeus::device

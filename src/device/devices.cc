@@ -16,7 +16,7 @@
 #include "zeus/util/error.h"
 #include "zeus/util/parse.h"
 
-namespace zeus {
+namespace zeus::device {
 namespace {
 
 std::string env_or(const char* name, const std::string& fallback) {
@@ -263,4 +263,4 @@ DeviceInventory discover_devices(const DiscoveryOptions& options) {
   return inv;
 }
 
-}  // namespace zeus
+}  // namespace zeus::device

@@ -4,7 +4,7 @@
 
 #include "zeus/util/error.h"
 
-namespace zeus {
+namespace zeus::device {
 namespace {
 
 // Below this, power x time is too small to compare with (upstream: 0.001 mJ).
@@ -121,4 +121,4 @@ nlohmann::json to_json(const CounterCheck& c) {
           {"detail", c.detail}};
 }
 
-}  // namespace zeus
+}  // namespace zeus::device

@@ -9,7 +9,7 @@
 #include "zeus/util/error.h"
 #include "zeus/util/version.h"
 
-namespace zeus {
+namespace zeus::device {
 namespace {
 
 using nlohmann::json;
@@ -143,4 +143,4 @@ json environment_report(const DeviceInventory& devices) {
   return r;
 }
 
-}  // namespace zeus
+}  // namespace zeus::device

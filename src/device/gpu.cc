@@ -4,7 +4,7 @@
 
 #include "zeus/util/error.h"
 
-namespace zeus {
+namespace zeus::device {
 
 std::string Gpu::pci_bus_id() {
   throw_error(ErrorCode::kNotSupported,
@@ -111,4 +111,4 @@ const char* architecture_name(GpuArchitecture arch) {
   return "unknown";
 }
 
-}  // namespace zeus
+}  // namespace zeus::device

@@ -7,7 +7,7 @@
 
 #include "zeus/util/error.h"
 
-namespace zeus {
+namespace zeus::device {
 namespace {
 
 template <class T, class F>
@@ -244,4 +244,4 @@ AppliedSettings apply_gpu_settings(const std::vector<std::shared_ptr<Gpu>>& gpus
   return {steps.done()};
 }
 
-}  // namespace zeus
+}  // namespace zeus::device

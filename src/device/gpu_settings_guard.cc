@@ -9,7 +9,7 @@
 #include "zeus/util/error.h"
 #include "zeus/util/log.h"
 
-namespace zeus {
+namespace zeus::device {
 namespace {
 
 // The live guards, for restore_all() and the atexit hook. Leaked on purpose:
@@ -231,4 +231,4 @@ std::size_t GpuSettingsGuard::live_count() {
   return l.guards.size();
 }
 
-}  // namespace zeus
+}  // namespace zeus::device

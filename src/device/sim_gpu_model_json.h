@@ -15,7 +15,7 @@
 
 #include "zeus/device/sim_gpu.h"
 
-namespace zeus {
+namespace zeus::device {
 
 // Parses a model. FieldError naming `source` and the field for malformed
 // JSON, unknown fields, wrong types and values outside their sensible range
@@ -24,4 +24,4 @@ SimGpuModel parse_sim_gpu_model(std::string_view text, const std::string& source
 // Reads (bounded, regular files only) and parses a model file.
 SimGpuModel read_sim_gpu_model(const std::string& path);
 
-}  // namespace zeus
+}  // namespace zeus::device

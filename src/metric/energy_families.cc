@@ -3,7 +3,7 @@
 namespace zeus::metric {
 namespace {
 
-bool any_dram(const DeviceInventory& devices, const std::vector<int>& cpus) {
+bool any_dram(const device::DeviceInventory& devices, const std::vector<int>& cpus) {
   for (int i : cpus) {
     if (i >= 0 && static_cast<std::size_t>(i) < devices.cpus.size() &&
         devices.cpus[static_cast<std::size_t>(i)]->has_dram()) {
@@ -15,7 +15,7 @@ bool any_dram(const DeviceInventory& devices, const std::vector<int>& cpus) {
 
 }  // namespace
 
-void add_energy_families(PushRegistry& registry, const DeviceInventory& devices,
+void add_energy_families(PushRegistry& registry, const device::DeviceInventory& devices,
                          const std::vector<int>& cpu_indices, const std::vector<int>& gpu_indices,
                          PushRegistry::Type type,
                          const std::array<std::vector<double>, 3>& buckets) {

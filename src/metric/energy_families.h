@@ -18,21 +18,23 @@ struct EnergyFamily {
   const char* name;  // the metric
   const char* help;
   const char* kind;  // the device kind, in messages
-  std::map<int, Joules> Measurement::*energy;
+  std::map<int, Joules> monitor::Measurement::*energy;
 };
 
 // GPU, CPU, DRAM.
 inline constexpr std::array<EnergyFamily, 3> kEnergyFamilies{{
-    {"energy_monitor_gpu_energy_joules", "GPU energy consumption", "GPU", &Measurement::gpu_energy},
-    {"energy_monitor_cpu_energy_joules", "CPU energy consumption", "CPU", &Measurement::cpu_energy},
+    {"energy_monitor_gpu_energy_joules", "GPU energy consumption", "GPU",
+     &monitor::Measurement::gpu_energy},
+    {"energy_monitor_cpu_energy_joules", "CPU energy consumption", "CPU",
+     &monitor::Measurement::cpu_energy},
     {"energy_monitor_dram_energy_joules", "DRAM energy consumption", "DRAM",
-     &Measurement::dram_energy},
+     &monitor::Measurement::dram_energy},
 }};
 
 // Adds, in kEnergyFamilies' order, the families the devices feed: GPU with
 // GPUs, CPU with CPUs, DRAM with a CPU that has DRAM. Family k of a histogram
 // gets buckets[k].
-void add_energy_families(PushRegistry& registry, const DeviceInventory& devices,
+void add_energy_families(PushRegistry& registry, const device::DeviceInventory& devices,
                          const std::vector<int>& cpu_indices, const std::vector<int>& gpu_indices,
                          PushRegistry::Type type,
                          const std::array<std::vector<double>, 3>& buckets = {});
@@ -40,7 +42,7 @@ void add_energy_families(PushRegistry& registry, const DeviceInventory& devices,
 // Calls record(k, device_index, energy) for every energy of `m` whose family
 // kEnergyFamilies[k] the registry has.
 template <class Record>
-void for_each_energy(const PushRegistry& registry, const Measurement& m, Record record) {
+void for_each_energy(const PushRegistry& registry, const monitor::Measurement& m, Record record) {
   for (std::size_t k = 0; k < kEnergyFamilies.size(); ++k) {
     if (!registry.has_family(kEnergyFamilies[k].name)) continue;
     for (const auto& [index, energy] : m.*kEnergyFamilies[k].energy) record(k, index, energy);

@@ -13,8 +13,9 @@ namespace {
 
 constexpr const char* kGpuPower = "power_monitor_gpu_power_watts";
 
-EnergyMonitorOptions monitor_options(std::vector<int> cpus, std::vector<int> gpus, Clock* clock) {
-  EnergyMonitorOptions o;
+monitor::EnergyMonitorOptions monitor_options(std::vector<int> cpus, std::vector<int> gpus,
+                                              Clock* clock) {
+  monitor::EnergyMonitorOptions o;
   o.cpu_indices = std::move(cpus);
   o.gpu_indices = std::move(gpus);
   o.clock = clock;
@@ -40,9 +41,10 @@ void push_logged(const std::string& url, const std::string& job, const PushRegis
 
 }  // namespace
 
-EnergyHistogram::EnergyHistogram(const DeviceInventory& devices, std::vector<int> cpu_indices,
-                                 std::vector<int> gpu_indices, std::string pushgateway_url,
-                                 std::string job, std::vector<double> gpu_bucket_range,
+EnergyHistogram::EnergyHistogram(const device::DeviceInventory& devices,
+                                 std::vector<int> cpu_indices, std::vector<int> gpu_indices,
+                                 std::string pushgateway_url, std::string job,
+                                 std::vector<double> gpu_bucket_range,
                                  std::vector<double> cpu_bucket_range,
                                  std::vector<double> dram_bucket_range, Clock* clock)
     : url_(std::move(pushgateway_url)),
@@ -61,8 +63,8 @@ void EnergyHistogram::begin_window(const std::string& name, bool sync_execution)
   monitor_.begin_window("__EnergyHistogram_" + name, sync_execution);
 }
 
-Measurement EnergyHistogram::end_window(const std::string& name, bool sync_execution) {
-  const Measurement m = monitor_.end_window("__EnergyHistogram_" + name, sync_execution);
+monitor::Measurement EnergyHistogram::end_window(const std::string& name, bool sync_execution) {
+  const monitor::Measurement m = monitor_.end_window("__EnergyHistogram_" + name, sync_execution);
   for_each_energy(registry_, m, [&](std::size_t family, int index, Joules energy) {
     const auto [lo, hi] = std::minmax_element(buckets_[family].begin(), buckets_[family].end());
     registry_.observe(kEnergyFamilies[family].name, name, index, energy.value());
@@ -78,7 +80,7 @@ Measurement EnergyHistogram::end_window(const std::string& name, bool sync_execu
   return m;
 }
 
-EnergyCumulativeCounter::EnergyCumulativeCounter(const DeviceInventory& devices,
+EnergyCumulativeCounter::EnergyCumulativeCounter(const device::DeviceInventory& devices,
                                                  std::vector<int> cpu_indices,
                                                  std::vector<int> gpu_indices,
                                                  Seconds update_period, std::string pushgateway_url,
@@ -110,7 +112,7 @@ void EnergyCumulativeCounter::run(PeriodicWindow& w) {
   for (;;) {
     monitor_.begin_window(inner, false, true);
     const bool stop = w.wait_period();
-    const Measurement m = monitor_.end_window(inner, false);
+    const monitor::Measurement m = monitor_.end_window(inner, false);
     for_each_energy(registry_, m, [&](std::size_t family, int index, Joules energy) {
       registry_.inc(kEnergyFamilies[family].name, w.name(), index, energy.value());
     });
@@ -119,12 +121,13 @@ void EnergyCumulativeCounter::run(PeriodicWindow& w) {
   }
 }
 
-PowerGauge::PowerGauge(const DeviceInventory& devices, std::vector<int> gpu_indices,
+PowerGauge::PowerGauge(const device::DeviceInventory& devices, std::vector<int> gpu_indices,
                        Seconds update_period, std::string pushgateway_url, std::string job)
     : url_(std::move(pushgateway_url)),
       job_(std::move(job)),
       windows_(std::make_unique<PeriodicWindows>(update_period)) {
-  const DeviceSelection s = select_devices(devices, gpu_indices, std::vector<int>{});
+  const device::DeviceSelection s =
+      device::select_devices(devices, gpu_indices, std::vector<int>{});
   for (std::size_t k = 0; k < s.gpus.size(); ++k) gpus_.emplace_back(s.gpu_indices[k], s.gpus[k]);
   registry_.add_family(kGpuPower, "Records power consumption for GPU over time",
                        PushRegistry::Type::kGauge);
@@ -150,7 +153,8 @@ void PowerGauge::run(PeriodicWindow& w) {
   for (;;) {
     for (const auto& [index, gpu] : gpus_) {
       try {
-        registry_.set(kGpuPower, w.name(), index, gpu->power(PowerDomain::kDeviceInstant).value());
+        registry_.set(kGpuPower, w.name(), index,
+                      gpu->power(device::PowerDomain::kDeviceInstant).value());
       } catch (const std::exception& e) {
         log::warn("metric: GPU {} power: {}", index, e.what());
       }

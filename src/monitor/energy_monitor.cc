@@ -9,7 +9,7 @@
 #include "zeus/util/log.h"
 #include "zeus/util/text.h"
 
-namespace zeus {
+namespace zeus::monitor {
 namespace {
 
 // NVIDIA counters update every 10-100 ms (AMD's about every millisecond): a
@@ -43,11 +43,12 @@ Joules Measurement::total_energy() const {
   return total;
 }
 
-EnergyMonitor::EnergyMonitor(const DeviceInventory& devices, EnergyMonitorOptions options)
+EnergyMonitor::EnergyMonitor(const device::DeviceInventory& devices, EnergyMonitorOptions options)
     : clock_(options.clock != nullptr ? *options.clock : SteadyClock::instance()),
       options_(std::move(options)) {
-  DeviceSelection selected = select_devices(devices, options_.gpu_indices, options_.cpu_indices);
-  nothing_measured_ = nothing_to_measure(devices, selected);
+  device::DeviceSelection selected =
+      device::select_devices(devices, options_.gpu_indices, options_.cpu_indices);
+  nothing_measured_ = device::nothing_to_measure(devices, selected);
   if (nothing_measured_ && options_.warn_when_empty) {
     log::warn(
         "{}; every window of this EnergyMonitor will be empty "
@@ -58,7 +59,7 @@ EnergyMonitor::EnergyMonitor(const DeviceInventory& devices, EnergyMonitorOption
   gpus_ = std::move(selected.gpus);
   cpu_indices_ = std::move(selected.cpu_indices);
   cpus_ = std::move(selected.cpus);
-  std::vector<std::shared_ptr<Gpu>> no_counter;
+  std::vector<std::shared_ptr<device::Gpu>> no_counter;
   std::vector<int> no_counter_indices;
   for (std::size_t k = 0; k < gpus_.size(); ++k) {
     gpu_has_counter_.push_back(gpus_[k]->supports_energy_counter());
@@ -74,8 +75,8 @@ EnergyMonitor::EnergyMonitor(const DeviceInventory& devices, EnergyMonitorOption
     if (pm.clock == nullptr) pm.clock = &clock_;
     pm.jetson = jetson_;
     power_monitor_ = std::make_unique<PowerMonitor>(
-        std::move(no_counter), std::move(no_counter_indices), std::vector<std::shared_ptr<Cpu>>{},
-        std::vector<int>{}, std::move(pm));
+        std::move(no_counter), std::move(no_counter_indices),
+        std::vector<std::shared_ptr<device::Cpu>>{}, std::vector<int>{}, std::move(pm));
   }
   if (!options_.log_file.empty()) {
     std::string header = "start_time,window_name,elapsed_time";
@@ -101,7 +102,7 @@ EnergyMonitor::~EnergyMonitor() {
   if (power_monitor_) power_monitor_->stop();
 }
 
-const std::shared_ptr<Gpu>& EnergyMonitor::gpu(int gpu_index) const {
+const std::shared_ptr<device::Gpu>& EnergyMonitor::gpu(int gpu_index) const {
   for (std::size_t k = 0; k < gpu_indices_.size(); ++k) {
     if (gpu_indices_[k] == gpu_index) return gpus_[k];
   }
@@ -112,7 +113,7 @@ void EnergyMonitor::read_state(WindowState& s, bool tolerate_failures) {
   s.time = clock_.now();
   s.wall_time = 0;
   s.gpu.assign(gpus_.size(), Joules{});
-  s.cpu.assign(cpus_.size(), CpuEnergy{});
+  s.cpu.assign(cpus_.size(), device::CpuEnergy{});
   s.gpu_error.clear();
   s.cpu_error.clear();
   for (std::size_t k = 0; k < gpus_.size(); ++k) {
@@ -202,7 +203,9 @@ SocEnergy EnergyMonitor::soc_energy(Seconds start, Seconds end) const {
   for (const auto& rail : jetson_->rails()) {
     std::optional<Joules> joules = power_monitor_->soc_energy(rail.rail, start, end);
     if (!joules) joules = Joules(0);  // never read (every read failed, and was warned about)
-    (rail.rail == SocRail::kCpu ? e.cpu : rail.rail == SocRail::kGpu ? e.gpu : e.total) = joules;
+    (rail.rail == device::SocRail::kCpu   ? e.cpu
+     : rail.rail == device::SocRail::kGpu ? e.gpu
+                                          : e.total) = joules;
   }
   return e;
 }
@@ -287,7 +290,7 @@ Measurement EnergyMonitor::measure(const std::string& name, const WindowState& s
     if (gpu_has_counter_[k]) {
       energy = end.gpu[k] - start.gpu[k];
     } else {
-      const PowerDomain domain = power_monitor_->domains().front();
+      const device::PowerDomain domain = power_monitor_->domains().front();
       energy = power_monitor_->gpu_energy(index, domain, start.time, end.time);
       source = EnergySource::kPowerTimeline;
     }
@@ -296,7 +299,7 @@ Measurement EnergyMonitor::measure(const std::string& name, const WindowState& s
       m.gpus_below_update_period.push_back(index);
       if (options_.approx_instant_energy || !energy) {
         try {
-          energy = gpus_[k]->power(PowerDomain::kDeviceInstant) * m.time;
+          energy = gpus_[k]->power(device::PowerDomain::kDeviceInstant) * m.time;
           source = EnergySource::kInstantPowerApprox;
         } catch (const Error& e) {
           if (e.code() != ErrorCode::kNotSupported) {
@@ -371,4 +374,4 @@ void EnergyMonitor::log_window(const std::string& name, const WindowState& start
   log_->append(row);
 }
 
-}  // namespace zeus
+}  // namespace zeus::monitor

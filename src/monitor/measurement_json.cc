@@ -2,7 +2,7 @@
 
 #include <string>
 
-namespace zeus {
+namespace zeus::monitor {
 namespace {
 
 nlohmann::json by_index(const std::map<int, Joules>& energies) {
@@ -45,4 +45,4 @@ nlohmann::json to_json(const Measurement& m) {
           {"soc_energy", soc}};
 }
 
-}  // namespace zeus
+}  // namespace zeus::monitor

@@ -6,7 +6,7 @@
 #include "zeus/monitor/power_monitor.h"
 #include "zeus/util/error.h"
 
-namespace zeus {
+namespace zeus::monitor {
 namespace {
 
 // Power at t from time-ordered samples: linear between neighbours, held flat
@@ -64,4 +64,4 @@ std::optional<Joules> integrate_power(const std::deque<PowerSample>& samples, Se
   return Joules(energy);
 }
 
-}  // namespace zeus
+}  // namespace zeus::monitor

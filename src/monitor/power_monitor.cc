@@ -11,13 +11,13 @@
 #include "zeus/util/error.h"
 #include "zeus/util/log.h"
 
-namespace zeus {
+namespace zeus::monitor {
 namespace {
 
 constexpr Seconds kMaxInterval{0.1};
 constexpr Seconds kMinInferredInterval{0.001};
 
-bool domain_supported(Gpu& gpu, PowerDomain domain) {
+bool domain_supported(device::Gpu& gpu, device::PowerDomain domain) {
   try {
     (void)gpu.power(domain);
     return true;
@@ -29,9 +29,10 @@ bool domain_supported(Gpu& gpu, PowerDomain domain) {
 
 }  // namespace
 
-PowerMonitor::PowerMonitor(std::vector<std::shared_ptr<Gpu>> gpus, std::vector<int> gpu_indices,
-                           std::vector<std::shared_ptr<Cpu>> cpus, std::vector<int> cpu_indices,
-                           PowerMonitorOptions options)
+PowerMonitor::PowerMonitor(std::vector<std::shared_ptr<device::Gpu>> gpus,
+                           std::vector<int> gpu_indices,
+                           std::vector<std::shared_ptr<device::Cpu>> cpus,
+                           std::vector<int> cpu_indices, PowerMonitorOptions options)
     : gpus_(std::move(gpus)),
       gpu_indices_(std::move(gpu_indices)),
       cpus_(std::move(cpus)),
@@ -51,16 +52,16 @@ PowerMonitor::PowerMonitor(std::vector<std::shared_ptr<Gpu>> gpus, std::vector<i
   if (!gpus_.empty()) {
     // Probed on the first GPU, like the reference: monitored GPUs are alike.
     if (domains_.empty()) {
-      domains_.push_back(domain_supported(*gpus_[0], PowerDomain::kDeviceInstant)
-                             ? PowerDomain::kDeviceInstant
-                             : PowerDomain::kDeviceAverage);
+      domains_.push_back(domain_supported(*gpus_[0], device::PowerDomain::kDeviceInstant)
+                             ? device::PowerDomain::kDeviceInstant
+                             : device::PowerDomain::kDeviceAverage);
     }
-    for (PowerDomain d : domains_) {
+    for (device::PowerDomain d : domains_) {
       if (!domain_supported(*gpus_[0], d)) {
         throw_error(ErrorCode::kInvalidArgument,
                     fmt::format("power domain '{}' is not supported by GPU {} ({}); choose another "
                                 "with --domain",
-                                power_domain_name(d), gpu_indices_[0], gpus_[0]->name()));
+                                device::power_domain_name(d), gpu_indices_[0], gpus_[0]->name()));
       }
     }
   }
@@ -147,7 +148,7 @@ void PowerMonitor::sample_now() {
       }
     }
   }
-  std::vector<std::pair<std::size_t, CpuEnergy>> cpu_reads;
+  std::vector<std::pair<std::size_t, device::CpuEnergy>> cpu_reads;
   for (std::size_t i = 0; i < cpus_.size(); ++i) {
     try {
       cpu_reads.emplace_back(i, cpus_[i]->total_energy());
@@ -156,13 +157,13 @@ void PowerMonitor::sample_now() {
     }
   }
 
-  std::vector<std::pair<SocRail, Watts>> soc_reads;
+  std::vector<std::pair<device::SocRail, Watts>> soc_reads;
   if (jetson_) {
     for (const auto& rail : jetson_->rails()) {
       try {
         soc_reads.emplace_back(rail.rail, jetson_->power(rail.rail));
       } catch (const Error& e) {
-        log::warn("power monitor: Jetson {} rail: {}", soc_rail_name(rail.rail), e.what());
+        log::warn("power monitor: Jetson {} rail: {}", device::soc_rail_name(rail.rail), e.what());
       }
     }
   }
@@ -172,11 +173,11 @@ void PowerMonitor::sample_now() {
   for (const auto& r : readings) record_locked(gpu_timeline_locked(r.slot), {t, r.power});
   for (const std::size_t slot : unsupported) {
     const int index = gpu_indices_[slot / domain_count];
-    const PowerDomain domain = domains_[slot % domain_count];
+    const device::PowerDomain domain = domains_[slot % domain_count];
     // Counted and reported every 10th time, so a flaky sensor is visible without flooding.
     if (++unsupported_counts_[{index, domain}] % 10 == 0) {
       log::warn("power monitor: GPU {} did not support a {} power reading 10 more times", index,
-                power_domain_name(domain));
+                device::power_domain_name(domain));
     }
   }
   for (const auto& [i, energy] : cpu_reads) {
@@ -195,8 +196,8 @@ void PowerMonitor::sample_now() {
   }
 }
 
-const PowerMonitor::Timeline* PowerMonitor::find_gpu_timeline_locked(int gpu_index,
-                                                                     PowerDomain domain) const {
+const PowerMonitor::Timeline* PowerMonitor::find_gpu_timeline_locked(
+    int gpu_index, device::PowerDomain domain) const {
   const auto it = gpu_timelines_.find({gpu_index, domain});
   return it == gpu_timelines_.end() ? nullptr : &it->second;
 }
@@ -216,7 +217,7 @@ std::vector<PowerSample> slice(const std::deque<PowerSample>& t, std::optional<S
 
 }  // namespace
 
-std::vector<PowerSample> PowerMonitor::gpu_timeline(int gpu_index, PowerDomain domain,
+std::vector<PowerSample> PowerMonitor::gpu_timeline(int gpu_index, device::PowerDomain domain,
                                                     std::optional<Seconds> start,
                                                     std::optional<Seconds> end) const {
   std::lock_guard lock(mutex_);
@@ -232,7 +233,7 @@ std::vector<PowerSample> PowerMonitor::cpu_timeline(int cpu_index, bool dram,
   return it == cpu_timelines_.end() ? std::vector<PowerSample>{} : slice(it->second, start, end);
 }
 
-std::optional<Watts> PowerMonitor::gpu_power_at(int gpu_index, PowerDomain domain,
+std::optional<Watts> PowerMonitor::gpu_power_at(int gpu_index, device::PowerDomain domain,
                                                 Seconds t) const {
   std::lock_guard lock(mutex_);
   const Timeline* tl = find_gpu_timeline_locked(gpu_index, domain);
@@ -240,15 +241,16 @@ std::optional<Watts> PowerMonitor::gpu_power_at(int gpu_index, PowerDomain domai
   return interpolate_power(*tl, t);
 }
 
-std::optional<Watts> PowerMonitor::latest_gpu_power(int gpu_index, PowerDomain domain) const {
+std::optional<Watts> PowerMonitor::latest_gpu_power(int gpu_index,
+                                                    device::PowerDomain domain) const {
   std::lock_guard lock(mutex_);
   const Timeline* tl = find_gpu_timeline_locked(gpu_index, domain);
   if (tl == nullptr || tl->empty()) return std::nullopt;
   return tl->back().power;
 }
 
-std::optional<Joules> PowerMonitor::gpu_energy(int gpu_index, PowerDomain domain, Seconds start,
-                                               Seconds end) const {
+std::optional<Joules> PowerMonitor::gpu_energy(int gpu_index, device::PowerDomain domain,
+                                               Seconds start, Seconds end) const {
   std::lock_guard lock(mutex_);
   const Timeline* tl = find_gpu_timeline_locked(gpu_index, domain);
   if (tl == nullptr) return std::nullopt;
@@ -263,22 +265,24 @@ std::optional<Joules> PowerMonitor::cpu_energy(int cpu_index, bool dram, Seconds
   return integrate_power(it->second, start, end);
 }
 
-std::vector<PowerSample> PowerMonitor::soc_timeline(SocRail rail, std::optional<Seconds> start,
+std::vector<PowerSample> PowerMonitor::soc_timeline(device::SocRail rail,
+                                                    std::optional<Seconds> start,
                                                     std::optional<Seconds> end) const {
   std::lock_guard lock(mutex_);
   const auto it = soc_timelines_.find(rail);
   return it == soc_timelines_.end() ? std::vector<PowerSample>{} : slice(it->second, start, end);
 }
 
-std::optional<Joules> PowerMonitor::soc_energy(SocRail rail, Seconds start, Seconds end) const {
+std::optional<Joules> PowerMonitor::soc_energy(device::SocRail rail, Seconds start,
+                                               Seconds end) const {
   std::lock_guard lock(mutex_);
   const auto it = soc_timelines_.find(rail);
   if (it == soc_timelines_.end()) return std::nullopt;
   return integrate_power(it->second, start, end);
 }
 
-Seconds PowerMonitor::infer_interval(const std::vector<std::shared_ptr<Gpu>>& gpus,
-                                     PowerDomain domain, Clock& clock) {
+Seconds PowerMonitor::infer_interval(const std::vector<std::shared_ptr<device::Gpu>>& gpus,
+                                     device::PowerDomain domain, Clock& clock) {
   constexpr int kReads = 1000;
   constexpr int kSkip = 10;  // the first reads can be slow (driver warm-up)
   std::set<std::string> models_seen;
@@ -312,4 +316,4 @@ Seconds PowerMonitor::infer_interval(const std::vector<std::shared_ptr<Gpu>>& gp
   return std::clamp(*fastest / 2.0, kMinInferredInterval, kMaxInterval);
 }
 
-}  // namespace zeus
+}  // namespace zeus::monitor

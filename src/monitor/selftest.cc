@@ -17,7 +17,7 @@
 #include "zeus/monitor/power_monitor.h"
 #include "zeus/util/error.h"
 
-namespace zeus {
+namespace zeus::monitor {
 namespace {
 
 using Verdict = SelftestVerdict;
@@ -86,7 +86,7 @@ bool has_cap_sys_admin() {
   return false;
 }
 
-void check_host(const DeviceInventory& devices, Checks& checks) {
+void check_host(const device::DeviceInventory& devices, Checks& checks) {
   if (devices.gpus.empty()) {
     std::string why = "no GPU found";
     for (const auto& note : devices.notes) why += "; " + note;
@@ -116,7 +116,7 @@ void check_host(const DeviceInventory& devices, Checks& checks) {
     checks.add("host", "settings could be changed", Verdict::kPass,
                "simulated GPUs take settings without privileges");
   } else if (devices.zeusd) {
-    const ZeusdStatus& z = *devices.zeusd;
+    const device::ZeusdStatus& z = *devices.zeusd;
     if (z.can("gpu-control")) {
       checks.add("host", "settings could be changed", Verdict::kPass,
                  fmt::format("through zeusd at {}", z.endpoint));
@@ -141,7 +141,7 @@ void check_host(const DeviceInventory& devices, Checks& checks) {
   }
 }
 
-std::pair<Verdict, std::string> check_power_limit(Gpu& gpu) {
+std::pair<Verdict, std::string> check_power_limit(device::Gpu& gpu) {
   const auto range = gpu.power_limit_constraints();
   const Milliwatts limit = gpu.power_limit();
   std::string def = "?";
@@ -159,7 +159,7 @@ std::pair<Verdict, std::string> check_power_limit(Gpu& gpu) {
   return {Verdict::kPass, detail};
 }
 
-std::pair<Verdict, std::string> check_clocks(Gpu& gpu) {
+std::pair<Verdict, std::string> check_clocks(device::Gpu& gpu) {
   const auto memory = gpu.supported_memory_clocks();
   if (memory.empty()) return {Verdict::kFail, "the driver lists no memory clock"};
   const auto [mem_lo, mem_hi] = std::minmax_element(memory.begin(), memory.end());
@@ -175,7 +175,7 @@ std::pair<Verdict, std::string> check_clocks(Gpu& gpu) {
                       gfx_lo->value(), gfx_hi->value(), mem_hi->value())};
 }
 
-std::pair<Verdict, std::string> check_persistence(Gpu& gpu) {
+std::pair<Verdict, std::string> check_persistence(device::Gpu& gpu) {
   if (gpu.persistence_mode()) return {Verdict::kPass, "enabled"};
   return {Verdict::kWarn,
           "disabled: the driver may unload between jobs and drop power limits and clock locks "
@@ -191,7 +191,7 @@ double mean_call_us(int repetitions, F f) {
   return spent.count() / repetitions;
 }
 
-std::pair<Verdict, std::string> check_call_cost(Gpu& gpu, int repetitions) {
+std::pair<Verdict, std::string> check_call_cost(device::Gpu& gpu, int repetitions) {
   std::string detail;
   double slowest = 0.0;
   const auto time = [&](const char* what, auto f) {
@@ -204,8 +204,8 @@ std::pair<Verdict, std::string> check_call_cost(Gpu& gpu, int repetitions) {
     }
   };
   time("energy counter", [&] { gpu.total_energy(); });
-  time("instant power", [&] { gpu.power(PowerDomain::kDeviceInstant); });
-  time("average power", [&] { gpu.power(PowerDomain::kDeviceAverage); });
+  time("instant power", [&] { gpu.power(device::PowerDomain::kDeviceInstant); });
+  time("average power", [&] { gpu.power(device::PowerDomain::kDeviceAverage); });
   time("temperature", [&] { gpu.temperature(); });
   if (detail.empty()) return {Verdict::kSkip, "no reading is supported"};
   detail = fmt::format("per call ({} calls each): {}", repetitions, detail);
@@ -225,12 +225,12 @@ struct WindowReadings {
   std::vector<std::optional<Joules>> after;
   std::vector<std::string> counter_errors;
   std::unique_ptr<PowerMonitor> power;
-  PowerDomain domain = PowerDomain::kDeviceInstant;
+  device::PowerDomain domain = device::PowerDomain::kDeviceInstant;
   Seconds start{0.0};
   Seconds end{0.0};
 };
 
-std::optional<Joules> read_counter(Gpu& gpu, std::string& error) {
+std::optional<Joules> read_counter(device::Gpu& gpu, std::string& error) {
   try {
     if (!gpu.supports_energy_counter()) {
       error = "this GPU has no energy counter; its energy comes from power readings";
@@ -245,8 +245,8 @@ std::optional<Joules> read_counter(Gpu& gpu, std::string& error) {
 
 // Starts a power timeline of every GPU for the window; returns why there is
 // none when it cannot start ("no GPU" when there is no GPU).
-std::string start_power_timeline(const std::vector<std::shared_ptr<Gpu>>& gpus, Clock& clock,
-                                 WindowReadings& w) {
+std::string start_power_timeline(const std::vector<std::shared_ptr<device::Gpu>>& gpus,
+                                 Clock& clock, WindowReadings& w) {
   std::vector<int> indices;
   for (std::size_t i = 0; i < gpus.size(); ++i) indices.push_back(static_cast<int>(i));
   std::string power_error = "no GPU";
@@ -255,8 +255,8 @@ std::string start_power_timeline(const std::vector<std::shared_ptr<Gpu>>& gpus, 
       PowerMonitorOptions o;
       o.clock = &clock;
       o.interval = kPowerInterval;
-      w.power = std::make_unique<PowerMonitor>(gpus, indices, std::vector<std::shared_ptr<Cpu>>{},
-                                               std::vector<int>{}, o);
+      w.power = std::make_unique<PowerMonitor>(
+          gpus, indices, std::vector<std::shared_ptr<device::Cpu>>{}, std::vector<int>{}, o);
       w.domain = w.power->domains().front();
     } catch (const Error& e) {
       power_error = e.what();
@@ -267,8 +267,9 @@ std::string start_power_timeline(const std::vector<std::shared_ptr<Gpu>>& gpus, 
 
 // Reads the counters, runs the user's command (or waits out the window),
 // and reads the counters again, sampling power at both ends.
-void measure_window(const std::vector<std::shared_ptr<Gpu>>& gpus, const SelftestOptions& options,
-                    Clock& clock, SelftestReport& report, Checks& checks, WindowReadings& w) {
+void measure_window(const std::vector<std::shared_ptr<device::Gpu>>& gpus,
+                    const SelftestOptions& options, Clock& clock, SelftestReport& report,
+                    Checks& checks, WindowReadings& w) {
   for (std::size_t i = 0; i < gpus.size(); ++i) {
     w.before[i] = read_counter(*gpus[i], w.counter_errors[i]);
   }
@@ -332,7 +333,7 @@ void check_counter_vs_power(const std::string& label, const WindowReadings& w, s
   } else if (!counter_j) {
     checks.add(label, "counter vs integrated power", Verdict::kSkip,
                fmt::format("no counter to compare; {} power integrates to {:.3f} J",
-                           power_domain_name(w.domain), *integral_j));
+                           device::power_domain_name(w.domain), *integral_j));
   } else if (*counter_j < kNegligibleJoules && *integral_j < kNegligibleJoules) {
     checks.add(label, "counter vs integrated power", Verdict::kSkip,
                "too little energy in the window to compare");
@@ -341,8 +342,8 @@ void check_counter_vs_power(const std::string& label, const WindowReadings& w, s
     const std::string detail = fmt::format(
         "counter {:.3f} J, {} power sampled every {:.0f} ms integrates to {:.3f} J (ratio "
         "{:.3f})",
-        *counter_j, power_domain_name(w.domain), w.power->interval().count() * 1000.0, *integral_j,
-        ratio);
+        *counter_j, device::power_domain_name(w.domain), w.power->interval().count() * 1000.0,
+        *integral_j, ratio);
     const double off = ratio > 0.0 ? std::max(ratio, 1.0 / ratio) : HUGE_VAL;
     if (off <= kAgree) {
       checks.add(label, "counter vs integrated power", Verdict::kPass, detail);
@@ -360,8 +361,8 @@ void check_counter_vs_power(const std::string& label, const WindowReadings& w, s
   }
 }
 
-void check_window(const DeviceInventory& devices, const SelftestOptions& options, Clock& clock,
-                  SelftestReport& report, Checks& checks) {
+void check_window(const device::DeviceInventory& devices, const SelftestOptions& options,
+                  Clock& clock, SelftestReport& report, Checks& checks) {
   const auto& gpus = devices.gpus;
   WindowReadings w;
   w.before.resize(gpus.size());
@@ -379,7 +380,7 @@ void check_window(const DeviceInventory& devices, const SelftestOptions& options
   }
 }
 
-void check_window_cost(const DeviceInventory& devices, int repetitions, Checks& checks) {
+void check_window_cost(const device::DeviceInventory& devices, int repetitions, Checks& checks) {
   checks.run("host", "measurement window cost", [&]() -> std::pair<Verdict, std::string> {
     if (devices.gpus.empty() && devices.cpus.empty()) {
       return {Verdict::kSkip, "nothing to measure"};
@@ -401,13 +402,14 @@ void check_window_cost(const DeviceInventory& devices, int repetitions, Checks& 
   });
 }
 
-void check_writes(const std::shared_ptr<Gpu>& gpu, const std::string& label, Checks& checks) {
+void check_writes(const std::shared_ptr<device::Gpu>& gpu, const std::string& label,
+                  Checks& checks) {
   checks.run_required(
       label, "power limit set and restored", [&]() -> std::pair<Verdict, std::string> {
         const auto range = gpu->power_limit_constraints();
         const Milliwatts original = gpu->power_limit();
         const Milliwatts target = original != range.min ? range.min : range.max;
-        GpuSettingsGuard guard({gpu});
+        device::GpuSettingsGuard guard({gpu});
         guard.set_power_limit(0, target);
         const Milliwatts set = gpu->power_limit();
         guard.restore_gpu(0);
@@ -426,7 +428,7 @@ void check_writes(const std::shared_ptr<Gpu>& gpu, const std::string& label, Che
         gpu->supported_graphics_clocks(*std::max_element(memory.begin(), memory.end()));
     if (graphics.empty()) return {Verdict::kSkip, "no graphics clock table"};
     const auto [lo, hi] = std::minmax_element(graphics.begin(), graphics.end());
-    GpuSettingsGuard guard({gpu});
+    device::GpuSettingsGuard guard({gpu});
     guard.set_gpu_locked_clocks(0, *lo, *hi);
     guard.restore_gpu(0);
     return {Verdict::kPass, fmt::format("graphics clocks locked to {}-{} MHz, then reset",
@@ -455,7 +457,8 @@ bool SelftestReport::failed() const {
                      [](const SelftestCheck& c) { return c.verdict == SelftestVerdict::kFail; });
 }
 
-SelftestReport run_selftest(const DeviceInventory& devices, const SelftestOptions& options) {
+SelftestReport run_selftest(const device::DeviceInventory& devices,
+                            const SelftestOptions& options) {
   if (!(options.window.count() > 0.0 && options.window.count() <= 3600.0)) {
     throw_error(ErrorCode::kInvalidArgument, "the selftest window must be in (0, 3600] s");
   }
@@ -468,7 +471,7 @@ SelftestReport run_selftest(const DeviceInventory& devices, const SelftestOption
   Checks checks;
   check_host(devices, checks);
   for (std::size_t i = 0; i < devices.gpus.size(); ++i) {
-    Gpu& gpu = *devices.gpus[i];
+    device::Gpu& gpu = *devices.gpus[i];
     const std::string label = gpu_label(i);
     checks.run(label, "power limit", [&] { return check_power_limit(gpu); });
     checks.run(label, "clock tables", [&] { return check_clocks(gpu); });
@@ -502,4 +505,4 @@ nlohmann::json to_json(const SelftestReport& report) {
   return j;
 }
 
-}  // namespace zeus
+}  // namespace zeus::monitor

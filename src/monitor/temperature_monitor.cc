@@ -7,9 +7,9 @@
 #include "zeus/util/error.h"
 #include "zeus/util/log.h"
 
-namespace zeus {
+namespace zeus::monitor {
 
-TemperatureMonitor::TemperatureMonitor(std::vector<std::shared_ptr<Gpu>> gpus,
+TemperatureMonitor::TemperatureMonitor(std::vector<std::shared_ptr<device::Gpu>> gpus,
                                        std::vector<int> gpu_indices,
                                        TemperatureMonitorOptions options)
     : gpus_(std::move(gpus)),
@@ -120,4 +120,4 @@ std::optional<std::map<int, Celsius>> TemperatureMonitor::temperatures(
   return out;
 }
 
-}  // namespace zeus
+}  // namespace zeus::monitor

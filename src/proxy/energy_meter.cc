@@ -6,7 +6,8 @@
 
 namespace zeus::proxy {
 
-GpuEnergyMeter::GpuEnergyMeter(std::vector<std::shared_ptr<Gpu>> gpus) : gpus_(std::move(gpus)) {
+GpuEnergyMeter::GpuEnergyMeter(std::vector<std::shared_ptr<device::Gpu>> gpus)
+    : gpus_(std::move(gpus)) {
   if (gpus_.empty()) {
     throw_error(ErrorCode::kInvalidArgument,
                 "the proxy has no GPU to measure; check `zeus show-env` or pick GPUs with --gpus");
@@ -29,7 +30,7 @@ Joules GpuEnergyMeter::read() {
 
 Watts GpuEnergyMeter::power() {
   Watts total{0.0};
-  for (auto& g : gpus_) total += g->power(PowerDomain::kDeviceInstant);
+  for (auto& g : gpus_) total += g->power(device::PowerDomain::kDeviceInstant);
   return total;
 }
 

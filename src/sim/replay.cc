@@ -143,7 +143,7 @@ RunOutcome run_job(const WorkloadTrace& t, int recurrence, const Decision& d, Jo
 }
 
 Joules cost_of(const RunOutcome& out, double eta, Watts max_power) {
-  return Joules(zeus_cost(out.energy, out.time, eta, max_power));
+  return Joules(power_limit::zeus_cost(out.energy, out.time, eta, max_power));
 }
 
 }  // namespace zeus::sim

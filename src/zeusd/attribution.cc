@@ -50,7 +50,7 @@ std::vector<std::string> device_labels(const attribution::NodeAttributor& attrib
 
 void make_attribution(Daemon::State& s) {
   if (!s.options.attribution) return;
-  std::vector<std::shared_ptr<Gpu>> gpus(s.devices.gpus.begin(), s.devices.gpus.end());
+  std::vector<std::shared_ptr<device::Gpu>> gpus(s.devices.gpus.begin(), s.devices.gpus.end());
   s.attributor = std::make_unique<attribution::NodeAttributor>(
       gpus, s.devices.cpus, attributor_options(s.options), s.clock);
   s.attribution_labels = device_labels(*s.attributor);
@@ -75,7 +75,7 @@ void make_attribution(Daemon::State& s) {
         });
     return found;
   };
-  s.metrics->cpu_energy = [&s](std::size_t cpu, CpuEnergy& energy) {
+  s.metrics->cpu_energy = [&s](std::size_t cpu, device::CpuEnergy& energy) {
     bool found = false;
     s.attributor->visit(
         [&](const attribution::Ledger& ledger, std::span<const attribution::DeviceInfo> infos) {

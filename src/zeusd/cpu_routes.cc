@@ -42,7 +42,7 @@ void add_cpu_routes(Daemon::State& s, http::Router& router) {
         std::vector<std::pair<int, std::pair<int, std::string>>> errors;
         for (int id : ids) {
           try {
-            const CpuEnergy e = s.devices.cpus[id]->total_energy();
+            const device::CpuEnergy e = s.devices.cpus[id]->total_energy();
             out[std::to_string(id)] = {
                 {"cpu_energy_uj", cpu ? nlohmann::json(uj(e.package)) : nlohmann::json()},
                 {"dram_energy_uj",
@@ -61,7 +61,7 @@ void add_cpu_routes(Daemon::State& s, http::Router& router) {
         const auto ids = read_ids(s, q);
         // Two energy readings one poll period apart; the second is taken on
         // the scheduler's thread so no I/O thread sleeps.
-        auto first = std::make_shared<std::vector<std::optional<CpuEnergy>>>();
+        auto first = std::make_shared<std::vector<std::optional<device::CpuEnergy>>>();
         auto errors = std::make_shared<std::vector<std::pair<int, std::pair<int, std::string>>>>();
         for (int id : ids) {
           try {
@@ -79,7 +79,7 @@ void add_cpu_routes(Daemon::State& s, http::Router& router) {
           for (std::size_t k = 0; k < ids.size(); ++k) {
             if (!(*first)[k]) continue;
             try {
-              const CpuEnergy e = s.devices.cpus[ids[k]]->total_energy();
+              const device::CpuEnergy e = s.devices.cpus[ids[k]]->total_energy();
               const double us =
                   std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0)
                       .count();

@@ -25,7 +25,7 @@ namespace {
 std::optional<PowerSample> gpu_sample(Daemon::State& s, int gpu) {
   try {
     const auto mw = static_cast<std::uint64_t>(
-        std::llround(s.gpus[gpu]->power(PowerDomain::kDeviceInstant).value() * 1000.0));
+        std::llround(s.gpus[gpu]->power(device::PowerDomain::kDeviceInstant).value() * 1000.0));
     return PowerSample{
         fmt::format(R"({{"timestamp_ms":{},"gpu_id":{},"power_mw":{}}})", unix_time_ms(), gpu, mw),
         mw};
@@ -43,7 +43,7 @@ class CpuPowerSampler {
   std::optional<PowerSample> operator()(int cpu, bool restart) {
     Last& last = last_[static_cast<std::size_t>(cpu)];
     if (restart) last.valid = false;
-    CpuEnergy e;
+    device::CpuEnergy e;
     try {
       e = s_.devices.cpus[cpu]->total_energy();
     } catch (const std::exception& ex) {
@@ -74,7 +74,7 @@ class CpuPowerSampler {
   struct Last {
     bool valid = false;
     std::chrono::steady_clock::time_point at;
-    CpuEnergy energy;
+    device::CpuEnergy energy;
   };
   Daemon::State& s_;
   std::vector<Last> last_;
@@ -320,7 +320,8 @@ Daemon::Daemon(DaemonOptions options, DaemonDevices devices, Clock& clock)
   s.cpu_stream = std::make_unique<PowerStreamer>(
       "CPU", static_cast<int>(s.devices.cpus.size()), Seconds(1.0 / s.options.cpu_power_poll_hz),
       [cpu_sampler](int cpu, bool restart) { return (*cpu_sampler)(cpu, restart); });
-  std::vector<std::shared_ptr<Gpu>> metric_gpus(s.devices.gpus.begin(), s.devices.gpus.end());
+  std::vector<std::shared_ptr<device::Gpu>> metric_gpus(s.devices.gpus.begin(),
+                                                        s.devices.gpus.end());
   s.metrics = std::make_unique<MetricsRenderer>(metric_gpus, s.devices.cpus, host_name(),
                                                 s.options.dcgm_hostname_label);
   make_attribution(s);

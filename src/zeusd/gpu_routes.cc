@@ -278,7 +278,7 @@ void add_gpu_routes(Daemon::State& s, http::Router& router) {
             continue;
           }
           try {
-            const auto p = mw(s.gpus[id]->power(PowerDomain::kDeviceInstant));
+            const auto p = mw(s.gpus[id]->power(device::PowerDomain::kDeviceInstant));
             fmt::format_to(std::back_inserter(body), R"({}"{}":{})", first ? "" : ",", id, p);
             first = false;
           } catch (const std::exception& e) {

@@ -22,7 +22,7 @@ struct LeaseManager::Lease {
   Seconds deadline{0};
   std::mutex mutex;
   bool ended = false;
-  std::map<int, std::unique_ptr<GpuSettingsGuard>> guards;  // per GPU touched
+  std::map<int, std::unique_ptr<device::GpuSettingsGuard>> guards;  // per GPU touched
 };
 
 namespace {
@@ -257,10 +257,11 @@ void LeaseManager::run_under_lease(const std::string& id, const std::string& own
   if (found == lease->guards.end()) {
     // Made before it is stored: a guard that cannot read the GPU throws and
     // leaves no empty entry for the lease's end to restore through.
-    auto made = std::make_unique<GpuSettingsGuard>(std::vector<std::shared_ptr<Gpu>>{gpus_[gpu]});
+    auto made = std::make_unique<device::GpuSettingsGuard>(
+        std::vector<std::shared_ptr<device::Gpu>>{gpus_[gpu]});
     found = lease->guards.emplace(gpu, std::move(made)).first;
   }
-  GpuSettingsGuard* guard = found->second.get();
+  device::GpuSettingsGuard* guard = found->second.get();
   switch (op) {
     case GpuOp::kSetPowerLimit:
       guard->set_power_limit(Milliwatts(args.power_limit_mw));

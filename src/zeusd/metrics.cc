@@ -33,7 +33,7 @@ void head(std::string& out, std::string_view name, std::string_view type, std::s
 constexpr std::size_t kTelemetryBuffer = 64;
 
 struct TelemetrySlot {
-  GpuTelemetry t;
+  device::GpuTelemetry t;
   bool ok = false;
 };
 
@@ -65,9 +65,9 @@ std::string escape_label_value(std::string_view text) {
   return out;
 }
 
-MetricsRenderer::MetricsRenderer(std::vector<std::shared_ptr<Gpu>> gpus,
-                                 std::vector<std::shared_ptr<Cpu>> cpus, std::string hostname,
-                                 std::string_view hostname_label) {
+MetricsRenderer::MetricsRenderer(std::vector<std::shared_ptr<device::Gpu>> gpus,
+                                 std::vector<std::shared_ptr<device::Cpu>> cpus,
+                                 std::string hostname, std::string_view hostname_label) {
   // Prometheus's label-name grammar; names starting "__" are reserved for it.
   const auto name_char = [](char c, bool first) {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' ||
@@ -157,13 +157,13 @@ void MetricsRenderer::render(std::string& out) {
                });
     gpu_family("zeus_gpu_power_watts", "gauge", "Instant board power of the GPU.",
                [](GpuEntry& e, double& v) {
-                 v = e.gpu->power(PowerDomain::kDeviceInstant).value();
+                 v = e.gpu->power(device::PowerDomain::kDeviceInstant).value();
                  return true;
                });
     gpu_family("zeus_gpu_power_average_watts", "gauge",
                "Board power of the GPU averaged by the driver over about 1 s.",
                [](GpuEntry& e, double& v) {
-                 v = e.gpu->power(PowerDomain::kDeviceAverage).value();
+                 v = e.gpu->power(device::PowerDomain::kDeviceAverage).value();
                  return true;
                });
     gpu_family("zeus_gpu_power_limit_watts", "gauge", "Power management limit of the GPU.",
@@ -187,7 +187,7 @@ void MetricsRenderer::render(std::string& out) {
     bool dram_have[64] = {};
     for (std::size_t i = 0; i < cpus_.size(); ++i) {
       try {
-        CpuEnergy e;
+        device::CpuEnergy e;
         if (!cpu_energy || !cpu_energy(i, e)) e = cpus_[i].cpu->total_energy();
         line(out, "zeus_cpu_package_energy_joules_total", cpus_[i].labels, e.package.value());
         if (e.dram && i < 64) {
@@ -262,20 +262,21 @@ void MetricsRenderer::render_dcgm(std::string& out) {
     return value(*field);
   };
   telemetry_family("DCGM_FI_DEV_SM_CLOCK", "SM clock frequency (in MHz).",
-                   [&](const GpuTelemetry& t) {
+                   [&](const device::GpuTelemetry& t) {
                      return opt(t.sm_clock, [](Megahertz m) { return double(m.value()); });
                    });
   telemetry_family("DCGM_FI_DEV_MEM_CLOCK", "Memory clock frequency (in MHz).",
-                   [&](const GpuTelemetry& t) {
+                   [&](const device::GpuTelemetry& t) {
                      return opt(t.memory_clock, [](Megahertz m) { return double(m.value()); });
                    });
-  telemetry_family("DCGM_FI_DEV_GPU_TEMP", "GPU temperature (in C).", [&](const GpuTelemetry& t) {
-    return opt(t.temperature, [](Celsius c) { return c.value(); });
-  });
+  telemetry_family("DCGM_FI_DEV_GPU_TEMP", "GPU temperature (in C).",
+                   [&](const device::GpuTelemetry& t) {
+                     return opt(t.temperature, [](Celsius c) { return c.value(); });
+                   });
   device_family("DCGM_FI_DEV_POWER_USAGE", "gauge",
                 "Power draw (in W), the driver's ~1 s average as DCGM reports it.",
                 [](GpuEntry& e, double& v) {
-                  v = e.gpu->power(PowerDomain::kDeviceAverage).value();
+                  v = e.gpu->power(device::PowerDomain::kDeviceAverage).value();
                   return true;
                 });
   device_family("DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION", "counter",
@@ -289,27 +290,30 @@ void MetricsRenderer::render_dcgm(std::string& out) {
                   v = e.gpu->total_energy().value() * 1000.0;
                   return true;
                 });
-  telemetry_family("DCGM_FI_DEV_GPU_UTIL", "GPU utilization (in %).", [&](const GpuTelemetry& t) {
-    return opt(t.gpu_utilization, [](Percent p) { return p.value(); });
-  });
+  telemetry_family("DCGM_FI_DEV_GPU_UTIL", "GPU utilization (in %).",
+                   [&](const device::GpuTelemetry& t) {
+                     return opt(t.gpu_utilization, [](device::Percent p) { return p.value(); });
+                   });
   telemetry_family("DCGM_FI_DEV_MEM_COPY_UTIL", "Memory utilization (in %).",
-                   [&](const GpuTelemetry& t) {
-                     return opt(t.memory_utilization, [](Percent p) { return p.value(); });
+                   [&](const device::GpuTelemetry& t) {
+                     return opt(t.memory_utilization, [](device::Percent p) { return p.value(); });
                    });
   telemetry_family("DCGM_FI_DEV_FB_FREE", "Framebuffer memory free (in MiB).",
-                   [&](const GpuTelemetry& t) {
-                     return opt(t.memory_free, [](Bytes b) { return to_mebibytes(b); });
+                   [&](const device::GpuTelemetry& t) {
+                     return opt(t.memory_free,
+                                [](device::Bytes b) { return device::to_mebibytes(b); });
                    });
   telemetry_family("DCGM_FI_DEV_FB_USED", "Framebuffer memory used (in MiB).",
-                   [&](const GpuTelemetry& t) {
-                     return opt(t.memory_used, [](Bytes b) { return to_mebibytes(b); });
+                   [&](const device::GpuTelemetry& t) {
+                     return opt(t.memory_used,
+                                [](device::Bytes b) { return device::to_mebibytes(b); });
                    });
   // DCGM renamed the field with NVML (R535); dashboards of either age use one
   // of the two names, so both carry the same bitmask.
   for (const std::string_view name : {std::string_view("DCGM_FI_DEV_CLOCKS_EVENT_REASONS"),
                                       std::string_view("DCGM_FI_DEV_CLOCK_THROTTLE_REASONS")}) {
     telemetry_family(name, "Current clock event (throttle) reasons, NVML's bitmask.",
-                     [&](const GpuTelemetry& t) {
+                     [&](const device::GpuTelemetry& t) {
                        return opt(t.clock_event_reasons,
                                   [](std::uint64_t m) { return static_cast<double>(m); });
                      });

@@ -12,10 +12,10 @@
 namespace zeus::zeusd {
 
 // Thread-safe as the wrapped Gpu is; `overrides` must outlive it.
-class OverriddenGpu final : public ForwardingGpu {
+class OverriddenGpu final : public device::ForwardingGpu {
  public:
-  OverriddenGpu(std::shared_ptr<Gpu> gpu, const CommandOverrides& overrides, int gpu_id)
-      : ForwardingGpu(gpu), gpu_(std::move(gpu)), overrides_(overrides), gpu_id_(gpu_id) {}
+  OverriddenGpu(std::shared_ptr<device::Gpu> gpu, const CommandOverrides& overrides, int gpu_id)
+      : device::ForwardingGpu(gpu), gpu_(std::move(gpu)), overrides_(overrides), gpu_id_(gpu_id) {}
 
   // The setters: an override where the file has one, else the device's own.
   void set_power_limit(Milliwatts limit) override;
@@ -28,12 +28,12 @@ class OverriddenGpu final : public ForwardingGpu {
   // each domain's own reset.
   void reset_locked_clocks();
 
-  const std::shared_ptr<Gpu>& device() const { return gpu_; }
+  const std::shared_ptr<device::Gpu>& device() const { return gpu_; }
 
  private:
   bool run_override(GpuOp op, const GpuCommandArgs& args);
 
-  const std::shared_ptr<Gpu> gpu_;
+  const std::shared_ptr<device::Gpu> gpu_;
   const CommandOverrides& overrides_;
   const int gpu_id_;
 };

@@ -13,12 +13,12 @@
 
 namespace {
 
-void check_series(const zeus::GridSignal& s) {
+void check_series(const zeus::carbon_aware::GridSignal& s) {
   ZEUS_FUZZ_CHECK(s.size() >= 2);
   ZEUS_FUZZ_CHECK(s.resolution_s() > 0);
   for (double v : s.values()) {
     ZEUS_FUZZ_CHECK(std::isfinite(v));
-    ZEUS_FUZZ_CHECK(s.kind() == zeus::SignalKind::kPrice || v >= 0.0);
+    ZEUS_FUZZ_CHECK(s.kind() == zeus::carbon_aware::SignalKind::kPrice || v >= 0.0);
   }
   // Every sample is found where it starts, and nothing outside the series.
   ZEUS_FUZZ_CHECK(s.index_at(s.start_utc()) == 0);
@@ -30,7 +30,7 @@ void check_series(const zeus::GridSignal& s) {
   }
   if (s.size() % 2 == 0) {
     // Named: values() is a view into the signal, which must outlive the loop.
-    const zeus::GridSignal coarse = s.coarsened(2);
+    const zeus::carbon_aware::GridSignal coarse = s.coarsened(2);
     for (double v : coarse.values()) ZEUS_FUZZ_CHECK(std::isfinite(v));
   }
 }
@@ -44,10 +44,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       {"", "lifecycle"}, {"", "direct"}, {"kg/kWh", "lifecycle"}, {"USD/kWh", "lifecycle"}};
   for (std::size_t i = 0; i < variants.size(); ++i) {
     try {
-      zeus::SignalCsvOptions options;
+      zeus::carbon_aware::SignalCsvOptions options;
       options.unit = variants[i].first;
       options.emission_factor = variants[i].second;
-      check_series(zeus::parse_signal_csv(zeus::fuzz::as_text(data, size), "fuzz.csv", options));
+      check_series(zeus::carbon_aware::parse_signal_csv(zeus::fuzz::as_text(data, size), "fuzz.csv",
+                                                        options));
       if (i == 0) zeus::fuzz::accepted();
     } catch (const zeus::Error&) {
     }

@@ -9,14 +9,14 @@
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   try {
     const std::string text(zeus::fuzz::as_text(data, size));
-    const auto model = zeus::parse_sim_gpu_model(text, "fuzz.json");
+    const auto model = zeus::device::parse_sim_gpu_model(text, "fuzz.json");
     zeus::fuzz::accepted();
     zeus::ManualClock clock;
-    zeus::SimGpu gpu(model, clock);
+    zeus::device::SimGpu gpu(model, clock);
     const auto c = gpu.power_limit_constraints();
     for (const auto limit : {c.min, gpu.default_power_limit(), c.max}) {
       gpu.set_power_limit(limit);
-      const double w = gpu.power(zeus::PowerDomain::kDeviceInstant).value();
+      const double w = gpu.power(zeus::device::PowerDomain::kDeviceInstant).value();
       ZEUS_FUZZ_CHECK(std::isfinite(w) && w >= 0.0);
       // An idle model ("load": 0) does no work; any other does some.
       const double rate = gpu.throughput();

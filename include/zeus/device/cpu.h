@@ -6,7 +6,7 @@
 
 #include "zeus/util/units.h"
 
-namespace zeus {
+namespace zeus::device {
 
 struct CpuEnergy {
   Joules package;
@@ -25,4 +25,4 @@ class Cpu {
   virtual CpuEnergy total_energy() = 0;
 };
 
-}  // namespace zeus
+}  // namespace zeus::device

@@ -13,7 +13,7 @@
 #include "zeus/device/rapl.h"
 #include "zeus/util/clock.h"
 
-namespace zeus {
+namespace zeus::device {
 
 struct DiscoveryOptions {
   // "auto", "nvml", "amdsmi", "sim", "zeusd" (every GPU read and set through
@@ -98,4 +98,4 @@ std::optional<std::string> nothing_to_measure(const DeviceInventory& devices,
 // explicitly asked for "nvml" and it failed.
 DeviceInventory discover_devices(const DiscoveryOptions& options = {});
 
-}  // namespace zeus
+}  // namespace zeus::device

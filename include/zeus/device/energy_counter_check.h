@@ -15,7 +15,7 @@
 #include "zeus/device/gpu.h"
 #include "zeus/util/clock.h"
 
-namespace zeus {
+namespace zeus::device {
 
 enum class CounterVerdict {
   kConsistent,    // measured / expected in (0.1, 10)
@@ -45,4 +45,4 @@ std::vector<CounterCheck> check_energy_counters(const std::vector<std::shared_pt
 // {"verdict", "expected_j", "measured_j", "ratio", "detail"} (nulls where unknown).
 nlohmann::json to_json(const CounterCheck& check);
 
-}  // namespace zeus
+}  // namespace zeus::device

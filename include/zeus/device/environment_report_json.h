@@ -7,10 +7,10 @@
 
 #include "zeus/device/devices.h"
 
-namespace zeus {
+namespace zeus::device {
 
 // Reads every device once (read-only; changes no setting). Per-GPU failures
 // are recorded as text in the report instead of thrown.
 nlohmann::json environment_report(const DeviceInventory& devices);
 
-}  // namespace zeus
+}  // namespace zeus::device

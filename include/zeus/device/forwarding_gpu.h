@@ -14,7 +14,7 @@
 
 #include "zeus/device/gpu.h"
 
-namespace zeus {
+namespace zeus::device {
 
 class ForwardingGpu : public Gpu {
  public:
@@ -69,4 +69,4 @@ class ForwardingGpu : public Gpu {
   std::shared_ptr<Gpu> inner_;
 };
 
-}  // namespace zeus
+}  // namespace zeus::device

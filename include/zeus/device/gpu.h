@@ -12,7 +12,7 @@
 #include "zeus/device/gpu_telemetry.h"
 #include "zeus/util/units.h"
 
-namespace zeus {
+namespace zeus::device {
 
 // Which power reading to take.
 enum class PowerDomain {
@@ -126,4 +126,4 @@ class Gpu {
   virtual GpuMigLayout mig_layout();
 };
 
-}  // namespace zeus
+}  // namespace zeus::device

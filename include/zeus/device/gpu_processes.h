@@ -20,7 +20,7 @@
 #include <string>
 #include <vector>
 
-namespace zeus {
+namespace zeus::device {
 
 // One utilization sample of one process (NVML's nvmlProcessUtilizationSample_t).
 struct GpuProcessSample {
@@ -60,4 +60,4 @@ struct GpuMigLayout {
   std::vector<GpuMigInstance> instances;
 };
 
-}  // namespace zeus
+}  // namespace zeus::device

@@ -17,7 +17,7 @@
 #include "zeus/device/gpu.h"
 #include "zeus/util/units.h"
 
-namespace zeus {
+namespace zeus::device {
 
 // What one GPU's settings are now. A read the device cannot answer is empty.
 struct GpuSettingsReport {
@@ -65,4 +65,4 @@ AppliedSettings apply_gpu_settings(const std::vector<std::shared_ptr<Gpu>>& gpus
                                    const std::vector<int>& indices,
                                    const GpuSettingsChange& change);
 
-}  // namespace zeus
+}  // namespace zeus::device

@@ -22,7 +22,7 @@
 #include "zeus/util/signals.h"
 #include "zeus/util/units.h"
 
-namespace zeus {
+namespace zeus::device {
 
 // Owns the "what to put back" record of a set of GPUs. Settings changed
 // directly on the Gpu objects are not tracked. Setters take the whole set
@@ -96,4 +96,4 @@ class GpuSettingsGuard {
   std::optional<SignalSubscription> on_signal_;
 };
 
-}  // namespace zeus
+}  // namespace zeus::device

@@ -13,7 +13,7 @@
 
 #include "zeus/util/units.h"
 
-namespace zeus {
+namespace zeus::device {
 
 struct PercentTag {};
 struct BytesTag {};
@@ -74,4 +74,4 @@ void for_each_clock_event_reason(std::uint64_t mask, Visit visit, Unknown unknow
   }
 }
 
-}  // namespace zeus
+}  // namespace zeus::device

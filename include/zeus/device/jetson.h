@@ -23,7 +23,7 @@
 
 #include "zeus/util/units.h"
 
-namespace zeus {
+namespace zeus::device {
 
 enum class SocRail { kCpu, kGpu, kTotal };
 // "cpu", "gpu", "total".
@@ -59,4 +59,4 @@ class JetsonBoard {
   std::vector<JetsonRail> rails_;
 };
 
-}  // namespace zeus
+}  // namespace zeus::device

@@ -10,7 +10,7 @@
 #include "zeus/device/gpu.h"
 #include "zeus/util/error.h"
 
-namespace zeus {
+namespace zeus::device {
 
 struct NvmlOptions {
   // Library to dlopen. Empty: $ZEUS_NVML_LIBRARY, else "libnvidia-ml.so.1".
@@ -58,4 +58,4 @@ class NvmlError : public Error {
 // later). Exposed for tests and for backends that talk to NVML indirectly.
 ErrorCode nvml_error_code(int nvml_return);
 
-}  // namespace zeus
+}  // namespace zeus::device

@@ -21,7 +21,7 @@
 #include "zeus/util/clock.h"
 #include "zeus/util/units.h"
 
-namespace zeus {
+namespace zeus::device {
 
 struct RaplOptions {
   // powercap class directory. Empty: $ZEUS_POWERCAP_ROOT, else
@@ -59,4 +59,4 @@ struct RaplCpuSet {
 // problem). The keep-alive thread lives as long as any Cpu of the set.
 RaplCpuSet open_rapl_cpus(const RaplOptions& options = {});
 
-}  // namespace zeus
+}  // namespace zeus::device

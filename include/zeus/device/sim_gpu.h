@@ -21,7 +21,7 @@
 #include "zeus/device/gpu.h"
 #include "zeus/util/clock.h"
 
-namespace zeus {
+namespace zeus::device {
 
 // Parameters of the model, in unit types. Every field has a default; a JSON
 // model file may set any subset, with the unit in the field name
@@ -151,4 +151,4 @@ Seconds run_data_parallel_step(std::span<SimGpu* const> gpus, ManualClock& clock
 std::vector<std::unique_ptr<SimGpu>> make_sim_gpus(int count, const SimGpuModel& model,
                                                    Clock& clock);
 
-}  // namespace zeus
+}  // namespace zeus::device

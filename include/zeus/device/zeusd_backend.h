@@ -22,7 +22,7 @@
 #include "zeus/device/cpu.h"
 #include "zeus/device/gpu.h"
 
-namespace zeus {
+namespace zeus::device {
 
 struct ZeusdConfig {
   std::string url;       // "unix:/run/zeusd/zeusd.sock" or "http://host:port"
@@ -98,4 +98,4 @@ std::unique_ptr<Gpu> make_zeusd_gpu(std::shared_ptr<ZeusdConnection> connection,
 // A CPU package whose energy is read through zeusd.
 std::unique_ptr<Cpu> make_zeusd_cpu(std::shared_ptr<ZeusdConnection> connection, int daemon_id);
 
-}  // namespace zeus
+}  // namespace zeus::device

@@ -67,7 +67,7 @@ class PushRegistry {
 // the bucket range. Single-threaded use per window name.
 class EnergyHistogram {
  public:
-  EnergyHistogram(const DeviceInventory& devices, std::vector<int> cpu_indices,
+  EnergyHistogram(const device::DeviceInventory& devices, std::vector<int> cpu_indices,
                   std::vector<int> gpu_indices, std::string pushgateway_url, std::string job,
                   std::vector<double> gpu_bucket_range = {50.0, 100.0, 200.0, 500.0, 1000.0},
                   std::vector<double> cpu_bucket_range = {10.0, 50.0, 100.0, 500.0, 1000.0},
@@ -75,13 +75,13 @@ class EnergyHistogram {
                   Clock* clock = nullptr);
   void begin_window(const std::string& name, bool sync_execution = true);
   // Returns what was measured (and pushed).
-  Measurement end_window(const std::string& name, bool sync_execution = true);
+  monitor::Measurement end_window(const std::string& name, bool sync_execution = true);
   const PushRegistry& registry() const { return registry_; }
 
  private:
   std::string url_, job_;
   std::array<std::vector<double>, 3> buckets_;  // GPU, CPU, DRAM
-  EnergyMonitor monitor_;
+  monitor::EnergyMonitor monitor_;
   PushRegistry registry_;
 };
 
@@ -89,7 +89,7 @@ class EnergyHistogram {
 // adds it to counters (same names as the histograms) and pushes.
 class EnergyCumulativeCounter {
  public:
-  EnergyCumulativeCounter(const DeviceInventory& devices, std::vector<int> cpu_indices,
+  EnergyCumulativeCounter(const device::DeviceInventory& devices, std::vector<int> cpu_indices,
                           std::vector<int> gpu_indices, Seconds update_period,
                           std::string pushgateway_url, std::string job, Clock* clock = nullptr);
   ~EnergyCumulativeCounter();  // ends every window
@@ -100,7 +100,7 @@ class EnergyCumulativeCounter {
  private:
   void run(PeriodicWindow& w);
   std::string url_, job_;
-  EnergyMonitor monitor_;
+  monitor::EnergyMonitor monitor_;
   PushRegistry registry_;
   // Last, so its threads are joined before the members they use go.
   std::unique_ptr<PeriodicWindows> windows_;
@@ -110,8 +110,8 @@ class EnergyCumulativeCounter {
 // GPU's instant power every `update_period` and pushes.
 class PowerGauge {
  public:
-  PowerGauge(const DeviceInventory& devices, std::vector<int> gpu_indices, Seconds update_period,
-             std::string pushgateway_url, std::string job);
+  PowerGauge(const device::DeviceInventory& devices, std::vector<int> gpu_indices,
+             Seconds update_period, std::string pushgateway_url, std::string job);
   ~PowerGauge();                               // ends every window
   void begin_window(const std::string& name);  // kAlreadyExists if running
   void end_window(const std::string& name);
@@ -120,7 +120,7 @@ class PowerGauge {
  private:
   void run(PeriodicWindow& w);
   std::string url_, job_;
-  std::vector<std::pair<int, std::shared_ptr<Gpu>>> gpus_;
+  std::vector<std::pair<int, std::shared_ptr<device::Gpu>>> gpus_;
   PushRegistry registry_;
   // Last, so its threads are joined before the members they use go.
   std::unique_ptr<PeriodicWindows> windows_;

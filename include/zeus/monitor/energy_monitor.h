@@ -19,7 +19,7 @@
 #include "zeus/util/clock.h"
 #include "zeus/util/files.h"
 
-namespace zeus {
+namespace zeus::monitor {
 
 // Where a GPU's window energy came from.
 enum class EnergySource {
@@ -114,7 +114,7 @@ class WindowMonitor {
   virtual bool window_running(const std::string& name) const = 0;
   virtual const std::vector<int>& gpu_indices() const = 0;
   // The GPU with index gpu_indices()[k] (for optimizers that change its settings).
-  virtual const std::shared_ptr<Gpu>& gpu(int gpu_index) const = 0;
+  virtual const std::shared_ptr<device::Gpu>& gpu(int gpu_index) const = 0;
 
  protected:
   WindowMonitor() = default;
@@ -128,7 +128,7 @@ class EnergyMonitor final : public WindowMonitor {
  public:
   // Measures devices from an inventory (see discover_devices()).
   // kInvalidArgument for indices that do not exist.
-  EnergyMonitor(const DeviceInventory& devices, EnergyMonitorOptions options = {});
+  EnergyMonitor(const device::DeviceInventory& devices, EnergyMonitorOptions options = {});
   ~EnergyMonitor() override;
   EnergyMonitor(const EnergyMonitor&) = delete;
   EnergyMonitor& operator=(const EnergyMonitor&) = delete;
@@ -151,7 +151,7 @@ class EnergyMonitor final : public WindowMonitor {
 
   const std::vector<int>& gpu_indices() const override { return gpu_indices_; }
   const std::vector<int>& cpu_indices() const { return cpu_indices_; }
-  const std::shared_ptr<Gpu>& gpu(int gpu_index) const override;
+  const std::shared_ptr<device::Gpu>& gpu(int gpu_index) const override;
   // Whether a window call with this sync flag may wait on something besides
   // the counter reads: the sync function (queued GPU work) or the log file.
   bool window_call_may_wait(bool sync) const {
@@ -165,9 +165,9 @@ class EnergyMonitor final : public WindowMonitor {
   // Counter readings at a window's edge.
   struct WindowState {
     Seconds time{};
-    double wall_time = 0;        // for the log
-    std::vector<Joules> gpu;     // parallel to gpus_ (0 for GPUs without a counter)
-    std::vector<CpuEnergy> cpu;  // parallel to cpus_
+    double wall_time = 0;                // for the log
+    std::vector<Joules> gpu;             // parallel to gpus_ (0 for GPUs without a counter)
+    std::vector<device::CpuEnergy> cpu;  // parallel to cpus_
     // At the end edge only: why a device could not be read. Empty when every
     // device was read; else parallel to gpus_/cpus_ (empty string: read).
     std::vector<std::string> gpu_error, cpu_error;
@@ -200,13 +200,13 @@ class EnergyMonitor final : public WindowMonitor {
   EnergyMonitorOptions options_;
   std::vector<int> gpu_indices_;
   std::vector<int> cpu_indices_;
-  std::vector<std::shared_ptr<Gpu>> gpus_;  // parallel to gpu_indices_
+  std::vector<std::shared_ptr<device::Gpu>> gpus_;  // parallel to gpu_indices_
   std::vector<bool> gpu_has_counter_;
-  std::vector<std::shared_ptr<Cpu>> cpus_;  // parallel to cpu_indices_
+  std::vector<std::shared_ptr<device::Cpu>> cpus_;  // parallel to cpu_indices_
   std::vector<bool> cpu_has_dram_;
-  std::shared_ptr<const JetsonBoard> jetson_;    // null unless measuring a Jetson
-  std::optional<std::string> nothing_measured_;  // why there is no device, if there is none
-  std::unique_ptr<PowerMonitor> power_monitor_;  // for GPUs without a counter, Jetson rails
+  std::shared_ptr<const device::JetsonBoard> jetson_;  // null unless measuring a Jetson
+  std::optional<std::string> nothing_measured_;        // why there is no device, if there is none
+  std::unique_ptr<PowerMonitor> power_monitor_;        // for GPUs without a counter, Jetson rails
 
   mutable std::mutex mutex_;  // guards windows_, idle_slots_ and log_
   std::unordered_map<std::string, WindowSlot> windows_;
@@ -215,4 +215,4 @@ class EnergyMonitor final : public WindowMonitor {
   std::atomic<bool> warned_short_window_{false};
 };
 
-}  // namespace zeus
+}  // namespace zeus::monitor

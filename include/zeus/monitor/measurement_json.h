@@ -4,7 +4,7 @@
 
 #include "zeus/monitor/energy_monitor.h"
 
-namespace zeus {
+namespace zeus::monitor {
 
 // Serialization of measurements, kept apart from energy_monitor.h.
 // {"time_s", "gpu_energy_j": {"0": J}, "gpu_energy_source", "cpu_energy_j",
@@ -12,4 +12,4 @@ namespace zeus {
 //  "gpus_below_update_period", "failed_gpus": {"0": "why"}, "failed_cpus"}
 nlohmann::json to_json(const Measurement& m);
 
-}  // namespace zeus
+}  // namespace zeus::monitor

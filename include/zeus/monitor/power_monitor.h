@@ -16,7 +16,7 @@
 #include "zeus/util/clock.h"
 #include "zeus/util/periodic_thread.h"
 
-namespace zeus {
+namespace zeus::monitor {
 
 struct PowerSample {
   Seconds time;  // on the monitor's clock
@@ -25,7 +25,7 @@ struct PowerSample {
 
 struct PowerMonitorOptions {
   // Domains to sample on every GPU. Empty: instant if supported, else average.
-  std::vector<PowerDomain> domains;
+  std::vector<device::PowerDomain> domains;
   // Sampling interval. nullopt: inferred from how often the GPUs' power
   // readings change (half the fastest update period, at most 100 ms), as the
   // Python Zeus does.
@@ -37,7 +37,7 @@ struct PowerMonitorOptions {
   Clock* clock = nullptr;  // nullptr: the process's steady clock
   // A Jetson board whose rails are sampled too (each into its own timeline);
   // with it, a monitor without GPUs or CPUs is allowed.
-  std::shared_ptr<const JetsonBoard> jetson;
+  std::shared_ptr<const device::JetsonBoard> jetson;
 };
 
 // Thread-safe. One background thread calls sample_now() every interval of the
@@ -51,8 +51,8 @@ class PowerMonitor {
  public:
   // `gpus[k]` is reported as GPU index gpu_indices[k] (same for CPUs).
   // Throws kInvalidArgument for an empty device list or an unsupported domain.
-  PowerMonitor(std::vector<std::shared_ptr<Gpu>> gpus, std::vector<int> gpu_indices,
-               std::vector<std::shared_ptr<Cpu>> cpus, std::vector<int> cpu_indices,
+  PowerMonitor(std::vector<std::shared_ptr<device::Gpu>> gpus, std::vector<int> gpu_indices,
+               std::vector<std::shared_ptr<device::Cpu>> cpus, std::vector<int> cpu_indices,
                PowerMonitorOptions options = {});
   ~PowerMonitor();
   PowerMonitor(const PowerMonitor&) = delete;
@@ -64,12 +64,12 @@ class PowerMonitor {
   void sample_now();
 
   Seconds interval() const { return interval_; }
-  const std::vector<PowerDomain>& domains() const { return domains_; }
+  const std::vector<device::PowerDomain>& domains() const { return domains_; }
   const std::vector<int>& gpu_indices() const { return gpu_indices_; }
   const std::vector<int>& cpu_indices() const { return cpu_indices_; }
 
   // Samples in [start, end] (inclusive; open ends when nullopt), time-ordered.
-  std::vector<PowerSample> gpu_timeline(int gpu_index, PowerDomain domain,
+  std::vector<PowerSample> gpu_timeline(int gpu_index, device::PowerDomain domain,
                                         std::optional<Seconds> start = std::nullopt,
                                         std::optional<Seconds> end = std::nullopt) const;
   // CPU package (and DRAM) power derived from consecutive RAPL energy reads.
@@ -80,13 +80,13 @@ class PowerMonitor {
   // Power at time t, linearly interpolated between the neighbouring samples
   // (held flat beyond the ends). nullopt when there are no samples. (The
   // Python binding's get_power(time) serves it.)
-  std::optional<Watts> gpu_power_at(int gpu_index, PowerDomain domain, Seconds t) const;
-  std::optional<Watts> latest_gpu_power(int gpu_index, PowerDomain domain) const;
+  std::optional<Watts> gpu_power_at(int gpu_index, device::PowerDomain domain, Seconds t) const;
+  std::optional<Watts> latest_gpu_power(int gpu_index, device::PowerDomain domain) const;
 
   // Energy over [start, end]: trapezoids over the samples inside, plus the
   // pieces up to each edge with the power interpolated at the edge. nullopt
   // when no sample exists. Reads power samples only (not energy counters).
-  std::optional<Joules> gpu_energy(int gpu_index, PowerDomain domain, Seconds start,
+  std::optional<Joules> gpu_energy(int gpu_index, device::PowerDomain domain, Seconds start,
                                    Seconds end) const;
 
   // The same over a CPU package's (or its DRAM's) derived power timeline.
@@ -94,45 +94,46 @@ class PowerMonitor {
 
   // A Jetson rail's power timeline and energy (as for GPUs); empty/nullopt
   // for a rail the board lacks or that was never read.
-  std::vector<PowerSample> soc_timeline(SocRail rail, std::optional<Seconds> start = std::nullopt,
+  std::vector<PowerSample> soc_timeline(device::SocRail rail,
+                                        std::optional<Seconds> start = std::nullopt,
                                         std::optional<Seconds> end = std::nullopt) const;
-  std::optional<Joules> soc_energy(SocRail rail, Seconds start, Seconds end) const;
-  const std::shared_ptr<const JetsonBoard>& jetson() const { return jetson_; }
+  std::optional<Joules> soc_energy(device::SocRail rail, Seconds start, Seconds end) const;
+  const std::shared_ptr<const device::JetsonBoard>& jetson() const { return jetson_; }
 
   // Infers the update period of the GPUs' power readings (see options.interval).
-  static Seconds infer_interval(const std::vector<std::shared_ptr<Gpu>>& gpus, PowerDomain domain,
-                                Clock& clock);
+  static Seconds infer_interval(const std::vector<std::shared_ptr<device::Gpu>>& gpus,
+                                device::PowerDomain domain, Clock& clock);
 
  private:
   using Timeline = std::deque<PowerSample>;
   struct CpuLast {
     Seconds time{};
-    CpuEnergy energy{};
+    device::CpuEnergy energy{};
     bool valid = false;
   };
   void record_locked(Timeline& timeline, PowerSample sample);
-  const Timeline* find_gpu_timeline_locked(int gpu_index, PowerDomain domain) const;
+  const Timeline* find_gpu_timeline_locked(int gpu_index, device::PowerDomain domain) const;
   // The timeline of GPU k's domain j (slot k * domains_.size() + j), made on
   // its first sample and remembered (std::map nodes do not move).
   Timeline& gpu_timeline_locked(std::size_t slot);
 
-  std::vector<std::shared_ptr<Gpu>> gpus_;
+  std::vector<std::shared_ptr<device::Gpu>> gpus_;
   std::vector<int> gpu_indices_;
-  std::vector<std::shared_ptr<Cpu>> cpus_;
+  std::vector<std::shared_ptr<device::Cpu>> cpus_;
   std::vector<int> cpu_indices_;
-  std::shared_ptr<const JetsonBoard> jetson_;
-  std::vector<PowerDomain> domains_;
+  std::shared_ptr<const device::JetsonBoard> jetson_;
+  std::vector<device::PowerDomain> domains_;
   Clock& clock_;
   Seconds interval_{0.1};
   std::size_t max_samples_;
 
   mutable std::mutex mutex_;  // guards the timelines and cpu_last_
-  std::map<std::pair<int, PowerDomain>, Timeline> gpu_timelines_;
+  std::map<std::pair<int, device::PowerDomain>, Timeline> gpu_timelines_;
   std::vector<Timeline*> gpu_timeline_slots_;  // by slot; nullptr: no sample yet
   std::map<std::pair<int, bool>, Timeline> cpu_timelines_;
-  std::map<SocRail, Timeline> soc_timelines_;
+  std::map<device::SocRail, Timeline> soc_timelines_;
   std::vector<CpuLast> cpu_last_;
-  std::map<std::pair<int, PowerDomain>, int> unsupported_counts_;
+  std::map<std::pair<int, device::PowerDomain>, int> unsupported_counts_;
 
   PeriodicThread sampler_;  // calls sample_now() every interval
 };
@@ -146,4 +147,4 @@ std::optional<Joules> integrate_power(const std::deque<PowerSample>& samples, Se
 // Power at t: linear between neighbouring samples, held flat beyond the ends.
 std::optional<Watts> interpolate_power(const std::deque<PowerSample>& samples, Seconds t);
 
-}  // namespace zeus
+}  // namespace zeus::monitor

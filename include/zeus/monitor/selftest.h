@@ -17,7 +17,7 @@
 #include "zeus/device/devices.h"
 #include "zeus/util/clock.h"
 
-namespace zeus {
+namespace zeus::monitor {
 
 enum class SelftestVerdict { kPass, kWarn, kFail, kSkip };
 const char* selftest_verdict_name(SelftestVerdict verdict);
@@ -50,8 +50,8 @@ struct SelftestReport {
 
 // Runs every check on `devices` (discover_devices()'s inventory). Checks
 // record their own errors as verdicts; this throws only for bad options.
-SelftestReport run_selftest(const DeviceInventory& devices, const SelftestOptions& options);
+SelftestReport run_selftest(const device::DeviceInventory& devices, const SelftestOptions& options);
 
 nlohmann::json to_json(const SelftestReport& report);
 
-}  // namespace zeus
+}  // namespace zeus::monitor

@@ -14,7 +14,7 @@
 #include "zeus/util/clock.h"
 #include "zeus/util/periodic_thread.h"
 
-namespace zeus {
+namespace zeus::monitor {
 
 struct TemperatureSample {
   Seconds time;  // on the monitor's clock
@@ -41,7 +41,7 @@ class TemperatureMonitor {
  public:
   // `gpus[k]` is reported as GPU index gpu_indices[k]. kInvalidArgument for an
   // empty list or a non-positive interval.
-  TemperatureMonitor(std::vector<std::shared_ptr<Gpu>> gpus, std::vector<int> gpu_indices,
+  TemperatureMonitor(std::vector<std::shared_ptr<device::Gpu>> gpus, std::vector<int> gpu_indices,
                      TemperatureMonitorOptions options = {});
   ~TemperatureMonitor();
   TemperatureMonitor(const TemperatureMonitor&) = delete;
@@ -69,7 +69,7 @@ class TemperatureMonitor {
  private:
   using Timeline = std::deque<TemperatureSample>;
 
-  std::vector<std::shared_ptr<Gpu>> gpus_;
+  std::vector<std::shared_ptr<device::Gpu>> gpus_;
   std::vector<int> gpu_indices_;
   Clock& clock_;
   Seconds interval_;
@@ -82,4 +82,4 @@ class TemperatureMonitor {
   PeriodicThread sampler_;  // calls sample_now() every interval
 };
 
-}  // namespace zeus
+}  // namespace zeus::monitor

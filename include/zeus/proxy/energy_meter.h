@@ -1,6 +1,6 @@
 // Where the proxy's energy comes from: a cumulative reading of the devices
 // the inference server uses. GpuEnergyMeter sums GPUs' energy counters
-// (NVML, AMD SMI, zeusd, the simulated GPU: any zeus::Gpu).
+// (NVML, AMD SMI, zeusd, the simulated GPU: any zeus::device::Gpu).
 #pragma once
 
 #include <memory>
@@ -24,13 +24,13 @@ class EnergyMeter {
 // (pre-Volta): slices need energy, not sampled power.
 class GpuEnergyMeter final : public EnergyMeter {
  public:
-  explicit GpuEnergyMeter(std::vector<std::shared_ptr<Gpu>> gpus);
+  explicit GpuEnergyMeter(std::vector<std::shared_ptr<device::Gpu>> gpus);
   Joules read() override;
   Watts power() override;
   std::size_t devices() const override { return gpus_.size(); }
 
  private:
-  std::vector<std::shared_ptr<Gpu>> gpus_;
+  std::vector<std::shared_ptr<device::Gpu>> gpus_;
 };
 
 }  // namespace zeus::proxy

@@ -78,11 +78,11 @@ struct DaemonOptions {
 
 // The devices a daemon serves; index = the id in the API.
 struct DaemonDevices {
-  std::vector<std::shared_ptr<Gpu>> gpus;
+  std::vector<std::shared_ptr<device::Gpu>> gpus;
   // Parallel to gpus. Entries left empty are filled from Gpu::pci_bus_id()
   // when the daemon is constructed; "" when the GPU cannot say.
   std::vector<std::string> gpu_pci_addresses;
-  std::vector<std::shared_ptr<Cpu>> cpus;
+  std::vector<std::shared_ptr<device::Cpu>> cpus;
 };
 
 // Throws kNoPermission when an enabled group needs root (upstream's startup

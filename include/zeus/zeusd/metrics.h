@@ -50,7 +50,8 @@ class MetricsRenderer {
   // `hostname` is the value of the DCGM families' host label (empty: left
   // out), `hostname_label` its name; a name Prometheus would not accept
   // throws kInvalidArgument.
-  MetricsRenderer(std::vector<std::shared_ptr<Gpu>> gpus, std::vector<std::shared_ptr<Cpu>> cpus,
+  MetricsRenderer(std::vector<std::shared_ptr<device::Gpu>> gpus,
+                  std::vector<std::shared_ptr<device::Cpu>> cpus,
                   std::string hostname = host_name(),
                   std::string_view hostname_label = kDcgmHostnameLabel);
 
@@ -63,18 +64,18 @@ class MetricsRenderer {
   // with attribution on, zeusd renders them from the ledger's last poll so a
   // scrape's split families add up to its counters exactly. False: read live.
   std::function<bool(std::size_t gpu, double& joules)> gpu_energy;
-  std::function<bool(std::size_t cpu, CpuEnergy& energy)> cpu_energy;
+  std::function<bool(std::size_t cpu, device::CpuEnergy& energy)> cpu_energy;
 
  private:
   struct GpuEntry {
-    std::shared_ptr<Gpu> gpu;
+    std::shared_ptr<device::Gpu> gpu;
     std::size_t index = 0;
     std::string labels;       // gpu="0",uuid="...",model_name="..."
     std::string dcgm_labels;  // gpu="0",UUID="...",pci_bus_id=...,hostname="..."
     bool energy = false;
   };
   struct CpuEntry {
-    std::shared_ptr<Cpu> cpu;
+    std::shared_ptr<device::Cpu> cpu;
     std::string labels;  // package="0",zone="package-0"
   };
   void render_dcgm(std::string& out);

@@ -123,17 +123,17 @@ Joules AmdSmiGpu::total_energy() {
   return from_microjoules(static_cast<double>(count) * static_cast<double>(resolution));
 }
 
-Watts AmdSmiGpu::power(PowerDomain domain) {
-  const char* what = domain == PowerDomain::kDeviceInstant   ? "reading instant power"
-                     : domain == PowerDomain::kDeviceAverage ? "reading average power"
-                                                             : "reading memory power";
-  if (domain == PowerDomain::kMemoryAverage) {
+Watts AmdSmiGpu::power(device::PowerDomain domain) {
+  const char* what = domain == device::PowerDomain::kDeviceInstant   ? "reading instant power"
+                     : domain == device::PowerDomain::kDeviceAverage ? "reading average power"
+                                                                     : "reading memory power";
+  if (domain == device::PowerDomain::kMemoryAverage) {
     throw_error(ErrorCode::kNotSupported,
                 context(fmt::format("{}: AMD SMI does not report GPU memory power", what)));
   }
   refuse_second_die(what);
   const PowerReadings r = read_power_info();
-  const bool instant = domain == PowerDomain::kDeviceInstant;
+  const bool instant = domain == device::PowerDomain::kDeviceInstant;
   const std::uint32_t watts = instant ? r.current_w : r.average_w;
   if (watts == abi::kPowerNotAvailable) {
     throw_error(ErrorCode::kNotSupported,
@@ -156,7 +156,7 @@ abi::PowerCapInfo AmdSmiGpu::power_cap_info() const {
   return info;
 }
 
-PowerLimitConstraints AmdSmiGpu::power_limit_constraints() {
+device::PowerLimitConstraints AmdSmiGpu::power_limit_constraints() {
   const abi::PowerCapInfo info = power_cap_info();
   // Microwatts to milliwatts, rounding inwards so the range stays settable.
   return {Milliwatts(static_cast<std::int64_t>((info.min_power_cap + 999) / 1000)),
@@ -174,7 +174,7 @@ Milliwatts AmdSmiGpu::default_power_limit() {
 void AmdSmiGpu::set_power_limit(Milliwatts limit) {
   const std::string what = fmt::format("setting the power cap to {} W", to_watts(limit).value());
   require(api_.set_power_cap, "amdsmi_set_power_cap", what);
-  const PowerLimitConstraints range = power_limit_constraints();
+  const device::PowerLimitConstraints range = power_limit_constraints();
   if (limit < range.min || limit > range.max) {
     throw_error(ErrorCode::kInvalidArgument,
                 context(fmt::format("power cap {} W is outside the GPU's range [{}, {}] W",
@@ -324,8 +324,8 @@ std::string AmdSmiGpu::pci_bus_id() {
   return format_bdf_id(bdf);
 }
 
-GpuTelemetry AmdSmiGpu::telemetry() {
-  GpuTelemetry t = Gpu::telemetry();  // the hotspot temperature
+device::GpuTelemetry AmdSmiGpu::telemetry() {
+  device::GpuTelemetry t = device::Gpu::telemetry();  // the hotspot temperature
   if (api_.get_clock_info == nullptr) return t;
   for (const std::uint32_t type : {abi::kClkTypeGfx, abi::kClkTypeMem}) {
     abi::ClkInfo info{};
@@ -342,7 +342,7 @@ GpuTelemetry AmdSmiGpu::telemetry() {
   return t;
 }
 
-std::vector<GpuProcess> AmdSmiGpu::compute_processes() {
+std::vector<device::GpuProcess> AmdSmiGpu::compute_processes() {
   constexpr std::string_view what = "listing the processes using the GPU";
   constexpr const char* function = "amdsmi_get_gpu_process_list";
   require(api_.get_gpu_process_list, function, what);
@@ -410,12 +410,12 @@ std::vector<GpuProcess> AmdSmiGpu::compute_processes() {
     break;
   }
 
-  std::vector<GpuProcess> out;
+  std::vector<device::GpuProcess> out;
   out.reserve(filled);
   const auto* bytes = reinterpret_cast<const unsigned char*>(buffer.data());
   for (std::uint32_t i = 0; i < filled; ++i) {
     const unsigned char* entry = bytes + std::size_t{i} * entry_size;
-    GpuProcess p;
+    device::GpuProcess p;
     std::memcpy(&p.pid, entry + pid_offset, sizeof(p.pid));
     std::memcpy(&p.used_memory_bytes, entry + mem_offset, sizeof(p.used_memory_bytes));
     if (p.pid == 0) {

@@ -33,20 +33,20 @@ struct AmdSmiGpuInfo {
 // "0000:c1:00.0" from amdsmi_get_gpu_bdf_id's packed id.
 std::string format_bdf_id(std::uint64_t bdf);
 
-class AmdSmiGpu final : public Gpu {
+class AmdSmiGpu final : public device::Gpu {
  public:
   AmdSmiGpu(std::shared_ptr<const AmdSmiLibrary> library,
             amdsmi_abi::amdsmi_processor_handle handle, AmdSmiGpuInfo info);
 
   std::string name() override { return info_.name; }
   std::string uuid() override { return info_.uuid; }
-  GpuArchitecture architecture() override { return GpuArchitecture::kUnknown; }
+  device::GpuArchitecture architecture() override { return device::GpuArchitecture::kUnknown; }
 
   bool supports_energy_counter() override;
   Joules total_energy() override;
-  Watts power(PowerDomain domain) override;
+  Watts power(device::PowerDomain domain) override;
 
-  PowerLimitConstraints power_limit_constraints() override;
+  device::PowerLimitConstraints power_limit_constraints() override;
   Milliwatts power_limit() override;
   Milliwatts default_power_limit() override;
   void set_power_limit(Milliwatts limit) override;
@@ -66,7 +66,7 @@ class AmdSmiGpu final : public Gpu {
   // Current graphics and memory clocks (amdsmi_get_clock_info) and the
   // hotspot temperature; utilization, clock event reasons and memory use are
   // not read from AMD SMI yet, so they stay empty.
-  GpuTelemetry telemetry() override;
+  device::GpuTelemetry telemetry() override;
 
   // Who runs on the GPU, for the attribution ledger (gpu_processes.h).
   // compute_processes: amdsmi_get_gpu_process_list (pid and `mem`, bytes);
@@ -78,8 +78,8 @@ class AmdSmiGpu final : public Gpu {
   // no accounting; so the ledger splits AMD GPUs equally over these
   // processes. mig_layout: AMD GPUs have no MIG (a partitioned MI300 shows
   // each partition as its own GPU), so it is always {enabled = false}.
-  std::vector<GpuProcess> compute_processes() override;
-  GpuMigLayout mig_layout() override { return GpuMigLayout{}; }
+  std::vector<device::GpuProcess> compute_processes() override;
+  device::GpuMigLayout mig_layout() override { return device::GpuMigLayout{}; }
 
   // Raw power readings in watts (kPowerNotAvailable where "N/A"). For discovery.
   struct PowerReadings {

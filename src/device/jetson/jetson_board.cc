@@ -11,7 +11,7 @@
 
 #include "zeus/util/error.h"
 
-namespace zeus {
+namespace zeus::device {
 namespace fs = std::filesystem;
 namespace {
 
@@ -156,4 +156,4 @@ Watts JetsonBoard::power(SocRail rail) const {
   return Watts(read_number(r->voltage) * read_number(r->current) / 1e6);
 }
 
-}  // namespace zeus
+}  // namespace zeus::device

@@ -5,7 +5,7 @@
 #include "device/nvml/nvml_api.h"
 #include "zeus/device/nvml.h"
 
-namespace zeus {
+namespace zeus::device {
 
 namespace abi = nvml_abi;
 
@@ -56,7 +56,11 @@ ErrorCode nvml_error_code(int nvml_return) {
   }
 }
 
-namespace nvml_internal {
+}  // namespace zeus::device
+
+namespace zeus::nvml_internal {
+
+namespace abi = nvml_abi;
 
 std::string_view nvml_hint(int nvml_return) {
   switch (nvml_return) {
@@ -113,7 +117,7 @@ std::string_view nvml_hint(int nvml_return) {
 
 void throw_nvml_error(int nvml_return, std::string_view function, std::string_view error_string,
                       std::string_view context, std::string_view hint_override) {
-  const ErrorCode code = nvml_error_code(nvml_return);
+  const ErrorCode code = device::nvml_error_code(nvml_return);
   const std::string_view hint = hint_override.empty() ? nvml_hint(nvml_return) : hint_override;
   std::string message;
   if (code == ErrorCode::kDriverNotLoaded) {
@@ -125,8 +129,7 @@ void throw_nvml_error(int nvml_return, std::string_view function, std::string_vi
                           nvml_return);
   }
   if (!hint.empty()) message += fmt::format("; {}", hint);
-  throw NvmlError(code, message, nvml_return, std::string(function));
+  throw device::NvmlError(code, message, nvml_return, std::string(function));
 }
 
-}  // namespace nvml_internal
-}  // namespace zeus
+}  // namespace zeus::nvml_internal

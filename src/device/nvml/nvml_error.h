@@ -9,7 +9,7 @@ namespace zeus::nvml_internal {
 // What to do about an NVML return code ("" when there is nothing useful to say).
 std::string_view nvml_hint(int nvml_return);
 
-// Throws zeus::NvmlError. `context` says what we were doing ("GPU 0: reading
+// Throws zeus::device::NvmlError. `context` says what we were doing ("GPU 0: reading
 // instant power"); `error_string` is nvmlErrorString's text; `hint` replaces
 // the default advice for the code when not empty.
 [[noreturn]] void throw_nvml_error(int nvml_return, std::string_view function,

@@ -13,31 +13,31 @@ namespace {
 
 namespace abi = nvml_abi;
 
-GpuArchitecture map_architecture(unsigned arch) {
+device::GpuArchitecture map_architecture(unsigned arch) {
   switch (arch) {
     case 2:
-      return GpuArchitecture::kKepler;
+      return device::GpuArchitecture::kKepler;
     case 3:
-      return GpuArchitecture::kMaxwell;
+      return device::GpuArchitecture::kMaxwell;
     case 4:
-      return GpuArchitecture::kPascal;
+      return device::GpuArchitecture::kPascal;
     case 5:
-      return GpuArchitecture::kVolta;
+      return device::GpuArchitecture::kVolta;
     case 6:
-      return GpuArchitecture::kTuring;
+      return device::GpuArchitecture::kTuring;
     case 7:
-      return GpuArchitecture::kAmpere;
+      return device::GpuArchitecture::kAmpere;
     case 8:
-      return GpuArchitecture::kAda;
+      return device::GpuArchitecture::kAda;
     case 9:
-      return GpuArchitecture::kHopper;
+      return device::GpuArchitecture::kHopper;
     case 10:
-      return GpuArchitecture::kBlackwell;
+      return device::GpuArchitecture::kBlackwell;
     case 13:
-      return GpuArchitecture::kRubin;
+      return device::GpuArchitecture::kRubin;
     default:
       // NVML_DEVICE_ARCH_UNKNOWN, or a number newer than this code knows.
-      return GpuArchitecture::kUnknown;
+      return device::GpuArchitecture::kUnknown;
   }
 }
 
@@ -107,10 +107,10 @@ void NvmlGpu::check(int nvml_return, std::string_view function, std::string_view
   if (nvml_return != abi::kSuccess) lib_->fail(nvml_return, function, context(what));
 }
 
-GpuArchitecture NvmlGpu::architecture() {
+device::GpuArchitecture NvmlGpu::architecture() {
   const int cached = arch_.load(std::memory_order_acquire);
-  if (cached != kArchUnresolved) return static_cast<GpuArchitecture>(cached);
-  GpuArchitecture arch = GpuArchitecture::kUnknown;
+  if (cached != kArchUnresolved) return static_cast<device::GpuArchitecture>(cached);
+  device::GpuArchitecture arch = device::GpuArchitecture::kUnknown;
   if (api_.device_get_architecture != nullptr) {
     unsigned raw = abi::kArchUnknown;
     const int rc = api_.device_get_architecture(device_, &raw);
@@ -126,9 +126,9 @@ GpuArchitecture NvmlGpu::architecture() {
 
 bool NvmlGpu::supports_energy_counter() {
   // Unknown counts as new: an unnamed chip is most likely newer than this code.
-  const GpuArchitecture arch = architecture();
-  return arch == GpuArchitecture::kUnknown ||
-         static_cast<int>(arch) >= static_cast<int>(GpuArchitecture::kVolta);
+  const device::GpuArchitecture arch = architecture();
+  return arch == device::GpuArchitecture::kUnknown ||
+         static_cast<int>(arch) >= static_cast<int>(device::GpuArchitecture::kVolta);
 }
 
 Joules NvmlGpu::total_energy() {
@@ -136,7 +136,7 @@ Joules NvmlGpu::total_energy() {
     throw_error(ErrorCode::kNotSupported,
                 context(fmt::format("{} GPUs have no energy counter (NVML has one from Volta on); "
                                     "integrate power readings instead",
-                                    architecture_name(architecture()))));
+                                    device::architecture_name(architecture()))));
   }
   constexpr std::string_view what = "reading the energy counter";
   require(api_.device_get_total_energy_consumption, "nvmlDeviceGetTotalEnergyConsumption", what);
@@ -205,10 +205,10 @@ Watts NvmlGpu::read_instant_power() {
     } catch (const Error& e) {
       const bool field_unknown =
           e.code() == ErrorCode::kNotSupported || e.code() == ErrorCode::kInvalidArgument;
-      const GpuArchitecture arch = architecture();
+      const device::GpuArchitecture arch = architecture();
       const bool usage_is_instant =
-          arch != GpuArchitecture::kUnknown &&
-          static_cast<int>(arch) < static_cast<int>(GpuArchitecture::kAmpere);
+          arch != device::GpuArchitecture::kUnknown &&
+          static_cast<int>(arch) < static_cast<int>(device::GpuArchitecture::kAmpere);
       if (!field_unknown || !usage_is_instant || api_.device_get_power_usage == nullptr) throw;
       if (!instant_via_power_usage_.exchange(true)) {
         log::warn("{}", context("the driver does not report power fields (older than R535); "
@@ -222,14 +222,14 @@ Watts NvmlGpu::read_instant_power() {
   return from_milliwatts(static_cast<double>(milliwatts));
 }
 
-Watts NvmlGpu::power(PowerDomain domain) {
+Watts NvmlGpu::power(device::PowerDomain domain) {
   require(api_.device_get_field_values, "nvmlDeviceGetFieldValues", "reading power");
   switch (domain) {
-    case PowerDomain::kDeviceInstant:
+    case device::PowerDomain::kDeviceInstant:
       return read_instant_power();
-    case PowerDomain::kDeviceAverage:
+    case device::PowerDomain::kDeviceAverage:
       return read_power_field(abi::kFieldPowerAverage, average_scope_, "average");
-    case PowerDomain::kMemoryAverage: {
+    case device::PowerDomain::kMemoryAverage: {
       const FieldReading r = read_field(abi::kFieldPowerAverage, abi::kPowerScopeMemory);
       if (r.nvml_return != abi::kSuccess) {
         lib_->fail(r.nvml_return, "nvmlDeviceGetFieldValues",
@@ -245,7 +245,7 @@ Watts NvmlGpu::power(PowerDomain domain) {
   throw_error(ErrorCode::kInvalidArgument, context("unknown power domain"));
 }
 
-bool NvmlGpu::read_powers(std::span<const PowerDomain> domains, std::span<Watts> out) {
+bool NvmlGpu::read_powers(std::span<const device::PowerDomain> domains, std::span<Watts> out) {
   // Only once each domain's field and scope are known (power() resolved them
   // on its first read) and for the few domains there are.
   constexpr std::size_t kMaxFields = 3;
@@ -258,15 +258,15 @@ bool NvmlGpu::read_powers(std::span<const PowerDomain> domains, std::span<Watts>
     int scope = kUnresolved;
     unsigned field = abi::kFieldPowerAverage;
     switch (domains[i]) {
-      case PowerDomain::kDeviceInstant:
+      case device::PowerDomain::kDeviceInstant:
         if (instant_via_power_usage_.load(std::memory_order_acquire)) return false;
         field = abi::kFieldPowerInstant;
         scope = instant_scope_.load(std::memory_order_acquire);
         break;
-      case PowerDomain::kDeviceAverage:
+      case device::PowerDomain::kDeviceAverage:
         scope = average_scope_.load(std::memory_order_acquire);
         break;
-      case PowerDomain::kMemoryAverage:
+      case device::PowerDomain::kMemoryAverage:
         scope = static_cast<int>(abi::kPowerScopeMemory);
         break;
     }
@@ -283,7 +283,7 @@ bool NvmlGpu::read_powers(std::span<const PowerDomain> domains, std::span<Watts>
     if (values[i].nvmlReturn != abi::kSuccess || !field_value_to_double(values[i], mw)) {
       return false;
     }
-    if (domains[i] == PowerDomain::kMemoryAverage && mw == 0.0 &&
+    if (domains[i] == device::PowerDomain::kMemoryAverage && mw == 0.0 &&
         !warned_zero_memory_power_.load(std::memory_order_acquire)) {
       return false;  // power() warns about it, once
     }
@@ -292,7 +292,7 @@ bool NvmlGpu::read_powers(std::span<const PowerDomain> domains, std::span<Watts>
   return true;
 }
 
-PowerLimitConstraints NvmlGpu::power_limit_constraints() {
+device::PowerLimitConstraints NvmlGpu::power_limit_constraints() {
   constexpr std::string_view what = "reading the power limit range";
   require(api_.device_get_power_management_limit_constraints,
           "nvmlDeviceGetPowerManagementLimitConstraints", what);
@@ -325,7 +325,7 @@ Milliwatts NvmlGpu::default_power_limit() {
 void NvmlGpu::set_power_limit(Milliwatts limit) {
   const std::string what = fmt::format("setting the power limit to {} W", to_watts(limit).value());
   require(api_.device_set_power_management_limit, "nvmlDeviceSetPowerManagementLimit", what);
-  const PowerLimitConstraints range = power_limit_constraints();
+  const device::PowerLimitConstraints range = power_limit_constraints();
   if (limit < range.min || limit > range.max) {
     throw_error(ErrorCode::kInvalidArgument,
                 context(fmt::format("power limit {} W is outside the GPU's range [{}, {}] W",
@@ -511,16 +511,16 @@ int NvmlGpu::minor_number() {
 }
 
 // The public bit names are NVML's bits; a renumbering would show here.
-static_assert(clock_event::kGpuIdle == abi::kClocksEventGpuIdle);
-static_assert(clock_event::kApplicationsClocksSetting ==
+static_assert(device::clock_event::kGpuIdle == abi::kClocksEventGpuIdle);
+static_assert(device::clock_event::kApplicationsClocksSetting ==
               abi::kClocksEventApplicationsClocksSetting);
-static_assert(clock_event::kSwPowerCap == abi::kClocksEventSwPowerCap);
-static_assert(clock_event::kHwSlowdown == abi::kClocksEventHwSlowdown);
-static_assert(clock_event::kSyncBoost == abi::kClocksEventSyncBoost);
-static_assert(clock_event::kSwThermalSlowdown == abi::kClocksEventSwThermalSlowdown);
-static_assert(clock_event::kHwThermalSlowdown == abi::kClocksEventHwThermalSlowdown);
-static_assert(clock_event::kHwPowerBrakeSlowdown == abi::kClocksEventHwPowerBrakeSlowdown);
-static_assert(clock_event::kDisplayClockSetting == abi::kClocksEventDisplayClockSetting);
+static_assert(device::clock_event::kSwPowerCap == abi::kClocksEventSwPowerCap);
+static_assert(device::clock_event::kHwSlowdown == abi::kClocksEventHwSlowdown);
+static_assert(device::clock_event::kSyncBoost == abi::kClocksEventSyncBoost);
+static_assert(device::clock_event::kSwThermalSlowdown == abi::kClocksEventSwThermalSlowdown);
+static_assert(device::clock_event::kHwThermalSlowdown == abi::kClocksEventHwThermalSlowdown);
+static_assert(device::clock_event::kHwPowerBrakeSlowdown == abi::kClocksEventHwPowerBrakeSlowdown);
+static_assert(device::clock_event::kDisplayClockSetting == abi::kClocksEventDisplayClockSetting);
 
 bool NvmlGpu::telemetry_read(int nvml_return, const char* function, std::string_view what) const {
   if (nvml_return == abi::kSuccess) return true;
@@ -534,14 +534,14 @@ bool NvmlGpu::telemetry_read(int nvml_return, const char* function, std::string_
 
 // Six or seven driver calls, none of which allocates on success or
 // NOT_SUPPORTED: zeusd renders this on every Prometheus scrape.
-GpuTelemetry NvmlGpu::telemetry() {
-  GpuTelemetry t;
+device::GpuTelemetry NvmlGpu::telemetry() {
+  device::GpuTelemetry t;
   if (api_.device_get_utilization_rates != nullptr) {
     abi::nvmlUtilization_t u{};
     if (telemetry_read(api_.device_get_utilization_rates(device_, &u),
                        "nvmlDeviceGetUtilizationRates", "reading utilization")) {
-      t.gpu_utilization = Percent(u.gpu);
-      t.memory_utilization = Percent(u.memory);
+      t.gpu_utilization = device::Percent(u.gpu);
+      t.memory_utilization = device::Percent(u.memory);
     }
   }
   if (api_.device_get_clock_info != nullptr) {
@@ -572,9 +572,9 @@ GpuTelemetry NvmlGpu::telemetry() {
     abi::nvmlMemory_t m{};
     if (telemetry_read(api_.device_get_memory_info(device_, &m), "nvmlDeviceGetMemoryInfo",
                        "reading memory usage")) {
-      t.memory_used = Bytes(static_cast<std::int64_t>(m.used));
-      t.memory_free = Bytes(static_cast<std::int64_t>(m.free));
-      t.memory_total = Bytes(static_cast<std::int64_t>(m.total));
+      t.memory_used = device::Bytes(static_cast<std::int64_t>(m.used));
+      t.memory_free = device::Bytes(static_cast<std::int64_t>(m.free));
+      t.memory_total = device::Bytes(static_cast<std::int64_t>(m.total));
     }
   }
   int celsius = 0;

@@ -16,7 +16,7 @@
 
 namespace zeus::nvml_internal {
 
-class NvmlGpu final : public Gpu {
+class NvmlGpu final : public device::Gpu {
  public:
   // `index` is this process's GPU index (after CUDA_VISIBLE_DEVICES), used in
   // messages; `nvml_index` NVML's own.
@@ -25,14 +25,14 @@ class NvmlGpu final : public Gpu {
 
   std::string name() override { return name_; }
   std::string uuid() override { return uuid_; }
-  GpuArchitecture architecture() override;
+  device::GpuArchitecture architecture() override;
 
   bool supports_energy_counter() override;
   Joules total_energy() override;
-  Watts power(PowerDomain domain) override;
-  bool read_powers(std::span<const PowerDomain> domains, std::span<Watts> out) override;
+  Watts power(device::PowerDomain domain) override;
+  bool read_powers(std::span<const device::PowerDomain> domains, std::span<Watts> out) override;
 
-  PowerLimitConstraints power_limit_constraints() override;
+  device::PowerLimitConstraints power_limit_constraints() override;
   Milliwatts power_limit() override;
   Milliwatts default_power_limit() override;
   void set_power_limit(Milliwatts limit) override;
@@ -49,14 +49,14 @@ class NvmlGpu final : public Gpu {
 
   Celsius temperature() override;
   std::string pci_bus_id() override;
-  GpuTelemetry telemetry() override;
+  device::GpuTelemetry telemetry() override;
   int minor_number() override;
 
   // Who runs on the GPU (nvml_processes.cc).
-  std::vector<GpuProcessSample> process_utilization(std::uint64_t since_us) override;
-  std::vector<GpuAccountingStat> accounting_stats() override;
-  std::vector<GpuProcess> compute_processes() override;
-  GpuMigLayout mig_layout() override;
+  std::vector<device::GpuProcessSample> process_utilization(std::uint64_t since_us) override;
+  std::vector<device::GpuAccountingStat> accounting_stats() override;
+  std::vector<device::GpuProcess> compute_processes() override;
+  device::GpuMigLayout mig_layout() override;
 
  private:
   struct FieldReading {
@@ -85,12 +85,12 @@ class NvmlGpu final : public Gpu {
   int read_temperature(int& celsius, const char*& function) const;
   unsigned to_nvml_mhz(Megahertz mhz, const char* what) const;
   // nvml_processes.cc: `device` is this GPU or one of its MIG devices.
-  std::vector<GpuProcess> read_compute_processes(nvml_abi::nvmlDevice_t device,
-                                                 std::string_view what) const;
+  std::vector<device::GpuProcess> read_compute_processes(nvml_abi::nvmlDevice_t device,
+                                                         std::string_view what) const;
   std::vector<unsigned> read_accounting_pids() const;
   // The SMs of `device` (nvmlDeviceGetAttributes_v2), 0 when NOT_SUPPORTED.
   unsigned read_sm_count(nvml_abi::nvmlDevice_t device, std::string_view what) const;
-  GpuMigInstance read_mig_instance(nvml_abi::nvmlDevice_t mig, unsigned index) const;
+  device::GpuMigInstance read_mig_instance(nvml_abi::nvmlDevice_t mig, unsigned index) const;
   void require_mig_entry_points(std::string_view what) const;
 
   std::shared_ptr<const NvmlLibrary> lib_;

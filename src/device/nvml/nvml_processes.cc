@@ -59,8 +59,8 @@ unsigned percent_or_zero(unsigned value) {
   return value == abi::kValueNotAvailableUInt ? 0 : value;
 }
 
-GpuAccountingStat to_stat(unsigned pid, const abi::nvmlAccountingStats_t& s) {
-  GpuAccountingStat stat;
+device::GpuAccountingStat to_stat(unsigned pid, const abi::nvmlAccountingStats_t& s) {
+  device::GpuAccountingStat stat;
   stat.pid = pid;
   // NOT_AVAILABLE where the GPU has no utilization counters: 0, as the
   // struct cannot say "unknown" (the samples are the better source there).
@@ -97,9 +97,9 @@ ComputeProcessesEntry compute_processes_entry(const NvmlLibrary::Api& api) {
   return entry;
 }
 
-std::vector<GpuProcess> decode_process_infos(std::span<const std::byte> bytes, unsigned count,
-                                             std::size_t entry_size) {
-  std::vector<GpuProcess> out;
+std::vector<device::GpuProcess> decode_process_infos(std::span<const std::byte> bytes,
+                                                     unsigned count, std::size_t entry_size) {
+  std::vector<device::GpuProcess> out;
   const std::size_t fits = entry_size == 0 ? 0 : bytes.size() / entry_size;
   const std::size_t n = std::min<std::size_t>(count, fits);
   out.reserve(n);
@@ -113,7 +113,7 @@ std::vector<GpuProcess> decode_process_infos(std::span<const std::byte> bytes, u
   return out;
 }
 
-std::vector<GpuProcessSample> NvmlGpu::process_utilization(std::uint64_t since_us) {
+std::vector<device::GpuProcessSample> NvmlGpu::process_utilization(std::uint64_t since_us) {
   constexpr std::string_view what = "reading per-process utilization";
   constexpr const char* function = "nvmlDeviceGetProcessUtilization";
   require(api_.device_get_process_utilization, function, what);
@@ -128,7 +128,7 @@ std::vector<GpuProcessSample> NvmlGpu::process_utilization(std::uint64_t since_u
   if (rc == abi::kErrorNotFound) return {};
   if (rc == abi::kErrorInsufficientSize) throw_kept_growing(context(what), function);
   check(rc, function, what);
-  std::vector<GpuProcessSample> out;
+  std::vector<device::GpuProcessSample> out;
   out.reserve(samples.size());
   for (const auto& s : samples) {
     // The driver filters by timestamp already; dropping what it should not
@@ -157,7 +157,7 @@ std::vector<unsigned> NvmlGpu::read_accounting_pids() const {
   return pids;
 }
 
-std::vector<GpuAccountingStat> NvmlGpu::accounting_stats() {
+std::vector<device::GpuAccountingStat> NvmlGpu::accounting_stats() {
   constexpr std::string_view what = "reading accounting statistics";
   require(api_.device_get_accounting_mode, "nvmlDeviceGetAccountingMode", what);
   require(api_.device_get_accounting_pids, "nvmlDeviceGetAccountingPids", what);
@@ -167,7 +167,7 @@ std::vector<GpuAccountingStat> NvmlGpu::accounting_stats() {
   if (mode != abi::kFeatureEnabled) {
     throw_error(ErrorCode::kNotSupported, context(fmt::format("{}: {}", what, kAccountingOffHint)));
   }
-  std::vector<GpuAccountingStat> out;
+  std::vector<device::GpuAccountingStat> out;
   for (const unsigned pid : read_accounting_pids()) {
     abi::nvmlAccountingStats_t stats{};
     const int rc = api_.device_get_accounting_stats(device_, pid, &stats);
@@ -183,8 +183,8 @@ std::vector<GpuAccountingStat> NvmlGpu::accounting_stats() {
   return out;
 }
 
-std::vector<GpuProcess> NvmlGpu::read_compute_processes(abi::nvmlDevice_t device,
-                                                        std::string_view what) const {
+std::vector<device::GpuProcess> NvmlGpu::read_compute_processes(abi::nvmlDevice_t device,
+                                                                std::string_view what) const {
   const ComputeProcessesEntry entry = compute_processes_entry(api_);
   require(entry.fn, "nvmlDeviceGetComputeRunningProcesses_v3 (or _v2)", what);
   // Room for the larger entry size whichever the driver writes, so a wrong
@@ -201,7 +201,7 @@ std::vector<GpuProcess> NvmlGpu::read_compute_processes(abi::nvmlDevice_t device
                               static_cast<unsigned>(buffer.size()), entry.entry_size);
 }
 
-std::vector<GpuProcess> NvmlGpu::compute_processes() {
+std::vector<device::GpuProcess> NvmlGpu::compute_processes() {
   return read_compute_processes(device_, "listing the running compute processes");
 }
 
@@ -213,9 +213,9 @@ unsigned NvmlGpu::read_sm_count(abi::nvmlDevice_t device, std::string_view what)
   return attributes.multiprocessorCount;
 }
 
-GpuMigInstance NvmlGpu::read_mig_instance(abi::nvmlDevice_t mig, unsigned index) const {
+device::GpuMigInstance NvmlGpu::read_mig_instance(abi::nvmlDevice_t mig, unsigned index) const {
   const std::string what = fmt::format("reading MIG device {}", index);
-  GpuMigInstance instance;
+  device::GpuMigInstance instance;
   check(api_.device_get_gpu_instance_id(mig, &instance.gpu_instance_id),
         "nvmlDeviceGetGpuInstanceId", what);
   char uuid[abi::kStringBufferSize] = {};
@@ -236,10 +236,10 @@ void NvmlGpu::require_mig_entry_points(std::string_view what) const {
           what);
 }
 
-GpuMigLayout NvmlGpu::mig_layout() {
+device::GpuMigLayout NvmlGpu::mig_layout() {
   constexpr std::string_view what = "reading the MIG layout";
   require(api_.device_get_mig_mode, "nvmlDeviceGetMigMode", what);
-  GpuMigLayout layout;
+  device::GpuMigLayout layout;
   unsigned current = 0;
   unsigned pending = 0;
   const int rc = api_.device_get_mig_mode(device_, &current, &pending);

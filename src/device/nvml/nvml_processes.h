@@ -29,7 +29,7 @@ ComputeProcessesEntry compute_processes_entry(const NvmlLibrary::Api& api);
 
 // The first `count` entries of `entry_size` bytes in `bytes` (entries that do
 // not fit are dropped). usedGpuMemory NOT_AVAILABLE becomes 0.
-std::vector<GpuProcess> decode_process_infos(std::span<const std::byte> bytes, unsigned count,
-                                             std::size_t entry_size);
+std::vector<device::GpuProcess> decode_process_infos(std::span<const std::byte> bytes,
+                                                     unsigned count, std::size_t entry_size);
 
 }  // namespace zeus::nvml_internal

@@ -11,7 +11,7 @@
 #include "zeus/device/nvml.h"
 #include "zeus/util/log.h"
 
-namespace zeus {
+namespace zeus::device {
 namespace {
 
 namespace abi = nvml_abi;
@@ -178,4 +178,4 @@ NvmlGpuSet open_nvml_gpus(const NvmlOptions& options) {
   return set;
 }
 
-}  // namespace zeus
+}  // namespace zeus::device

@@ -22,7 +22,7 @@
 #include "zeus/util/error.h"
 #include "zeus/util/log.h"
 
-namespace zeus {
+namespace zeus::device {
 namespace {
 
 namespace fs = std::filesystem;
@@ -337,4 +337,4 @@ RaplCpuSet open_rapl_cpus(const RaplOptions& options) {
   return set;
 }
 
-}  // namespace zeus
+}  // namespace zeus::device

@@ -7,7 +7,7 @@
 
 #include "zeus/util/error.h"
 
-namespace zeus {
+namespace zeus::device {
 
 SimGpu::SimGpu(SimGpuModel model, Clock& clock, int index)
     : model_(std::move(model)),
@@ -359,4 +359,4 @@ Seconds run_data_parallel_step(std::span<SimGpu* const> gpus, ManualClock& clock
   return took;
 }
 
-}  // namespace zeus
+}  // namespace zeus::device

@@ -6,7 +6,7 @@
 #include "zeus/device/sim_gpu.h"
 #include "zeus/util/error.h"
 
-namespace zeus {
+namespace zeus::device {
 namespace {
 
 // Sensible ranges: wide enough for any GPU there is or will soon be, narrow
@@ -124,4 +124,4 @@ double SimGpuModel::throughput_at(Milliwatts limit) const {
   return peak_throughput / ((1.0 - compute_bound_fraction) + compute_bound_fraction / x);
 }
 
-}  // namespace zeus
+}  // namespace zeus::device

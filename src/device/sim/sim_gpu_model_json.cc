@@ -8,7 +8,7 @@
 #include "zeus/util/files.h"
 #include "zeus/util/json.h"
 
-namespace zeus {
+namespace zeus::device {
 namespace {
 
 GpuArchitecture parse_architecture(const JsonObject& o) {
@@ -116,4 +116,4 @@ SimGpuModel read_sim_gpu_model(const std::string& path) {
   return parse_sim_gpu_model(read_file(path), path);
 }
 
-}  // namespace zeus
+}  // namespace zeus::device

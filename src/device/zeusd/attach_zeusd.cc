@@ -7,7 +7,7 @@
 #include "zeus/device/zeusd_backend.h"
 #include "zeus/util/error.h"
 
-namespace zeus {
+namespace zeus::device {
 namespace {
 
 // A local GPU that zeusd does not serve: reads stay local, settings are
@@ -134,4 +134,4 @@ void attach_zeusd(const std::string& backend, bool cpus, bool persistent_setting
   }
 }
 
-}  // namespace zeus
+}  // namespace zeus::device

@@ -6,7 +6,7 @@
 
 #include "zeus/device/devices.h"
 
-namespace zeus {
+namespace zeus::device {
 
 // Ends the notes of automatic discovery that found no GPU driver. When zeusd
 // then serves the GPUs, those notes are no longer true and are replaced.
@@ -21,4 +21,4 @@ inline constexpr std::string_view kContinuingWithoutGpus = "; continuing without
 void attach_zeusd(const std::string& backend, bool cpus, bool persistent_settings,
                   DeviceInventory& inv);
 
-}  // namespace zeus
+}  // namespace zeus::device

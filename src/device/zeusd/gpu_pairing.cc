@@ -28,7 +28,8 @@ std::string lower_trimmed(std::string_view text) {
   return out;
 }
 
-std::optional<int> daemon_id_at(const std::vector<ZeusdStatus::GpuInfo>& daemon, unsigned index) {
+std::optional<int> daemon_id_at(const std::vector<device::ZeusdStatus::GpuInfo>& daemon,
+                                unsigned index) {
   for (const auto& g : daemon) {
     if (g.id == static_cast<int>(index)) return g.id;
   }
@@ -60,7 +61,7 @@ std::string normalized_pci_address(std::string_view address) {
 }
 
 GpuPairing pair_with_daemon_gpus(const std::vector<LocalGpuAddress>& local,
-                                 const std::vector<ZeusdStatus::GpuInfo>& daemon) {
+                                 const std::vector<device::ZeusdStatus::GpuInfo>& daemon) {
   GpuPairing out;
   const bool daemon_has_addresses = std::any_of(
       daemon.begin(), daemon.end(), [](const auto& g) { return !g.pci_address.empty(); });

@@ -36,6 +36,6 @@ struct GpuPairing {
 };
 
 GpuPairing pair_with_daemon_gpus(const std::vector<LocalGpuAddress>& local,
-                                 const std::vector<ZeusdStatus::GpuInfo>& daemon);
+                                 const std::vector<device::ZeusdStatus::GpuInfo>& daemon);
 
 }  // namespace zeus::device_internal

@@ -5,7 +5,7 @@
 
 #include "zeus/device/zeusd_backend.h"
 
-namespace zeus {
+namespace zeus::device {
 namespace {
 
 const char* env(const char* name) {
@@ -39,4 +39,4 @@ std::optional<ZeusdConfig> ZeusdConfig::from_env() {
   return std::nullopt;
 }
 
-}  // namespace zeus
+}  // namespace zeus::device

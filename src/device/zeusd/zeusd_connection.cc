@@ -11,7 +11,7 @@
 #include "zeus/util/log.h"
 #include "zeus/util/text.h"
 
-namespace zeus {
+namespace zeus::device {
 namespace {
 
 using device_internal::WireClient;
@@ -180,4 +180,4 @@ std::string ZeusdConnection::lease_id() const {
   return impl_->lease;
 }
 
-}  // namespace zeus
+}  // namespace zeus::device

@@ -9,7 +9,7 @@
 #include "zeus/device/zeusd_backend.h"
 #include "zeus/util/error.h"
 
-namespace zeus {
+namespace zeus::device {
 namespace {
 
 class ZeusdGpu final : public Gpu {
@@ -165,4 +165,4 @@ std::unique_ptr<Cpu> make_zeusd_cpu(std::shared_ptr<ZeusdConnection> connection,
   return std::make_unique<ZeusdCpu>(std::move(connection), daemon_id);
 }
 
-}  // namespace zeus
+}  // namespace zeus::device

@@ -35,13 +35,13 @@ bool not_supported(F&& f) {
 
 }  // namespace
 
-GpuSplit split_from_samples(std::span<const GpuProcessSample> samples) {
+GpuSplit split_from_samples(std::span<const device::GpuProcessSample> samples) {
   GpuSplit split;
   split.method = Method::kProcessUtilization;
   split.busy = !samples.empty();
   // Sorted by pid, each process's samples are one run: O(n log n) however
   // many processes share the GPU.
-  std::vector<GpuProcessSample> sorted(samples.begin(), samples.end());
+  std::vector<device::GpuProcessSample> sorted(samples.begin(), samples.end());
   std::sort(sorted.begin(), sorted.end(),
             [](const auto& a, const auto& b) { return a.pid < b.pid; });
   std::vector<double> memory;
@@ -63,7 +63,7 @@ GpuSplit split_from_samples(std::span<const GpuProcessSample> samples) {
   return split;
 }
 
-GpuSplit split_from_accounting(std::span<const GpuAccountingStat> now,
+GpuSplit split_from_accounting(std::span<const device::GpuAccountingStat> now,
                                const std::unordered_map<std::uint32_t, double>& before) {
   GpuSplit split;
   split.method = Method::kAccounting;
@@ -79,7 +79,7 @@ GpuSplit split_from_accounting(std::span<const GpuAccountingStat> now,
   return split;
 }
 
-GpuSplit split_equally(std::span<const GpuProcess> running) {
+GpuSplit split_equally(std::span<const device::GpuProcess> running) {
   GpuSplit split;
   split.method = running.empty() ? Method::kNone : Method::kEqualSplit;
   split.busy = !running.empty();
@@ -88,7 +88,7 @@ GpuSplit split_equally(std::span<const GpuProcess> running) {
   return split;
 }
 
-GpuSplit split_mig(const GpuMigLayout& layout) {
+GpuSplit split_mig(const device::GpuMigLayout& layout) {
   GpuSplit split;
   split.method = Method::kMigSmFraction;
   split.busy = false;
@@ -104,7 +104,7 @@ GpuSplit split_mig(const GpuMigLayout& layout) {
   return split;
 }
 
-GpuSplit GpuSplitter::from_samples(Gpu& gpu) {
+GpuSplit GpuSplitter::from_samples(device::Gpu& gpu) {
   auto samples = gpu.process_utilization(cursor_us_);
   for (const auto& s : samples) cursor_us_ = std::max(cursor_us_, s.timestamp_us);
   if (!primed_) {
@@ -116,8 +116,8 @@ GpuSplit GpuSplitter::from_samples(Gpu& gpu) {
   return split_from_samples(samples);
 }
 
-std::optional<GpuSplit> GpuSplitter::from_accounting(Gpu& gpu) {
-  std::vector<GpuAccountingStat> stats;
+std::optional<GpuSplit> GpuSplitter::from_accounting(device::Gpu& gpu) {
+  std::vector<device::GpuAccountingStat> stats;
   if (not_supported([&] { stats = gpu.accounting_stats(); })) {
     accounting_supported_ = false;
     return std::nullopt;
@@ -130,9 +130,9 @@ std::optional<GpuSplit> GpuSplitter::from_accounting(Gpu& gpu) {
   return split;
 }
 
-GpuSplit GpuSplitter::next(Gpu& gpu) {
+GpuSplit GpuSplitter::next(device::Gpu& gpu) {
   if (mig_supported_) {
-    GpuMigLayout layout;
+    device::GpuMigLayout layout;
     if (not_supported([&] { layout = gpu.mig_layout(); })) {
       mig_supported_ = false;
     } else if (layout.enabled) {
@@ -151,7 +151,7 @@ GpuSplit GpuSplitter::next(Gpu& gpu) {
     auto split = from_accounting(gpu);
     if (split && any_weight(*split)) return *split;
   }
-  std::vector<GpuProcess> running;
+  std::vector<device::GpuProcess> running;
   if (not_supported([&] { running = gpu.compute_processes(); })) {
     // Nothing can name a process: the interval is nobody's, and whether the
     // GPU was busy is unknown (so no idle is learned from it).

@@ -49,9 +49,9 @@ std::map<unsigned, Watts> parse_idle_powers(std::string_view text, std::string_v
   return out;
 }
 
-NodeAttributor::NodeAttributor(std::vector<std::shared_ptr<Gpu>> gpus,
-                               std::vector<std::shared_ptr<Cpu>> cpus, AttributorOptions options,
-                               Clock& clock)
+NodeAttributor::NodeAttributor(std::vector<std::shared_ptr<device::Gpu>> gpus,
+                               std::vector<std::shared_ptr<device::Cpu>> cpus,
+                               AttributorOptions options, Clock& clock)
     : options_(std::move(options)),
       clock_(clock),
       reader_(options_.proc_root, options_.cgroup_root),
@@ -338,7 +338,7 @@ void NodeAttributor::poll_cpus(double now, double seconds) {
   const auto& uses = cpu_uses(now);
   const Method method = uses.empty() ? Method::kNone : Method::kCpuTime;
   for (auto& c : cpus_) {
-    CpuEnergy energy;
+    device::CpuEnergy energy;
     try {
       energy = c.cpu->total_energy();
     } catch (const Error&) {

@@ -2,7 +2,7 @@
 
 #include "monitor/carbon/single_rate_measurement.h"
 
-namespace zeus {
+namespace zeus::carbon {
 namespace {
 
 constexpr carbon_internal::RateFields<CarbonEmissionMeasurement> kEmissionFields{
@@ -12,7 +12,7 @@ constexpr carbon_internal::RateFields<CarbonEmissionMeasurement> kEmissionFields
 
 }  // namespace
 
-CarbonEmissionMonitor::CarbonEmissionMonitor(const DeviceInventory& devices,
+CarbonEmissionMonitor::CarbonEmissionMonitor(const device::DeviceInventory& devices,
                                              std::shared_ptr<HourlyRateProvider> provider,
                                              HourlyRateMonitorOptions options)
     : monitor_(devices, {std::move(provider)}, std::move(options)) {}
@@ -27,4 +27,4 @@ CarbonEmissionMeasurement CarbonEmissionMonitor::end_window(const std::string& k
                                                   kEmissionFields);
 }
 
-}  // namespace zeus
+}  // namespace zeus::carbon

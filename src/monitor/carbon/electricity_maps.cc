@@ -13,7 +13,7 @@
 #include "zeus/util/iso8601.h"
 #include "zeus/util/log.h"
 
-namespace zeus {
+namespace zeus::carbon {
 namespace {
 
 using nlohmann::json;
@@ -176,4 +176,4 @@ void ElectricityMapsClient::refresh(double unix_now) {
   fetch_history_locked(unix_now);
 }
 
-}  // namespace zeus
+}  // namespace zeus::carbon

@@ -2,7 +2,7 @@
 
 #include "monitor/carbon/single_rate_measurement.h"
 
-namespace zeus {
+namespace zeus::carbon {
 namespace {
 
 constexpr carbon_internal::RateFields<EnergyCostMeasurement> kCostFields{
@@ -11,7 +11,7 @@ constexpr carbon_internal::RateFields<EnergyCostMeasurement> kCostFields{
 
 }  // namespace
 
-EnergyCostMonitor::EnergyCostMonitor(const DeviceInventory& devices,
+EnergyCostMonitor::EnergyCostMonitor(const device::DeviceInventory& devices,
                                      std::shared_ptr<HourlyRateProvider> provider,
                                      HourlyRateMonitorOptions options)
     : monitor_(devices, {std::move(provider)}, std::move(options)) {}
@@ -25,4 +25,4 @@ EnergyCostMeasurement EnergyCostMonitor::end_window(const std::string& key, bool
                                                   kCostFields);
 }
 
-}  // namespace zeus
+}  // namespace zeus::carbon

@@ -10,7 +10,7 @@
 #include "zeus/util/files.h"
 #include "zeus/util/iso8601.h"
 
-namespace zeus {
+namespace zeus::carbon {
 namespace {
 
 using nlohmann::json;
@@ -126,4 +126,4 @@ void PricedLog::append(double start_unix, const std::string& window, const Hourl
   if (!out) throw_error(ErrorCode::kIo, fmt::format("cannot write the log file {}", path_));
 }
 
-}  // namespace zeus
+}  // namespace zeus::carbon

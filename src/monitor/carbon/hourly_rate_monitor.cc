@@ -9,7 +9,7 @@
 #include "zeus/util/error.h"
 #include "zeus/util/log.h"
 
-namespace zeus {
+namespace zeus::carbon {
 namespace {
 
 // Inner window names cannot collide with each other (the inner monitor is
@@ -18,7 +18,7 @@ const std::string kWholePrefix = "window/";
 const std::string kSlicePrefix = "slice/";
 
 // Adds `m` to the hours it overlaps, by time fraction (constant power inside a slice).
-void apportion(const Measurement& m, double start, double end,
+void apportion(const monitor::Measurement& m, double start, double end,
                std::map<UtcHour, HourShare>& hours) {
   if (!(end > start)) end = start;
   const UtcHour first = utc_hour_of(start);
@@ -39,8 +39,9 @@ void apportion(const Measurement& m, double start, double end,
 
 // The window's energy less what its earlier hours already hold: the energy
 // of its last slice, taken from the same reading as the whole window.
-Measurement rest_of_window(const Measurement& whole, const std::map<UtcHour, HourShare>& hours) {
-  Measurement rest = whole;
+monitor::Measurement rest_of_window(const monitor::Measurement& whole,
+                                    const std::map<UtcHour, HourShare>& hours) {
+  monitor::Measurement rest = whole;
   const auto subtract = [&](std::map<int, Joules>& energy,
                             std::map<int, Joules> HourShare::*field) {
     for (auto& [i, joules] : energy) {
@@ -93,7 +94,7 @@ std::string result_unit_of(const std::string& rate_unit) {
   return slash == std::string::npos ? rate_unit : rate_unit.substr(0, slash);
 }
 
-HourlyRateMonitor::HourlyRateMonitor(const DeviceInventory& devices,
+HourlyRateMonitor::HourlyRateMonitor(const device::DeviceInventory& devices,
                                      std::vector<std::shared_ptr<HourlyRateProvider>> providers,
                                      HourlyRateMonitorOptions options)
     : providers_(std::move(providers)), wall_time_(std::move(options.wall_time)) {
@@ -105,7 +106,7 @@ HourlyRateMonitor::HourlyRateMonitor(const DeviceInventory& devices,
   if (!wall_time_) wall_time_ = wall_time_seconds;
   clock_ = options.energy.clock != nullptr ? options.energy.clock : &SteadyClock::instance();
   options.energy.log_file.clear();
-  energy_ = std::make_unique<EnergyMonitor>(devices, std::move(options.energy));
+  energy_ = std::make_unique<monitor::EnergyMonitor>(devices, std::move(options.energy));
   if (options.start_thread) thread_ = std::thread([this] { run(); });
 }
 
@@ -165,7 +166,7 @@ void HourlyRateMonitor::begin_window(const std::string& name, bool sync) {
 }
 
 void HourlyRateMonitor::end_slice_locked(Window& w, double wall_end) {
-  const Measurement m = energy_->end_window(w.slice, false);
+  const monitor::Measurement m = energy_->end_window(w.slice, false);
   apportion(m, w.slice_start, wall_end, w.hours);
 }
 
@@ -236,4 +237,4 @@ HourlyMeasurement HourlyRateMonitor::end_window(const std::string& name, bool sy
   return out;
 }
 
-}  // namespace zeus
+}  // namespace zeus::carbon

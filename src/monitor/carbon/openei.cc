@@ -12,7 +12,7 @@
 #include "monitor/carbon/provider_status.h"
 #include "zeus/util/error.h"
 
-namespace zeus {
+namespace zeus::carbon {
 namespace {
 
 using nlohmann::json;
@@ -170,4 +170,4 @@ double OpenEiClient::rate(UtcHour hour) {
   return tariff.price(tm.tm_mon + 1, tm.tm_hour, weekend);
 }
 
-}  // namespace zeus
+}  // namespace zeus::carbon

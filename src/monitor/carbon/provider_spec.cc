@@ -7,7 +7,7 @@
 #include "zeus/util/error.h"
 #include "zeus/util/parse.h"
 
-namespace zeus {
+namespace zeus::carbon {
 namespace {
 
 constexpr const char* kCarbonForms =
@@ -85,4 +85,4 @@ std::shared_ptr<HourlyRateProvider> price_provider_from_spec(const std::string& 
   return std::make_shared<OpenEiClient>(o);
 }
 
-}  // namespace zeus
+}  // namespace zeus::carbon

@@ -13,7 +13,7 @@
 #include "zeus/util/parse.h"
 #include "zeus/util/text.h"
 
-namespace zeus {
+namespace zeus::carbon {
 
 UtcHour utc_hour_of(double unix_seconds) {
   return static_cast<UtcHour>(std::floor(unix_seconds / kSecondsPerHour)) * kSecondsPerHour;
@@ -83,4 +83,4 @@ double CsvHourlyRates::rate(UtcHour hour) {
   return it->second;
 }
 
-}  // namespace zeus
+}  // namespace zeus::carbon

@@ -24,8 +24,8 @@ struct RateFields {
 
 // The window's energy and hours, and its only provider's results in `fields`.
 template <class Out>
-Out single_rate_measurement(HourlyMeasurement m, const RateFields<Out>& fields) {
-  RateResult& r = m.rates.front();
+Out single_rate_measurement(carbon::HourlyMeasurement m, const RateFields<Out>& fields) {
+  carbon::RateResult& r = m.rates.front();
   Out out;
   out.time = m.energy.time;
   out.gpu_energy = std::move(m.energy.gpu_energy);

@@ -11,16 +11,17 @@
 namespace zeus::batch_size {
 
 Joules epoch_cost(double eta, Watts average_power, Seconds time_per_epoch, Watts max_power) {
-  return Joules(zeus_cost(average_power * time_per_epoch, time_per_epoch, eta, max_power));
+  return Joules(
+      power_limit::zeus_cost(average_power * time_per_epoch, time_per_epoch, eta, max_power));
 }
 
 Milliwatts choose_power_limit(double eta, std::span<const PowerLimitEpoch> epochs) {
-  std::vector<PowerLimitMeasurement> m;
+  std::vector<power_limit::PowerLimitMeasurement> m;
   m.reserve(epochs.size());
   for (const auto& e : epochs) {
     m.push_back({e.power_limit, e.average_power * e.time_per_epoch, e.time_per_epoch});
   }
-  return ZeusCostSelector(eta).select(m);
+  return power_limit::ZeusCostSelector(eta).select(m);
 }
 
 Joules cost_upper_bound(double beta, Joules min_cost) {

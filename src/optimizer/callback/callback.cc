@@ -1,6 +1,6 @@
 #include "zeus/optimizer/callback/callback.h"
 
-namespace zeus {
+namespace zeus::callback {
 
 CallbackSet::CallbackSet(std::initializer_list<std::reference_wrapper<Callback>> callbacks) {
   for (Callback& c : callbacks) add(c);
@@ -36,4 +36,4 @@ void CallbackSet::on_instruction_end(const std::string& name) {
   for (Callback* c : callbacks_) c->on_instruction_end(name);
 }
 
-}  // namespace zeus
+}  // namespace zeus::callback

@@ -15,7 +15,7 @@
 #include "zeus/util/files.h"
 #include "zeus/util/log.h"
 
-namespace zeus {
+namespace zeus::power_limit {
 namespace {
 
 double watts(Milliwatts mw) { return to_watts(mw).value(); }
@@ -78,8 +78,8 @@ std::string GlobalPowerLimitOptimizer::window_name(Milliwatts limit) {
 }
 
 GlobalPowerLimitOptimizer::GlobalPowerLimitOptimizer(
-    WindowMonitor& monitor, std::shared_ptr<const PowerLimitSelector> selector, int wait_steps,
-    int warmup_steps, int profile_steps, Watts pl_step, std::string profile_path)
+    monitor::WindowMonitor& monitor, std::shared_ptr<const PowerLimitSelector> selector,
+    int wait_steps, int warmup_steps, int profile_steps, Watts pl_step, std::string profile_path)
     : GlobalPowerLimitOptimizer(monitor, GlobalPowerLimitOptimizerOptions{
                                              .selector = std::move(selector),
                                              .wait_steps = wait_steps,
@@ -89,7 +89,7 @@ GlobalPowerLimitOptimizer::GlobalPowerLimitOptimizer(
                                              .profile_path = std::move(profile_path),
                                          }) {}
 
-GlobalPowerLimitOptimizer::GlobalPowerLimitOptimizer(WindowMonitor& monitor,
+GlobalPowerLimitOptimizer::GlobalPowerLimitOptimizer(monitor::WindowMonitor& monitor,
                                                      GlobalPowerLimitOptimizerOptions options)
     : monitor_(monitor), options_(std::move(options)) {
   validate(options_);
@@ -106,10 +106,10 @@ GlobalPowerLimitOptimizer::GlobalPowerLimitOptimizer(WindowMonitor& monitor,
                 "the power-limit optimizer needs a monitor that measures at least one GPU");
   }
   const std::string name = gpus_[0]->name();
-  const PowerLimitConstraints c = gpus_[0]->power_limit_constraints();
+  const device::PowerLimitConstraints c = gpus_[0]->power_limit_constraints();
   for (std::size_t k = 1; k < gpus_.size(); ++k) {
     const std::string other = gpus_[k]->name();
-    const PowerLimitConstraints oc = gpus_[k]->power_limit_constraints();
+    const device::PowerLimitConstraints oc = gpus_[k]->power_limit_constraints();
     if (other != name || oc.min != c.min || oc.max != c.max) {
       throw_error(ErrorCode::kHeterogeneous,
                   fmt::format("the power-limit optimizer sets one limit on all monitored GPUs, so "
@@ -158,7 +158,7 @@ GlobalPowerLimitOptimizer::GlobalPowerLimitOptimizer(WindowMonitor& monitor,
         "persistence mode and set limits from {} W down to {} W)",
         watts(candidates_.front()), watts(candidates_.back()));
   } else {
-    guard_ = std::make_unique<GpuSettingsGuard>(gpus_);
+    guard_ = std::make_unique<device::GpuSettingsGuard>(gpus_);
     applied_ = guard_->original_power_limits()[0];
     try {
       guard_->set_persistence_mode(true);
@@ -258,7 +258,8 @@ void GlobalPowerLimitOptimizer::enter_profiling(Milliwatts limit) {
 
 void GlobalPowerLimitOptimizer::finish_profiling() {
   const Milliwatts limit = state_.power_limit;
-  const Measurement m = monitor_.end_window(window_name(limit), /*sync=*/true, /*cancel=*/false);
+  const monitor::Measurement m =
+      monitor_.end_window(window_name(limit), /*sync=*/true, /*cancel=*/false);
   const Joules energy(reducer_->all_reduce_sum(m.total_gpu_energy().value()));
   const Seconds time(reducer_->all_reduce_max(m.time.count()));
   measurements_.push_back(PowerLimitMeasurement{limit, energy, time});
@@ -391,4 +392,4 @@ std::optional<PowerLimitSaving> GlobalPowerLimitOptimizer::saving() const {
   return compare_limits(measurements_, *optimal_, candidates_.front());
 }
 
-}  // namespace zeus
+}  // namespace zeus::power_limit

@@ -9,7 +9,7 @@
 #include "zeus/util/error.h"
 #include "zeus/util/json.h"
 
-namespace zeus {
+namespace zeus::power_limit {
 namespace {
 
 double watts(Milliwatts mw) { return to_watts(mw).value(); }
@@ -85,4 +85,4 @@ std::string power_limit_profile_json(const std::vector<PowerLimitMeasurement>& m
   return doc.dump(4) + "\n";
 }
 
-}  // namespace zeus
+}  // namespace zeus::power_limit

@@ -9,7 +9,7 @@
 
 #include "zeus/optimizer/power_limit/selection/power_limit_selector.h"
 
-namespace zeus {
+namespace zeus::power_limit {
 
 // Parses a profile's text and checks it against the GPUs' candidate limits.
 // Throws a FieldError naming `source` and the field: kParse for malformed
@@ -22,4 +22,4 @@ std::vector<PowerLimitMeasurement> parse_power_limit_profile(
 // The profile's JSON text (limits in whole watts when they are).
 std::string power_limit_profile_json(const std::vector<PowerLimitMeasurement>& measurements);
 
-}  // namespace zeus
+}  // namespace zeus::power_limit

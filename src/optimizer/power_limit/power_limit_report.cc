@@ -6,7 +6,7 @@
 
 #include "zeus/util/error.h"
 
-namespace zeus {
+namespace zeus::power_limit {
 
 std::string selector_spec_for_gpus(std::string_view spec, int gpus) {
   constexpr std::string_view kPrefix = "zeus-cost:";
@@ -74,4 +74,4 @@ int run_until_profiled(GlobalPowerLimitOptimizer& optimizer, int max_epochs, int
   return steps;
 }
 
-}  // namespace zeus
+}  // namespace zeus::power_limit

@@ -1,6 +1,6 @@
 #include "zeus/optimizer/power_limit/power_limit_report_json.h"
 
-namespace zeus {
+namespace zeus::power_limit {
 
 nlohmann::ordered_json to_json(const PowerLimitMeasurement& m) {
   return {{"power_limit_w", to_watts(m.power_limit).value()},
@@ -19,4 +19,4 @@ nlohmann::ordered_json to_json(const SelectorChoice& c) {
   return j;
 }
 
-}  // namespace zeus
+}  // namespace zeus::power_limit

@@ -19,7 +19,7 @@ constexpr double kJoulesPerKwh = 3.6e6;
 
 std::int64_t floor_mod(std::int64_t a, std::int64_t b) { return ((a % b) + b) % b; }
 
-std::int64_t checked_period(const GridSignal& s, std::int64_t period) {
+std::int64_t checked_period(const zeus::carbon_aware::GridSignal& s, std::int64_t period) {
   const std::int64_t p = period == 0 ? s.resolution_s() : period;
   if (p <= 0 || p % s.resolution_s() != 0) {
     throw_error(ErrorCode::kInvalidArgument,
@@ -31,7 +31,8 @@ std::int64_t checked_period(const GridSignal& s, std::int64_t period) {
 }
 
 // The signal's mean over each whole decision period it covers.
-GridSignal periodic_means(const GridSignal& s, std::int64_t period) {
+zeus::carbon_aware::GridSignal periodic_means(const zeus::carbon_aware::GridSignal& s,
+                                              std::int64_t period) {
   const std::int64_t phase = floor_mod(s.start_utc(), s.resolution_s());
   const std::int64_t k = period / s.resolution_s();
   const auto first =
@@ -45,7 +46,7 @@ GridSignal periodic_means(const GridSignal& s, std::int64_t period) {
   return s.slice(first, groups * static_cast<std::size_t>(k)).coarsened(k);
 }
 
-const PowerLimitMeasurement& at_limit(const JobProfile& p, Milliwatts limit) {
+const power_limit::PowerLimitMeasurement& at_limit(const JobProfile& p, Milliwatts limit) {
   for (const auto& m : p.per_epoch) {
     if (m.power_limit == limit) return m;
   }
@@ -70,7 +71,7 @@ Policy parse_policy(const std::string& spec) {
         std::llround(parse_double(arg, "policy limit:W", 1.0, 100'000.0) * 1000.0)));
   } else if ((kind == "zeus-cost" || kind == "max-slowdown") && !arg.empty()) {
     p.kind = Policy::Kind::kStatic;
-    p.selector = make_power_limit_selector(spec);
+    p.selector = power_limit::make_power_limit_selector(spec);
   } else if (kind == "chase" && !arg.empty()) {
     p.kind = Policy::Kind::kChase;
     const auto second = arg.find(':');
@@ -94,7 +95,8 @@ Policy parse_policy(const std::string& spec) {
   return p;
 }
 
-Replayer::Replayer(JobProfile profile, const GridSignal& signal, ReplayOptions options)
+Replayer::Replayer(JobProfile profile, const zeus::carbon_aware::GridSignal& signal,
+                   ReplayOptions options)
     : profile_(std::move(profile)),
       signal_(signal),
       options_(options),
@@ -135,13 +137,13 @@ namespace {
 // What the policy fixes before the job: a static limit, or Chase's model.
 struct PolicyPlan {
   Milliwatts fixed{0};
-  std::unique_ptr<SignalForecaster> forecaster;
-  std::optional<ChasePolicy> chase;
+  std::unique_ptr<zeus::carbon_aware::SignalForecaster> forecaster;
+  std::optional<zeus::carbon_aware::ChasePolicy> chase;
 };
 
 // Chase's normaliser: the given maximum, or the signal's over the history.
 double chase_signal_max(const Replayer& rp, std::int64_t hist_begin, std::int64_t p0) {
-  const GridSignal& signal = rp.signal();
+  const zeus::carbon_aware::GridSignal& signal = rp.signal();
   double smax = -std::numeric_limits<double>::infinity();
   if (rp.options().signal_max) {
     smax = *rp.options().signal_max;
@@ -159,10 +161,10 @@ double chase_signal_max(const Replayer& rp, std::int64_t hist_begin, std::int64_
 void plan_policy(const Replayer& rp, const Policy& policy, std::int64_t p0, std::int64_t hist_begin,
                  std::int64_t hist_periods, PolicyPlan& plan, ReplayResult& r) {
   const auto& m = rp.profile().per_epoch;
-  const GridSignal& periodic = rp.periodic_signal();
+  const zeus::carbon_aware::GridSignal& periodic = rp.periodic_signal();
   switch (policy.kind) {
     case Policy::Kind::kMax:
-      plan.fixed = max_measured_limit(m);
+      plan.fixed = power_limit::max_measured_limit(m);
       break;
     case Policy::Kind::kFixed:
       plan.fixed = at_limit(rp.profile(), policy.fixed).power_limit;
@@ -174,7 +176,7 @@ void plan_policy(const Replayer& rp, const Policy& policy, std::int64_t p0, std:
       const std::size_t h0 = periodic.index_at(hist_begin);
       const auto history = periodic.values().subspan(h0, static_cast<std::size_t>(hist_periods));
       plan.chase.emplace(policy.eta, chase_signal_max(rp, hist_begin, p0), rp.options().world_size);
-      plan.forecaster = make_forecaster(policy.forecaster, &periodic);
+      plan.forecaster = zeus::carbon_aware::make_forecaster(policy.forecaster, &periodic);
       plan.forecaster->fit(history, hist_begin, rp.period_s());
       r.forecast_mape = plan.forecaster->mape();
       break;
@@ -184,7 +186,7 @@ void plan_policy(const Replayer& rp, const Policy& policy, std::int64_t p0, std:
 
 // A job under way: its clock and the epochs of work left.
 struct JobProgress {
-  const GridSignal& signal;
+  const zeus::carbon_aware::GridSignal& signal;
   double t;
   double work;
 
@@ -238,12 +240,13 @@ PeriodRecord profiling_epoch(const JobProfile& profile, std::int64_t start_utc, 
 
 // The limit for the period starting at ps: the plan's fixed one, or Chase's
 // choice for the forecast of the period.
-ChaseDecision decide(const Replayer& rp, const PolicyPlan& plan, std::int64_t ps) {
-  ChaseDecision decision;
+zeus::carbon_aware::ChaseDecision decide(const Replayer& rp, const PolicyPlan& plan,
+                                         std::int64_t ps) {
+  zeus::carbon_aware::ChaseDecision decision;
   decision.period_start_utc = ps;
   decision.forecast = decision.eta_eff = decision.signal_seen = std::nan("");
   if (plan.chase) {
-    const GridSignal& periodic = rp.periodic_signal();
+    const zeus::carbon_aware::GridSignal& periodic = rp.periodic_signal();
     const double prev = periodic.value(periodic.index_at(ps - rp.period_s()));
     const double forecast = plan.forecaster->predict(ps, prev);
     const auto choice = plan.chase->choose(rp.profile().per_epoch, forecast);

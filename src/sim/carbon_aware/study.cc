@@ -83,17 +83,18 @@ double median_finite(std::vector<double> v) {
 
 }  // namespace
 
-JobProfile job_profile(const std::vector<PowerLimitMeasurement>& per_epoch, Seconds profile_time,
-                       Joules profile_energy) {
+JobProfile job_profile(const std::vector<power_limit::PowerLimitMeasurement>& per_epoch,
+                       Seconds profile_time, Joules profile_energy) {
   return JobProfile{per_epoch, profile_time, profile_energy};
 }
 
 StudyResult run_study(const StudySpec& spec) {
-  GridSignal raw = read_signal_csv(spec.signal_path, spec.csv);
+  zeus::carbon_aware::GridSignal raw =
+      zeus::carbon_aware::read_signal_csv(spec.signal_path, spec.csv);
   const TraceSet traces = TraceSet::load(spec.traces_dir, {spec.gpu});
   const WorkloadTrace wt = traces.workload(spec.gpu, find_workload(spec.workload));
   const BatchSizeTrace& b = wt.batch(spec.batch_size);
-  std::vector<PowerLimitMeasurement> per_epoch;
+  std::vector<power_limit::PowerLimitMeasurement> per_epoch;
   for (const auto& p : b.limits) {
     per_epoch.push_back({p.power_limit, p.energy_per_epoch, p.time_per_epoch});
   }
@@ -117,7 +118,7 @@ StudyResult run_study(const StudySpec& spec) {
                   {},
                   0,
                   {}};
-  const GridSignal used = spec.wrap ? raw.periodic_extension() : raw;
+  const zeus::carbon_aware::GridSignal used = spec.wrap ? raw.periodic_extension() : raw;
   ReplayOptions opt = spec.replay;
   opt.epochs = epochs;
   const Replayer rp(out.profile, used, opt);

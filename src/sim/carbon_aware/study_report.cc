@@ -19,7 +19,9 @@
 namespace zeus::sim::carbon_aware {
 namespace {
 
-bool is_carbon(const StudyResult& r) { return r.signal.kind() == SignalKind::kCarbon; }
+bool is_carbon(const StudyResult& r) {
+  return r.signal.kind() == zeus::carbon_aware::SignalKind::kCarbon;
+}
 // What the signal charges: grams of CO2, or money in the signal's currency.
 std::string charge_word(const StudyResult& r) { return is_carbon(r) ? "emissions" : "cost"; }
 std::string charge_unit(const StudyResult& r) {
@@ -113,7 +115,7 @@ std::string report_md(const StudySpec& spec, const StudyResult& r) {
       "* Charge: {} in {} (energy × the signal's value in each of its samples).\n\n",
       r.workload_label, r.workload_label, r.epochs,
       spec.replay.epochs > 0 ? "given" : "median epochs to target in the trace", spec.signal_path,
-      signal_kind_name(sig.kind()), sig.unit(), sig.size(), sig.resolution_s(),
+      zeus::carbon_aware::signal_kind_name(sig.kind()), sig.unit(), sig.size(), sig.resolution_s(),
       format_iso8601(sig.start_utc()), format_iso8601(sig.end_utc()),
       spec.replay.period_s > 0 ? spec.replay.period_s : sig.resolution_s(),
       static_cast<double>(spec.replay.history_s) / 3600.0,

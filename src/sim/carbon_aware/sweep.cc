@@ -46,15 +46,16 @@ namespace {
 void require_finite_charge(const Replayer& replayer, std::initializer_list<double> values) {
   for (const double v : values) {
     if (std::isfinite(v)) continue;
-    const GridSignal& s = replayer.signal();
+    const zeus::carbon_aware::GridSignal& s = replayer.signal();
     const auto values_of = s.values();
     const auto [lo, hi] = std::minmax_element(values_of.begin(), values_of.end());
-    throw_error(
-        ErrorCode::kInvalidArgument,
-        fmt::format("{}: a job's {} out of range (beyond a double); the signal's "
-                    "values run from {:g} to {:g} {}: check the file and its unit",
-                    s.source(), s.kind() == SignalKind::kCarbon ? "emissions are" : "cost is", *lo,
-                    *hi, s.unit()));
+    throw_error(ErrorCode::kInvalidArgument,
+                fmt::format("{}: a job's {} out of range (beyond a double); the signal's "
+                            "values run from {:g} to {:g} {}: check the file and its unit",
+                            s.source(),
+                            s.kind() == zeus::carbon_aware::SignalKind::kCarbon ? "emissions are"
+                                                                                : "cost is",
+                            *lo, *hi, s.unit()));
   }
 }
 

@@ -36,27 +36,27 @@ class FakeJetson {
     switch (layout) {
       case Layout::kNanoIioPower:
         rails_dir_ = drivers / "ina3221x" / "6-0040" / "iio:device0";
-        add("0", "POM_5V_IN", SocRail::kTotal);
-        add("1", "POM_5V_GPU", SocRail::kGpu);
-        add("2", "POM_5V_CPU", SocRail::kCpu);
+        add("0", "POM_5V_IN", device::SocRail::kTotal);
+        add("1", "POM_5V_GPU", device::SocRail::kGpu);
+        add("2", "POM_5V_CPU", device::SocRail::kCpu);
         break;
       case Layout::kTx2IioVoltageCurrent:
         rails_dir_ = drivers / "ina3221x" / "0-0041" / "iio:device1";
-        add("0", "VDD_SYS_GPU", SocRail::kGpu);
+        add("0", "VDD_SYS_GPU", device::SocRail::kGpu);
         add("1", "VDD_SYS_SOC", std::nullopt);
-        add("2", "VDD_SYS_CPU", SocRail::kCpu);
-        add("3", "VDD_IN", SocRail::kTotal);
+        add("2", "VDD_SYS_CPU", device::SocRail::kCpu);
+        add("3", "VDD_IN", device::SocRail::kTotal);
         break;
       case Layout::kXavierHwmonFlat:
         rails_dir_ = drivers / "ina3221" / "1-0040" / "hwmon3";
-        add("1", "GPU", SocRail::kGpu);
-        add("2", "CPU", SocRail::kCpu);
+        add("1", "GPU", device::SocRail::kGpu);
+        add("2", "CPU", device::SocRail::kCpu);
         add("3", "SOC", std::nullopt);
         break;
       case Layout::kOrinHwmon:
         rails_dir_ = drivers / "ina3221" / "1-0040" / "hwmon" / "hwmon1";
-        add("1", "VDD_IN", SocRail::kTotal);
-        add("2", "VDD_CPU_GPU_CV", SocRail::kCpu);
+        add("1", "VDD_IN", device::SocRail::kTotal);
+        add("2", "VDD_CPU_GPU_CV", device::SocRail::kCpu);
         add("3", "VDD_SOC", std::nullopt);
         break;
     }
@@ -69,7 +69,7 @@ class FakeJetson {
 
   // Writes the rail's reading: milliwatts where the layout has a power file,
   // else 5000 mV and the current that gives `power`.
-  void set_power(SocRail rail, Watts power) {
+  void set_power(device::SocRail rail, Watts power) {
     const std::string& k = index_.at(rail);
     const double mw = power.value() * 1000.0;
     switch (layout_) {
@@ -89,7 +89,7 @@ class FakeJetson {
   }
 
   // Replaces a rail's reading with text that is not a number.
-  void corrupt(SocRail rail) {
+  void corrupt(device::SocRail rail) {
     const std::string& k = index_.at(rail);
     write(layout_ == Layout::kNanoIioPower           ? "in_power" + k + "_input"
           : layout_ == Layout::kTx2IioVoltageCurrent ? "in_current" + k + "_input"
@@ -98,9 +98,9 @@ class FakeJetson {
   }
 
  private:
-  static int rail_order(SocRail rail) { return static_cast<int>(rail); }
+  static int rail_order(device::SocRail rail) { return static_cast<int>(rail); }
 
-  void add(const std::string& k, const std::string& label, std::optional<SocRail> rail) {
+  void add(const std::string& k, const std::string& label, std::optional<device::SocRail> rail) {
     std::filesystem::create_directories(rails_dir_);
     const bool hwmon = layout_ == Layout::kXavierHwmonFlat || layout_ == Layout::kOrinHwmon;
     write(hwmon ? "in" + k + "_label" : "rail_name_" + k, label + "\n");
@@ -118,7 +118,7 @@ class FakeJetson {
   Layout layout_;
   TempDir dir_;
   std::filesystem::path rails_dir_;
-  std::map<SocRail, std::string> index_;
+  std::map<device::SocRail, std::string> index_;
 };
 
 }  // namespace zeus::testing

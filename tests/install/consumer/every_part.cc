@@ -18,7 +18,7 @@
 int main() {
   try {
     // Two days of an hourly signal with a daily cycle: libsvm fits it.
-    if (!zeus::SvrForecaster::available()) {
+    if (!zeus::carbon_aware::SvrForecaster::available()) {
       std::fprintf(stderr, "every_part: the library was built without libsvm\n");
       return 1;
     }
@@ -26,7 +26,7 @@ int main() {
     for (int h = 0; h < 48; ++h) {
       history.push_back(300.0 + 50.0 * std::sin(2.0 * std::numbers::pi * h / 24.0));
     }
-    zeus::SvrForecaster svr;
+    zeus::carbon_aware::SvrForecaster svr;
     svr.fit(history, 0, 3600);
     const double next = svr.predict(48 * 3600, history.back());
     std::printf("every_part: SVR fitted=%d, next hour %.1f\n", svr.fitted() ? 1 : 0, next);
@@ -36,11 +36,11 @@ int main() {
     }
     // Nothing listens on the discard port: libcurl must say the connection
     // failed, as the provider's error (never a crash or a hang).
-    zeus::ElectricityMapsOptions o;
+    zeus::carbon::ElectricityMapsOptions o;
     o.base_url = "http://127.0.0.1:9";
     o.api_token = "";
     o.timeout = zeus::Seconds(5.0);
-    zeus::ElectricityMapsClient provider(o);
+    zeus::carbon::ElectricityMapsClient provider(o);
     try {
       provider.latest();
       std::fprintf(stderr, "every_part: a closed port answered\n");

@@ -12,23 +12,23 @@
 int main() {
   try {
     zeus::ManualClock clock;
-    zeus::DiscoveryOptions options;
+    zeus::device::DiscoveryOptions options;
     options.gpu_backend = "sim";
     options.sim_gpus = 1;
     options.clock = &clock;
     options.cpus = false;
-    const auto devices = zeus::discover_devices(options);
-    auto* gpu = dynamic_cast<zeus::SimGpu*>(devices.gpus.at(0).get());
+    const auto devices = zeus::device::discover_devices(options);
+    auto* gpu = dynamic_cast<zeus::device::SimGpu*>(devices.gpus.at(0).get());
     if (gpu == nullptr) {
       std::fprintf(stderr, "consumer: GPU 0 is not the simulated GPU\n");
       return 1;
     }
-    zeus::EnergyMonitorOptions monitor_options;
+    zeus::monitor::EnergyMonitorOptions monitor_options;
     monitor_options.clock = &clock;
-    zeus::EnergyMonitor monitor(devices, monitor_options);
+    zeus::monitor::EnergyMonitor monitor(devices, monitor_options);
     monitor.begin_window("work");
     const zeus::Seconds busy = gpu->execute(50.0);
-    const zeus::Measurement m = monitor.end_window("work");
+    const zeus::monitor::Measurement m = monitor.end_window("work");
     const double joules = m.total_gpu_energy().value();
     std::printf("consumer: %.3f s of simulated work, %.3f J on GPU 0\n", m.time.count(), joules);
     if (!(busy.count() > 0.0 && joules > 0.0 && joules <= 1000.0 * m.time.count())) {

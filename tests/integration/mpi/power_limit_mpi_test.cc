@@ -31,33 +31,33 @@ void check(bool ok, const char* what, double got = 0, double want = 0) {
 bool close(double a, double b) { return std::fabs(a - b) <= 1e-9 * std::fabs(b); }
 
 int run() {
-  zeus::MpiReducer reducer;
+  zeus::power_limit::MpiReducer reducer;
   my_rank = reducer.rank();
   const int size = reducer.world_size();
   check(size == 4, "world size is 4", size, 4);
   check(reducer.all_reduce_sum(my_rank + 1.0) == size * (size + 1) / 2.0, "sum of ranks");
   check(reducer.all_reduce_max(static_cast<double>(my_rank)) == size - 1.0, "max of ranks");
 
-  zeus::SimGpuModel model;
+  zeus::device::SimGpuModel model;
   model.power_limit_min = zeus::Watts(100.0);
   model.counter_update_period = zeus::Seconds(0.0);
   zeus::ManualClock clock;
-  auto sim = std::make_shared<zeus::SimGpu>(model, clock, 0);
-  zeus::DeviceInventory inventory;
+  auto sim = std::make_shared<zeus::device::SimGpu>(model, clock, 0);
+  zeus::device::DeviceInventory inventory;
   inventory.gpus.push_back(sim);
   inventory.gpu_physical_indices.push_back(0);
   inventory.gpu_backend = "sim";
-  zeus::EnergyMonitorOptions monitor_options;
+  zeus::monitor::EnergyMonitorOptions monitor_options;
   monitor_options.clock = &clock;
   monitor_options.cpu_indices = std::vector<int>{};
-  zeus::EnergyMonitor monitor(inventory, monitor_options);
+  zeus::monitor::EnergyMonitor monitor(inventory, monitor_options);
 
-  zeus::GlobalPowerLimitOptimizerOptions options;
+  zeus::power_limit::GlobalPowerLimitOptimizerOptions options;
   options.warmup_steps = 2;
   options.profile_steps = 5;
   options.pl_step = zeus::Watts(50.0);
   options.reducer = &reducer;
-  zeus::GlobalPowerLimitOptimizer optimizer(monitor, options);
+  zeus::power_limit::GlobalPowerLimitOptimizer optimizer(monitor, options);
   check(optimizer.selector().name() == "zeus-cost(eta=0.5, world_size=4)",
         "default selector counts the GPUs of all ranks");
 

@@ -49,7 +49,7 @@ TEST(ChaseCli, SimulatedRunDecidesEveryHourFromTheSignal) {
   const auto t = CsvTable::parse(r.out, "stdout");
   t.require_columns({"period_start_utc", "signal_seen", "forecast", "eta_eff", "power_limit_w"});
   ASSERT_GE(t.num_rows(), 3u) << r.out;
-  const GridSignal gb = read_signal_csv(kGb);
+  const carbon_aware::GridSignal gb = carbon_aware::read_signal_csv(kGb);
   std::int64_t previous = 0;
   for (std::size_t i = 0; i < t.num_rows(); ++i) {
     const std::int64_t period = parse_iso8601(t.cell(i, 0), "period");

@@ -90,9 +90,9 @@ TEST(MonitorEnergy, StopsOnSigintWithoutACommand) {
 // by show-env and measured (constant power: power x time) by monitor energy.
 TEST(MonitorEnergy, MeasuresTheRailsOfAJetsonBoard) {
   FakeJetson board(FakeJetson::Layout::kNanoIioPower);
-  board.set_power(SocRail::kTotal, Watts(8));
-  board.set_power(SocRail::kGpu, Watts(3));
-  board.set_power(SocRail::kCpu, Watts(2));
+  board.set_power(device::SocRail::kTotal, Watts(8));
+  board.set_power(device::SocRail::kGpu, Watts(3));
+  board.set_power(device::SocRail::kCpu, Watts(2));
   const std::vector<std::string> env = {"ZEUS_GPU_BACKEND=none", "ZEUS_POWERCAP_ROOT=/nonexistent",
                                         "ZEUS_JETSON_SYSFS_ROOT=" + board.root()};
   const auto shown = run_program({bin("zeus"), "show-env"}, env);

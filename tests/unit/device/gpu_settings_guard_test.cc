@@ -24,7 +24,7 @@ TEST(GpuSettingsGuard, RestoresOnlyWhatItChanged) {
   rig.sims[0]->set_power_limit(250000_mW);
   rig.sims[1]->set_persistence_mode(true);
   {
-    GpuSettingsGuard guard({rig.gpus[0], rig.gpus[1]});
+    device::GpuSettingsGuard guard({rig.gpus[0], rig.gpus[1]});
     EXPECT_THAT(guard.original_power_limits(), ElementsAre(250000_mW, 300000_mW));
     guard.set_power_limit(250000_mW);  // GPU 0 is there already: skipped
     guard.set_persistence_mode(true);  // GPU 1 is on already: skipped
@@ -43,7 +43,7 @@ TEST(GpuSettingsGuard, RestoresOnlyWhatItChanged) {
 
 TEST(GpuSettingsGuard, SettersAreNoOpsAfterRestore) {
   SimRig rig;
-  GpuSettingsGuard guard({rig.gpus[0]});
+  device::GpuSettingsGuard guard({rig.gpus[0]});
   EXPECT_TRUE(guard.set_power_limit(200000_mW));
   guard.restore();
   EXPECT_TRUE(guard.restored());
@@ -55,18 +55,18 @@ TEST(GpuSettingsGuard, SettersAreNoOpsAfterRestore) {
 
 TEST(GpuSettingsGuard, RestoreAllCoversEveryLiveGuard) {
   SimRig a, b;
-  const std::size_t before = GpuSettingsGuard::live_count();
+  const std::size_t before = device::GpuSettingsGuard::live_count();
   {
-    GpuSettingsGuard ga({a.gpus[0]});
-    GpuSettingsGuard gb({b.gpus[0]});
-    EXPECT_EQ(GpuSettingsGuard::live_count(), before + 2);
+    device::GpuSettingsGuard ga({a.gpus[0]});
+    device::GpuSettingsGuard gb({b.gpus[0]});
+    EXPECT_EQ(device::GpuSettingsGuard::live_count(), before + 2);
     ga.set_power_limit(100000_mW);
     gb.set_power_limit(120000_mW);
-    GpuSettingsGuard::restore_all();
+    device::GpuSettingsGuard::restore_all();
     EXPECT_EQ(a.sims[0]->power_limit(), 300000_mW);
     EXPECT_EQ(b.sims[0]->power_limit(), 300000_mW);
   }
-  EXPECT_EQ(GpuSettingsGuard::live_count(), before);
+  EXPECT_EQ(device::GpuSettingsGuard::live_count(), before);
 }
 
 bool handler_is_default(int sig) {
@@ -79,7 +79,7 @@ TEST(GpuSettingsGuard, SignalHandlersLiveOnlyWhileGuardsDo) {
   ASSERT_TRUE(handler_is_default(SIGTERM));
   SimRig rig;
   {
-    GpuSettingsGuard guard({rig.gpus[0]});
+    device::GpuSettingsGuard guard({rig.gpus[0]});
     EXPECT_FALSE(handler_is_default(SIGTERM));
     EXPECT_FALSE(handler_is_default(SIGINT));
   }
@@ -94,7 +94,7 @@ TEST(GpuSettingsGuard, IgnoredSignalStaysIgnored) {
   sigaction(SIGINT, &ignore, &old);
   SimRig rig;
   {
-    GpuSettingsGuard guard({rig.gpus[0]});
+    device::GpuSettingsGuard guard({rig.gpus[0]});
     struct sigaction now {};
     sigaction(SIGINT, nullptr, &now);
     EXPECT_EQ(now.sa_handler, SIG_IGN);
@@ -104,7 +104,7 @@ TEST(GpuSettingsGuard, IgnoredSignalStaysIgnored) {
 
 TEST(GpuSettingsGuard, LockedClocksAreResetAndPerGpuRestoreKeepsTheGuard) {
   SimRig rig(2);
-  GpuSettingsGuard guard({rig.gpus[0], rig.gpus[1]});
+  device::GpuSettingsGuard guard({rig.gpus[0], rig.gpus[1]});
   guard.set_gpu_locked_clocks(Megahertz(1200), Megahertz(1200));
   guard.set_memory_locked_clocks(1, Megahertz(1215), Megahertz(1215));
   guard.set_power_limit(1, 200000_mW);
@@ -128,7 +128,7 @@ TEST(GpuSettingsGuard, LockedClocksAreResetAndPerGpuRestoreKeepsTheGuard) {
 
 TEST(GpuSettingsGuard, RejectsAPositionOutsideTheSet) {
   SimRig rig;
-  GpuSettingsGuard guard({rig.gpus[0]});
+  device::GpuSettingsGuard guard({rig.gpus[0]});
   EXPECT_THROW(guard.set_power_limit(1, 200000_mW), Error);
   EXPECT_THROW(guard.set_gpu_locked_clocks(7, Megahertz(900), Megahertz(900)), Error);
 }
@@ -136,9 +136,9 @@ TEST(GpuSettingsGuard, RejectsAPositionOutsideTheSet) {
 // An AMD GPU has no persistence mode: its guard still guards the power limit
 // (zeusd's leases and the power-limit optimizer build one per GPU), and
 // asking for persistence gets the GPU's own answer.
-class WithoutPersistence final : public ForwardingGpu {
+class WithoutPersistence final : public device::ForwardingGpu {
  public:
-  using ForwardingGpu::ForwardingGpu;
+  using device::ForwardingGpu::ForwardingGpu;
   bool persistence_mode() override {
     throw_error(ErrorCode::kNotSupported, "AMD GPUs have no persistence mode");
   }
@@ -149,7 +149,7 @@ TEST(GpuSettingsGuard, AGpuWithoutPersistenceModeKeepsItsLimitGuarded) {
   SimRig rig;
   auto amd_like = std::make_shared<WithoutPersistence>(rig.gpus[0]);
   {
-    GpuSettingsGuard guard({amd_like});
+    device::GpuSettingsGuard guard({amd_like});
     EXPECT_TRUE(guard.set_power_limit(200000_mW));
     EXPECT_EQ(rig.sims[0]->power_limit(), 200000_mW);
     try {

@@ -20,7 +20,7 @@ using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using testing::SimRig;
 
-std::vector<std::shared_ptr<Gpu>> gpus_of(const SimRig& rig) {
+std::vector<std::shared_ptr<device::Gpu>> gpus_of(const SimRig& rig) {
   return {rig.gpus.begin(), rig.gpus.end()};
 }
 
@@ -36,35 +36,35 @@ Error error_of(const std::function<void()>& f) {
 
 TEST(GpuSettings, AppliesToEveryGpuAndSaysWhatChanged) {
   SimRig rig(2);
-  GpuSettingsChange c;
+  device::GpuSettingsChange c;
   c.power_limit = 200000_mW;
   c.persistence_mode = true;
-  const auto applied = apply_gpu_settings(gpus_of(rig), {0, 1}, c);
+  const auto applied = device::apply_gpu_settings(gpus_of(rig), {0, 1}, c);
   EXPECT_THAT(applied.changes,
               ElementsAre("GPU 0: power limit 300 W -> 200 W", "GPU 0: persistence mode on",
                           "GPU 1: power limit 300 W -> 200 W", "GPU 1: persistence mode on"));
   EXPECT_EQ(rig.sims[1]->power_limit(), 200000_mW);
   EXPECT_TRUE(rig.sims[0]->persistence_mode());
-  GpuSettingsChange reset;
+  device::GpuSettingsChange reset;
   reset.reset_power_limit = true;
-  EXPECT_THAT(apply_gpu_settings(gpus_of(rig), {0, 1}, reset).changes[0],
+  EXPECT_THAT(device::apply_gpu_settings(gpus_of(rig), {0, 1}, reset).changes[0],
               HasSubstr("200 W -> 300 W (the default)"));
   EXPECT_EQ(rig.sims[0]->power_limit(), rig.sims[0]->default_power_limit());
 }
 
 TEST(GpuSettings, AValueOneGpuCannotTakeChangesNoGpu) {
   SimRig rig(2);
-  GpuSettingsChange c;
+  device::GpuSettingsChange c;
   c.persistence_mode = true;
   c.power_limit = 5000000_mW;  // far above the range
-  const Error e = error_of([&] { apply_gpu_settings(gpus_of(rig), {0, 1}, c); });
+  const Error e = error_of([&] { device::apply_gpu_settings(gpus_of(rig), {0, 1}, c); });
   EXPECT_EQ(e.code(), ErrorCode::kInvalidArgument);
   EXPECT_THAT(e.what(), HasSubstr("GPU 0"));
   EXPECT_THAT(e.what(), HasSubstr("no GPU was changed"));
   c.power_limit.reset();
-  c.gpu_clocks = ClockRange{Megahertz(100), Megahertz(99999)};
+  c.gpu_clocks = device::ClockRange{Megahertz(100), Megahertz(99999)};
   EXPECT_THAT(error_of([&] {
-                apply_gpu_settings(gpus_of(rig), {0, 1}, c);
+                device::apply_gpu_settings(gpus_of(rig), {0, 1}, c);
               }).what(),
               HasSubstr("supports graphics clocks from"));
   for (const auto& g : rig.gpus) {
@@ -72,14 +72,14 @@ TEST(GpuSettings, AValueOneGpuCannotTakeChangesNoGpu) {
     EXPECT_TRUE(g->clock_calls().empty());
   }
   EXPECT_THAT(error_of([&] {
-                apply_gpu_settings(gpus_of(rig), {0, 1}, {});
+                device::apply_gpu_settings(gpus_of(rig), {0, 1}, {});
               }).what(),
               HasSubstr("no setting to change"));
-  GpuSettingsChange both;
+  device::GpuSettingsChange both;
   both.power_limit = 200000_mW;
   both.reset_power_limit = true;
   EXPECT_THAT(error_of([&] {
-                apply_gpu_settings(gpus_of(rig), {0, 1}, both);
+                device::apply_gpu_settings(gpus_of(rig), {0, 1}, both);
               }).what(),
               HasSubstr("not both"));
 }
@@ -87,9 +87,9 @@ TEST(GpuSettings, AValueOneGpuCannotTakeChangesNoGpu) {
 TEST(GpuSettings, ARefusalMidwayRollsBackWhatWasApplied) {
   SimRig rig(2);
   rig.gpus[1]->set_deny_setters(true);
-  GpuSettingsChange c;
+  device::GpuSettingsChange c;
   c.power_limit = 250000_mW;
-  const Error e = error_of([&] { apply_gpu_settings(gpus_of(rig), {0, 3}, c); });
+  const Error e = error_of([&] { device::apply_gpu_settings(gpus_of(rig), {0, 3}, c); });
   EXPECT_EQ(e.code(), ErrorCode::kNoPermission);
   EXPECT_THAT(e.what(), HasSubstr("GPU 3: "));
   EXPECT_THAT(e.what(), HasSubstr("rolled back what was applied before:\n  undone: GPU 0: power "
@@ -99,9 +99,9 @@ TEST(GpuSettings, ARefusalMidwayRollsBackWhatWasApplied) {
 
 // A GPU reached through zeusd: the daemon reports no clock table (so clocks
 // cannot be checked up front) and refuses clocks the GPU cannot take.
-class NoClockTableGpu final : public ForwardingGpu {
+class NoClockTableGpu final : public device::ForwardingGpu {
  public:
-  using ForwardingGpu::ForwardingGpu;
+  using device::ForwardingGpu::ForwardingGpu;
   std::vector<Megahertz> supported_memory_clocks() override {
     throw_error(ErrorCode::kNotSupported, "zeusd does not report the clock table");
   }
@@ -112,14 +112,14 @@ class NoClockTableGpu final : public ForwardingGpu {
 
 TEST(GpuSettings, ClocksRefusedAfterTheLimitWasSetLeaveTheLimitAsItWas) {
   SimRig rig(2);
-  std::vector<std::shared_ptr<Gpu>> gpus = {std::make_shared<NoClockTableGpu>(rig.gpus[0]),
-                                            std::make_shared<NoClockTableGpu>(rig.gpus[1])};
+  std::vector<std::shared_ptr<device::Gpu>> gpus = {std::make_shared<NoClockTableGpu>(rig.gpus[0]),
+                                                    std::make_shared<NoClockTableGpu>(rig.gpus[1])};
   rig.sims[0]->set_persistence_mode(false);
-  GpuSettingsChange c;
+  device::GpuSettingsChange c;
   c.power_limit = 250000_mW;
   c.persistence_mode = true;
-  c.gpu_clocks = ClockRange{Megahertz(1), Megahertz(99999)};
-  const Error e = error_of([&] { apply_gpu_settings(gpus, {0, 1}, c); });
+  c.gpu_clocks = device::ClockRange{Megahertz(1), Megahertz(99999)};
+  const Error e = error_of([&] { device::apply_gpu_settings(gpus, {0, 1}, c); });
   EXPECT_EQ(e.code(), ErrorCode::kInvalidArgument);
   EXPECT_THAT(e.what(), HasSubstr("the driver refused the clocks"));
   EXPECT_THAT(e.what(), HasSubstr("undone: GPU 0: persistence mode back off"));
@@ -135,10 +135,10 @@ TEST(GpuSettings, MemoryClocksOutsideTheTableChangeNoGpu) {
   const auto memory = rig.sims[0]->supported_memory_clocks();
   ASSERT_FALSE(memory.empty());
   const Megahertz top = *std::max_element(memory.begin(), memory.end());
-  GpuSettingsChange c;
+  device::GpuSettingsChange c;
   c.power_limit = 250000_mW;
-  c.memory_clocks = ClockRange{top, Megahertz(top.value() + 1000)};
-  const Error e = error_of([&] { apply_gpu_settings(gpus_of(rig), {0, 1}, c); });
+  c.memory_clocks = device::ClockRange{top, Megahertz(top.value() + 1000)};
+  const Error e = error_of([&] { device::apply_gpu_settings(gpus_of(rig), {0, 1}, c); });
   EXPECT_EQ(e.code(), ErrorCode::kInvalidArgument);
   EXPECT_THAT(e.what(), HasSubstr("supports memory clocks from"));
   for (const auto& g : rig.gpus) {
@@ -150,7 +150,7 @@ TEST(GpuSettings, MemoryClocksOutsideTheTableChangeNoGpu) {
 TEST(GpuSettings, ReadsWhatItCanAndLeavesTheRestUnknown) {
   SimRig rig(1);
   rig.sims[0]->set_persistence_mode(true);
-  const auto r = read_gpu_settings(*rig.gpus[0], 5);
+  const auto r = device::read_gpu_settings(*rig.gpus[0], 5);
   EXPECT_EQ(r.index, 5);
   EXPECT_EQ(r.power_limit, 300000_mW);
   ASSERT_TRUE(r.constraints.has_value());

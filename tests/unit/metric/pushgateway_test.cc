@@ -124,21 +124,21 @@ struct Node {
   Node() {
     powercap.add_zone("intel-rapl:0", "package-0", 0);
     powercap.add_zone("intel-rapl:0:0", "dram", 0, zeus::testing::kIntelDramRangeUj);
-    RaplOptions r;
+    device::RaplOptions r;
     r.root = powercap.root();
-    for (auto& c : open_rapl_cpus(r).cpus) inv.cpus.push_back(std::move(c));
+    for (auto& c : device::open_rapl_cpus(r).cpus) inv.cpus.push_back(std::move(c));
   }
   void add_gpus(Clock& clock, int n) {
     for (int i = 0; i < n; ++i) {
-      sims.push_back(std::make_shared<SimGpu>(SimGpuModel{}, clock, i));
+      sims.push_back(std::make_shared<device::SimGpu>(device::SimGpuModel{}, clock, i));
       inv.gpus.push_back(sims.back());
       inv.gpu_physical_indices.push_back(static_cast<unsigned>(i));
     }
     inv.gpu_backend = "sim";
   }
   zeus::testing::FakePowercap powercap;
-  std::vector<std::shared_ptr<SimGpu>> sims;
-  DeviceInventory inv;
+  std::vector<std::shared_ptr<device::SimGpu>> sims;
+  device::DeviceInventory inv;
 };
 
 TEST(Pushgateway, HistogramMatchesThePythonClassesAndTheModel) {
@@ -152,7 +152,7 @@ TEST(Pushgateway, HistogramMatchesThePythonClassesAndTheModel) {
   clock.advance(Seconds(1.0));  // 300 W for 1 s on the default model
   node.powercap.advance_energy("intel-rapl:0", 40'000'000);
   node.powercap.advance_energy("intel-rapl:0:0", 7'000'000);
-  const Measurement m = h.end_window("w");
+  const monitor::Measurement m = h.end_window("w");
   EXPECT_DOUBLE_EQ(m.gpu_energy.at(0).value(), 300.0);
   const auto ours = gw.samples("cpp_histogram");
   EXPECT_DOUBLE_EQ(

@@ -16,15 +16,15 @@ class EnergyMonitorOnFakeNvml : public ::testing::Test {
     fake_.reset();
     fake_.set_device_count(2);
   }
-  DeviceInventory open() const {
-    DiscoveryOptions o;
+  device::DeviceInventory open() const {
+    device::DiscoveryOptions o;
     o.gpu_backend = "nvml";
     o.nvml_library = fake_.path();
     o.cpus = false;
-    return discover_devices(o);
+    return device::discover_devices(o);
   }
-  EnergyMonitorOptions options() {
-    EnergyMonitorOptions o;
+  monitor::EnergyMonitorOptions options() {
+    monitor::EnergyMonitorOptions o;
     o.clock = &clock_;
     o.power_monitor.start_thread = false;
     o.power_monitor.interval = Seconds(0.01);
@@ -36,7 +36,7 @@ class EnergyMonitorOnFakeNvml : public ::testing::Test {
 
 TEST_F(EnergyMonitorOnFakeNvml, WindowEnergyIsTheCounterDelta) {
   const auto devices = open();
-  EnergyMonitor monitor(devices, options());
+  monitor::EnergyMonitor monitor(devices, options());
   monitor.begin_window("step");
   fake_.advance_energy_mj(0, 1500);
   fake_.advance_energy_mj(1, 250);
@@ -44,7 +44,7 @@ TEST_F(EnergyMonitorOnFakeNvml, WindowEnergyIsTheCounterDelta) {
   const auto m = monitor.end_window("step");
   EXPECT_DOUBLE_EQ(m.gpu_energy.at(0).value(), 1.5);
   EXPECT_DOUBLE_EQ(m.gpu_energy.at(1).value(), 0.25);
-  EXPECT_EQ(m.gpu_energy_source.at(0), EnergySource::kCounter);
+  EXPECT_EQ(m.gpu_energy_source.at(0), monitor::EnergySource::kCounter);
   EXPECT_TRUE(m.gpus_below_update_period.empty());
 }
 
@@ -52,7 +52,7 @@ TEST_F(EnergyMonitorOnFakeNvml, PreVoltaGpuIsMeasuredFromItsPowerTimeline) {
   fake_.set_architecture(1, testing::nvml_arch::kPascal);
   fake_.set_power_mw(1, 150000, 150000, 0);
   const auto devices = open();
-  EnergyMonitor monitor(devices, options());
+  monitor::EnergyMonitor monitor(devices, options());
   ASSERT_NE(monitor.power_monitor(), nullptr);
   monitor.begin_window("step");
   for (int i = 0; i < 100; ++i) {
@@ -60,14 +60,14 @@ TEST_F(EnergyMonitorOnFakeNvml, PreVoltaGpuIsMeasuredFromItsPowerTimeline) {
     monitor.power_monitor()->sample_now();
   }
   const auto m = monitor.end_window("step");
-  EXPECT_EQ(m.gpu_energy_source.at(1), EnergySource::kPowerTimeline);
+  EXPECT_EQ(m.gpu_energy_source.at(1), monitor::EnergySource::kPowerTimeline);
   EXPECT_NEAR(m.gpu_energy.at(1).value(), 150.0, 1e-6);  // 150 W for 1 s
-  EXPECT_EQ(m.gpu_energy_source.at(0), EnergySource::kCounter);
+  EXPECT_EQ(m.gpu_energy_source.at(0), monitor::EnergySource::kCounter);
 }
 
 TEST_F(EnergyMonitorOnFakeNvml, StaticCounterIsFlaggedNotSilentlyZero) {
   const auto devices = open();
-  EnergyMonitor monitor(devices, options());
+  monitor::EnergyMonitor monitor(devices, options());
   monitor.begin_window("short");
   clock_.advance(Seconds(0.02));
   const auto m = monitor.end_window("short");
@@ -78,10 +78,10 @@ TEST_F(EnergyMonitorOnFakeNvml, StaticCounterIsFlaggedNotSilentlyZero) {
 // still ends, so a wrapped command's result is not lost with it.
 TEST_F(EnergyMonitorOnFakeNvml, GpuLostMidWindowIsReportedNotThrown) {
   const auto devices = open();
-  EnergyMonitor monitor(devices, options());
+  monitor::EnergyMonitor monitor(devices, options());
   monitor.begin_window("step");
   fake_.set_lost(0, true);
-  const Measurement m = monitor.end_window("step");
+  const monitor::Measurement m = monitor.end_window("step");
   ASSERT_EQ(m.failed_gpus.count(0), 1u);
   EXPECT_NE(m.failed_gpus.at(0).find("GPU 0"), std::string::npos) << m.failed_gpus.at(0);
   EXPECT_EQ(m.gpu_energy.count(0), 0u);

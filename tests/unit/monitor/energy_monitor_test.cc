@@ -20,8 +20,8 @@ namespace {
 
 using testing::make_rig;
 
-EnergyMonitorOptions on_clock(Clock& clock) {
-  EnergyMonitorOptions o;
+monitor::EnergyMonitorOptions on_clock(Clock& clock) {
+  monitor::EnergyMonitorOptions o;
   o.clock = &clock;
   return o;
 }
@@ -29,7 +29,7 @@ EnergyMonitorOptions on_clock(Clock& clock) {
 TEST(EnergyMonitor, OneSecondWindowMatchesTheModelsTrueEnergy) {
   ManualClock clock;
   auto rig = make_rig(clock, 2);
-  EnergyMonitor monitor(rig.inventory, on_clock(clock));
+  monitor::EnergyMonitor monitor(rig.inventory, on_clock(clock));
   rig.sims[1]->set_load(0.4);
   const Joules true0 = rig.sims[0]->true_energy();
   const Joules true1 = rig.sims[1]->true_energy();
@@ -37,13 +37,13 @@ TEST(EnergyMonitor, OneSecondWindowMatchesTheModelsTrueEnergy) {
   clock.advance(Seconds(0.3));
   rig.sims[0]->set_load(0.2);
   clock.advance(Seconds(0.7));
-  const Measurement m = monitor.end_window("step");
+  const monitor::Measurement m = monitor.end_window("step");
   EXPECT_DOUBLE_EQ(m.time.count(), 1.0);
   const double want0 = (rig.sims[0]->true_energy() - true0).value();
   const double want1 = (rig.sims[1]->true_energy() - true1).value();
   EXPECT_NEAR(m.gpu_energy.at(0).value(), want0, want0 * 1e-3);
   EXPECT_NEAR(m.gpu_energy.at(1).value(), want1, want1 * 1e-3);
-  EXPECT_EQ(m.gpu_energy_source.at(0), EnergySource::kCounter);
+  EXPECT_EQ(m.gpu_energy_source.at(0), monitor::EnergySource::kCounter);
   EXPECT_TRUE(m.gpus_below_update_period.empty());
   EXPECT_DOUBLE_EQ(m.total_gpu_energy().value(),
                    m.gpu_energy.at(0).value() + m.gpu_energy.at(1).value());
@@ -56,38 +56,38 @@ TEST(EnergyMonitor, NothingToMeasureIsSaidNeverASilentZero) {
   auto sink = std::make_shared<log::CapturingSink>();
   log::ScopedSink scoped(sink, log::Level::kWarn);
   ManualClock clock(Seconds(10.0));
-  DeviceInventory none;
+  device::DeviceInventory none;
   none.gpu_backend = "none";
   none.notes = {"no NVIDIA driver found: cannot load libnvidia-ml.so.1; continuing without GPUs"};
-  EnergyMonitor monitor(none, on_clock(clock));
+  monitor::EnergyMonitor monitor(none, on_clock(clock));
   EXPECT_EQ(sink->count(log::Level::kWarn, "nothing to measure"), 1u);
   EXPECT_EQ(sink->count(log::Level::kWarn, "no NVIDIA driver found"), 1u);
   monitor.begin_window("epoch");
   clock.advance(Seconds(1.0));
-  const Measurement m = monitor.end_window("epoch");
+  const monitor::Measurement m = monitor.end_window("epoch");
   EXPECT_TRUE(m.empty());
   ASSERT_TRUE(m.nothing_measured.has_value());
   EXPECT_NE(m.nothing_measured->find("no NVIDIA driver found"), std::string::npos);
   // A monitor with a device: its measurements are not empty, and say nothing.
   auto rig = make_rig(clock, 1);
-  EnergyMonitor real(rig.inventory, on_clock(clock));
+  monitor::EnergyMonitor real(rig.inventory, on_clock(clock));
   real.begin_window("epoch");
   clock.advance(Seconds(1.0));
-  const Measurement r = real.end_window("epoch");
+  const monitor::Measurement r = real.end_window("epoch");
   EXPECT_FALSE(r.empty());
   EXPECT_FALSE(r.nothing_measured.has_value());
   EXPECT_EQ(sink->count(log::Level::kWarn, "nothing to measure"), 1u);
   // Asking for a GPU that is not there is an error, not an empty monitor.
-  EnergyMonitorOptions gpu3 = on_clock(clock);
+  monitor::EnergyMonitorOptions gpu3 = on_clock(clock);
   gpu3.gpu_indices = std::vector<int>{3};
-  EXPECT_THROW(EnergyMonitor(rig.inventory, gpu3), Error);
-  EXPECT_THROW(EnergyMonitor(none, gpu3), Error);
+  EXPECT_THROW(monitor::EnergyMonitor(rig.inventory, gpu3), Error);
+  EXPECT_THROW(monitor::EnergyMonitor(none, gpu3), Error);
 }
 
 TEST(EnergyMonitor, WindowsNestAndOverlap) {
   ManualClock clock;
   auto rig = make_rig(clock, 1);
-  EnergyMonitor monitor(rig.inventory, on_clock(clock));
+  monitor::EnergyMonitor monitor(rig.inventory, on_clock(clock));
   monitor.begin_window("outer");
   clock.advance(Seconds(1));
   monitor.begin_window("inner");
@@ -118,24 +118,24 @@ TEST(EnergyMonitor, RunningReadsAnOpenWindowWithoutEndingIt) {
   opts.log_file = path.string();
   opts.sync_execution = [&] { ++syncs; };
   {
-    EnergyMonitor monitor(rig.inventory, opts);
+    monitor::EnergyMonitor monitor(rig.inventory, opts);
     monitor.begin_window("epoch", /*sync=*/false);
     clock.advance(Seconds(1));
     rig.cpus[0]->add(Joules(4.0), Joules(1.0));
-    const Measurement so_far = monitor.running("epoch");
+    const monitor::Measurement so_far = monitor.running("epoch");
     EXPECT_EQ(syncs, 0);  // no sync unless asked
     EXPECT_DOUBLE_EQ(so_far.time.count(), 1.0);
-    EXPECT_NEAR(so_far.gpu_energy.at(0).value(), SimGpuModel{}.busy_power.value(), 1e-3);
+    EXPECT_NEAR(so_far.gpu_energy.at(0).value(), device::SimGpuModel{}.busy_power.value(), 1e-3);
     EXPECT_DOUBLE_EQ(so_far.cpu_energy.at(0).value(), 4.0);
     EXPECT_DOUBLE_EQ(so_far.dram_energy.at(0).value(), 1.0);
     EXPECT_TRUE(monitor.window_running("epoch"));
     clock.advance(Seconds(2));
     rig.cpus[0]->add(Joules(6.0), Joules(0.0));
-    const Measurement later = monitor.running("epoch", /*sync=*/true);
+    const monitor::Measurement later = monitor.running("epoch", /*sync=*/true);
     EXPECT_EQ(syncs, 1);
     EXPECT_DOUBLE_EQ(later.time.count(), 3.0);
     EXPECT_NEAR(later.gpu_energy.at(0).value(), 3 * so_far.gpu_energy.at(0).value(), 1e-6);
-    const Measurement whole = monitor.end_window("epoch", /*sync=*/false);
+    const monitor::Measurement whole = monitor.end_window("epoch", /*sync=*/false);
     EXPECT_DOUBLE_EQ(whole.time.count(), 3.0);
     EXPECT_DOUBLE_EQ(whole.cpu_energy.at(0).value(), 10.0);
     EXPECT_NEAR(whole.gpu_energy.at(0).value(), later.gpu_energy.at(0).value(), 1e-9);
@@ -154,7 +154,7 @@ TEST(EnergyMonitor, RunningReadsAnOpenWindowWithoutEndingIt) {
 TEST(EnergyMonitor, DuplicateUnknownRestartAndCancel) {
   ManualClock clock;
   auto rig = make_rig(clock, 1);
-  EnergyMonitor monitor(rig.inventory, on_clock(clock));
+  monitor::EnergyMonitor monitor(rig.inventory, on_clock(clock));
   monitor.begin_window("a");
   try {
     monitor.begin_window("a");
@@ -189,11 +189,11 @@ TEST(EnergyMonitor, ShortWindowsAreWarnedOncePerMonitor) {
   auto sink = std::make_shared<log::CapturingSink>();
   log::ScopedSink scoped(sink, log::Level::kWarn);
   ManualClock clock(Seconds(100.0));
-  SimGpuModel model;
+  device::SimGpuModel model;
   model.counter_update_period = Seconds(0.1);
   auto rig = make_rig(clock, 1, model);
   for (int monitors = 1; monitors <= 2; ++monitors) {
-    EnergyMonitor monitor(rig.inventory, on_clock(clock));
+    monitor::EnergyMonitor monitor(rig.inventory, on_clock(clock));
     for (int w = 0; w < 3; ++w) {
       clock.advance(Seconds(0.2));
       monitor.begin_window("short");
@@ -211,10 +211,10 @@ TEST(EnergyMonitor, ACounterStillForASecondIsCalledStuckNotAShortWindow) {
   auto sink = std::make_shared<log::CapturingSink>();
   log::ScopedSink scoped(sink, log::Level::kWarn);
   ManualClock clock(Seconds(100.0));
-  SimGpuModel model;
+  device::SimGpuModel model;
   model.counter_update_period = Seconds(50.0);  // no step between 100.2 s and 101.2 s
   auto rig = make_rig(clock, 1, model);
-  EnergyMonitor monitor(rig.inventory, on_clock(clock));
+  monitor::EnergyMonitor monitor(rig.inventory, on_clock(clock));
   clock.advance(Seconds(0.2));
   monitor.begin_window("epoch");
   clock.advance(Seconds(1.0));
@@ -225,10 +225,10 @@ TEST(EnergyMonitor, ACounterStillForASecondIsCalledStuckNotAShortWindow) {
 
 TEST(EnergyMonitor, ShortWindowsAreFlaggedNeverSilentlyZero) {
   ManualClock clock(Seconds(100.0));
-  SimGpuModel model;
+  device::SimGpuModel model;
   model.counter_update_period = Seconds(0.1);  // NVML-like counter steps
   auto rig = make_rig(clock, 1, model);
-  EnergyMonitor monitor(rig.inventory, on_clock(clock));
+  monitor::EnergyMonitor monitor(rig.inventory, on_clock(clock));
   clock.advance(Seconds(0.01));
   monitor.begin_window("short");
   clock.advance(Seconds(0.02));
@@ -238,30 +238,30 @@ TEST(EnergyMonitor, ShortWindowsAreFlaggedNeverSilentlyZero) {
 
   auto opts = on_clock(clock);
   opts.approx_instant_energy = true;
-  EnergyMonitor approx(rig.inventory, opts);
+  monitor::EnergyMonitor approx(rig.inventory, opts);
   clock.advance(Seconds(0.01));
   approx.begin_window("short");
   clock.advance(Seconds(0.02));
   const auto a = approx.end_window("short");
-  EXPECT_EQ(a.gpu_energy_source.at(0), EnergySource::kInstantPowerApprox);
+  EXPECT_EQ(a.gpu_energy_source.at(0), monitor::EnergySource::kInstantPowerApprox);
   EXPECT_NEAR(a.gpu_energy.at(0).value(), model.busy_power.value() * 0.02, 1e-6);
   EXPECT_EQ(a.gpus_below_update_period, std::vector<int>{0});
 }
 
 TEST(EnergyMonitor, GpusWithoutCounterIntegratePowerWithinHalfAPercentOfTheCounter) {
   ManualClock clock;
-  SimGpuModel with_counter;
-  SimGpuModel pre_volta;
+  device::SimGpuModel with_counter;
+  device::SimGpuModel pre_volta;
   pre_volta.energy_counter = false;
-  pre_volta.architecture = GpuArchitecture::kPascal;
-  auto a = std::make_shared<SimGpu>(with_counter, clock, 0);
-  auto b = std::make_shared<SimGpu>(pre_volta, clock, 1);
-  DeviceInventory inv;
+  pre_volta.architecture = device::GpuArchitecture::kPascal;
+  auto a = std::make_shared<device::SimGpu>(with_counter, clock, 0);
+  auto b = std::make_shared<device::SimGpu>(pre_volta, clock, 1);
+  device::DeviceInventory inv;
   inv.gpus = {a, b};
   auto opts = on_clock(clock);
   opts.power_monitor.start_thread = false;
   opts.power_monitor.interval = Seconds(0.01);
-  EnergyMonitor monitor(inv, opts);
+  monitor::EnergyMonitor monitor(inv, opts);
   ASSERT_NE(monitor.power_monitor(), nullptr);
   clock.advance(Seconds(0.005));  // windows start between samples
   monitor.begin_window("w");
@@ -275,7 +275,7 @@ TEST(EnergyMonitor, GpusWithoutCounterIntegratePowerWithinHalfAPercentOfTheCount
   }
   clock.advance(Seconds(0.004));
   const auto m = monitor.end_window("w");
-  EXPECT_EQ(m.gpu_energy_source.at(1), EnergySource::kPowerTimeline);
+  EXPECT_EQ(m.gpu_energy_source.at(1), monitor::EnergySource::kPowerTimeline);
   const double counter = m.gpu_energy.at(0).value();
   const double integrated = m.gpu_energy.at(1).value();
   EXPECT_NEAR(integrated, counter, counter * 0.005);
@@ -284,7 +284,7 @@ TEST(EnergyMonitor, GpusWithoutCounterIntegratePowerWithinHalfAPercentOfTheCount
 TEST(EnergyMonitor, CpuAndDramEnergyAreCounterDifferences) {
   ManualClock clock;
   auto rig = make_rig(clock, 0, {}, 2);
-  EnergyMonitor monitor(rig.inventory, on_clock(clock));
+  monitor::EnergyMonitor monitor(rig.inventory, on_clock(clock));
   monitor.begin_window("cpu");
   rig.cpus[0]->add(Joules(12.5), Joules(1.5));
   rig.cpus[1]->add(Joules(3.0), Joules(0.5));
@@ -302,7 +302,7 @@ TEST(EnergyMonitor, SyncHookRunsBeforeCountersAreRead) {
   int syncs = 0;
   auto opts = on_clock(clock);
   opts.sync_execution = [&] { ++syncs; };
-  EnergyMonitor monitor(rig.inventory, opts);
+  monitor::EnergyMonitor monitor(rig.inventory, opts);
   monitor.begin_window("a");
   monitor.end_window("a");
   monitor.begin_window("b", /*sync=*/false);
@@ -320,13 +320,13 @@ TEST(EnergyMonitor, AnInterruptedSyncKeepsTheWindow) {
   opts.sync_execution = [&] {
     if (++syncs == 2) throw std::runtime_error("KeyboardInterrupt");  // in the first end_window
   };
-  EnergyMonitor monitor(rig.inventory, opts);
+  monitor::EnergyMonitor monitor(rig.inventory, opts);
   monitor.begin_window("epoch");
   clock.advance(Seconds(2));
   EXPECT_THROW(monitor.end_window("epoch"), std::runtime_error);
   EXPECT_TRUE(monitor.window_running("epoch"));
   clock.advance(Seconds(1));
-  const Measurement m = monitor.end_window("epoch");
+  const monitor::Measurement m = monitor.end_window("epoch");
   EXPECT_DOUBLE_EQ(m.time.count(), 3.0);
   EXPECT_FALSE(monitor.window_running("epoch"));
   EXPECT_THROW(monitor.end_window("epoch"), Error);  // a window that is not running: kNotFound
@@ -337,15 +337,15 @@ TEST(EnergyMonitor, SelectsIndicesAndRejectsMissingOnes) {
   auto rig = make_rig(clock, 3);
   auto opts = on_clock(clock);
   opts.gpu_indices = std::vector<int>{2, 0};
-  EnergyMonitor monitor(rig.inventory, opts);
+  monitor::EnergyMonitor monitor(rig.inventory, opts);
   EXPECT_EQ(monitor.gpu_indices(), (std::vector<int>{2, 0}));
   monitor.begin_window("x");
   clock.advance(Seconds(1));
   EXPECT_EQ(monitor.end_window("x").gpu_energy.size(), 2u);
   opts.gpu_indices = std::vector<int>{3};
-  EXPECT_THROW(EnergyMonitor(rig.inventory, opts), Error);
+  EXPECT_THROW(monitor::EnergyMonitor(rig.inventory, opts), Error);
   opts.gpu_indices = std::vector<int>{1, 1};
-  EXPECT_THROW(EnergyMonitor(rig.inventory, opts), Error);
+  EXPECT_THROW(monitor::EnergyMonitor(rig.inventory, opts), Error);
 }
 
 // A device failing at the end of a window costs only its own result: the
@@ -355,18 +355,18 @@ TEST(EnergyMonitor, GpuLostMidWindowLeavesTheOtherDevicesMeasured) {
   log::ScopedSink scoped(sink, log::Level::kWarn);
   ManualClock clock;
   auto rig = make_rig(clock, 2, {}, 1);
-  EnergyMonitor monitor(rig.inventory, on_clock(clock));
+  monitor::EnergyMonitor monitor(rig.inventory, on_clock(clock));
   monitor.begin_window("w");
   rig.cpus[0]->add(Joules(5.0), Joules(1.0));
   clock.advance(Seconds(1.0));
   rig.sims[0]->fail_as_lost();
-  const Measurement m = monitor.end_window("w");
+  const monitor::Measurement m = monitor.end_window("w");
   ASSERT_EQ(m.failed_gpus.count(0), 1u);
   EXPECT_NE(m.failed_gpus.at(0).find("lost"), std::string::npos) << m.failed_gpus.at(0);
   EXPECT_EQ(m.gpu_energy.count(0), 0u);
-  EXPECT_NEAR(m.gpu_energy.at(1).value(), SimGpuModel{}.busy_power.value(), 1e-6);
+  EXPECT_NEAR(m.gpu_energy.at(1).value(), device::SimGpuModel{}.busy_power.value(), 1e-6);
   EXPECT_DOUBLE_EQ(m.cpu_energy.at(0).value(), 5.0);
-  EXPECT_NEAR(m.total_energy().value(), SimGpuModel{}.busy_power.value() + 6.0, 1e-6);
+  EXPECT_NEAR(m.total_energy().value(), device::SimGpuModel{}.busy_power.value() + 6.0, 1e-6);
   EXPECT_EQ(sink->count(log::Level::kWarn, "GPU 0 could not be read"), 1u);
   // A window cannot begin on a lost GPU: that is still an error.
   EXPECT_THROW(monitor.begin_window("next"), Error);
@@ -385,7 +385,7 @@ TEST(EnergyMonitor, WritesACsvRowPerEndedWindow) {
   {
     auto opts = on_clock(clock);
     opts.log_file = path.string();
-    EnergyMonitor monitor(rig.inventory, opts);
+    monitor::EnergyMonitor monitor(rig.inventory, opts);
     monitor.begin_window("epoch,1");
     clock.advance(Seconds(2));
     monitor.end_window("epoch,1");
@@ -399,7 +399,7 @@ TEST(EnergyMonitor, WritesACsvRowPerEndedWindow) {
   ASSERT_EQ(t.num_rows(), 1u);
   EXPECT_EQ(t.cell(0, 1), "epoch,1");
   EXPECT_DOUBLE_EQ(t.as_double(0, 2), 2.0);
-  EXPECT_NEAR(t.as_double(0, 3), 2 * SimGpuModel{}.busy_power.value(), 1e-3);
+  EXPECT_NEAR(t.as_double(0, 3), 2 * device::SimGpuModel{}.busy_power.value(), 1e-3);
   std::filesystem::remove_all(path.parent_path());
 }
 
@@ -413,7 +413,7 @@ TEST(EnergyMonitor, LogAppendsAndRefusesOtherColumns) {
   for (int run = 0; run < 2; ++run) {
     auto opts = on_clock(clock);
     opts.log_file = path.string();
-    EnergyMonitor monitor(rig.inventory, opts);
+    monitor::EnergyMonitor monitor(rig.inventory, opts);
     monitor.begin_window("run" + std::to_string(run));
     clock.advance(Seconds(1));
     monitor.end_window("run" + std::to_string(run));
@@ -426,7 +426,7 @@ TEST(EnergyMonitor, LogAppendsAndRefusesOtherColumns) {
   one_gpu.log_file = path.string();
   one_gpu.gpu_indices = std::vector<int>{1};
   try {
-    EnergyMonitor monitor(rig.inventory, one_gpu);
+    monitor::EnergyMonitor monitor(rig.inventory, one_gpu);
     FAIL() << "mixed columns into the log";
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), ErrorCode::kInvalidArgument);
@@ -442,7 +442,7 @@ TEST(EnergyMonitor, LogWriteFailureIsAnError) {
   auto opts = on_clock(clock);
   opts.log_file = "/dev/full";
   try {
-    EnergyMonitor monitor(rig.inventory, opts);  // the header write fails
+    monitor::EnergyMonitor monitor(rig.inventory, opts);  // the header write fails
     FAIL() << "a full disk went unnoticed";
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), ErrorCode::kIo);
@@ -456,10 +456,10 @@ TEST(EnergyMonitor, ConcurrentWindowsFromManyThreads) {
   // what the window may report. A monitor that mixed windows of different
   // threads (a begin reading stored under the wrong name, or one shared slot)
   // reports energy outside those brackets.
-  SimGpuModel exact;
+  device::SimGpuModel exact;
   exact.counter_update_period = Seconds(0);  // no quantization: brackets are exact
   auto rig = make_rig(SteadyClock::instance(), 2, exact);
-  EnergyMonitor monitor(rig.inventory);
+  monitor::EnergyMonitor monitor(rig.inventory);
   std::atomic<int> failures{0};
   std::vector<std::thread> threads;
   for (int t = 0; t < 4; ++t) {

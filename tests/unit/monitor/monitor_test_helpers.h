@@ -15,11 +15,11 @@
 namespace zeus::testing {
 
 // A CPU package whose energy the test sets.
-class ScriptedCpu final : public Cpu {
+class ScriptedCpu final : public device::Cpu {
  public:
   std::string name() override { return "package-0"; }
   bool has_dram() override { return true; }
-  CpuEnergy total_energy() override {
+  device::CpuEnergy total_energy() override {
     std::lock_guard lock(mutex_);
     return {package_, dram_};
   }
@@ -38,20 +38,22 @@ class ScriptedCpu final : public Cpu {
 // A GPU whose power reading changes every `update_period` of a ManualClock
 // and each read of which takes `read_time` (the clock moves by it), like a
 // driver that refreshes its sensor periodically. Everything else is a SimGpu.
-class SteppedPowerGpu final : public ForwardingGpu {
+class SteppedPowerGpu final : public device::ForwardingGpu {
  public:
   SteppedPowerGpu(ManualClock& clock, Seconds update_period, Seconds read_time)
-      : ForwardingGpu(std::make_shared<SimGpu>(SimGpuModel{}, clock)),
+      : device::ForwardingGpu(std::make_shared<device::SimGpu>(device::SimGpuModel{}, clock)),
         clock_(clock),
         period_(update_period),
         read_(read_time) {}
-  Watts power(PowerDomain) override {
+  Watts power(device::PowerDomain) override {
     clock_.advance(read_);
     return Watts(100.0 + static_cast<double>(
                              static_cast<long long>(clock_.now().count() / period_.count()) % 7));
   }
   // Every read goes through power() above.
-  bool read_powers(std::span<const PowerDomain>, std::span<Watts>) override { return false; }
+  bool read_powers(std::span<const device::PowerDomain>, std::span<Watts>) override {
+    return false;
+  }
   bool supports_energy_counter() override { return false; }
 
  private:
@@ -60,15 +62,16 @@ class SteppedPowerGpu final : public ForwardingGpu {
 };
 
 struct SimRig {
-  std::vector<std::shared_ptr<SimGpu>> sims;
+  std::vector<std::shared_ptr<device::SimGpu>> sims;
   std::vector<std::shared_ptr<ScriptedCpu>> cpus;
-  DeviceInventory inventory;
+  device::DeviceInventory inventory;
 };
 
-inline SimRig make_rig(Clock& clock, int gpus, const SimGpuModel& model = {}, int cpus = 0) {
+inline SimRig make_rig(Clock& clock, int gpus, const device::SimGpuModel& model = {},
+                       int cpus = 0) {
   SimRig rig;
   for (int i = 0; i < gpus; ++i) {
-    auto gpu = std::make_shared<SimGpu>(model, clock, i);
+    auto gpu = std::make_shared<device::SimGpu>(model, clock, i);
     rig.sims.push_back(gpu);
     rig.inventory.gpus.push_back(gpu);
   }

@@ -19,16 +19,16 @@ class PowerMonitorNvmlTest : public ::testing::Test {
   void SetUp() override {
     fake_.reset();
     ASSERT_TRUE(fake_.set_device_count(2));
-    NvmlOptions o;
+    device::NvmlOptions o;
     o.library_path = fake_.path();
     o.cuda_visible_devices = std::nullopt;
     unsetenv("CUDA_VISIBLE_DEVICES");
-    NvmlGpuSet set = open_nvml_gpus(o);
+    device::NvmlGpuSet set = device::open_nvml_gpus(o);
     for (auto& g : set.gpus) gpus_.push_back(std::move(g));
     ASSERT_EQ(gpus_.size(), 2U);
   }
-  PowerMonitorOptions manual(std::vector<PowerDomain> domains) {
-    PowerMonitorOptions o;
+  monitor::PowerMonitorOptions manual(std::vector<device::PowerDomain> domains) {
+    monitor::PowerMonitorOptions o;
     o.start_thread = false;
     o.clock = &clock_;
     o.interval = Seconds(0.01);
@@ -38,15 +38,17 @@ class PowerMonitorNvmlTest : public ::testing::Test {
 
   FakeNvml fake_;
   ManualClock clock_{Seconds(0.0)};
-  std::vector<std::shared_ptr<Gpu>> gpus_;
+  std::vector<std::shared_ptr<device::Gpu>> gpus_;
 };
 
 TEST_F(PowerMonitorNvmlTest, ThreeDomainsAreOneFieldValuesCallPerGpuAndRound) {
   fake_.set_power_mw(0, 250000, 200000, 30000);
   fake_.set_power_mw(1, 150000, 120000, 20000);
-  const std::vector<PowerDomain> all = {PowerDomain::kDeviceInstant, PowerDomain::kDeviceAverage,
-                                        PowerDomain::kMemoryAverage};
-  PowerMonitor m(gpus_, {0, 1}, {}, {}, manual(all));  // first round: resolves each GPU's scopes
+  const std::vector<device::PowerDomain> all = {device::PowerDomain::kDeviceInstant,
+                                                device::PowerDomain::kDeviceAverage,
+                                                device::PowerDomain::kMemoryAverage};
+  monitor::PowerMonitor m(gpus_, {0, 1}, {}, {},
+                          manual(all));  // first round: resolves each GPU's scopes
   const unsigned before = fake_.call_count("nvmlDeviceGetFieldValues");
   for (int round = 1; round <= 4; ++round) {
     clock_.set(Seconds(0.01 * round));
@@ -69,18 +71,20 @@ TEST_F(PowerMonitorNvmlTest, ThreeDomainsAreOneFieldValuesCallPerGpuAndRound) {
 TEST_F(PowerMonitorNvmlTest, AFailedBatchFallsBackToOneReadPerDomain) {
   fake_.set_power_mw(0, 250000, 200000, 30000);
   fake_.set_power_mw(1, 150000, 120000, 20000);
-  const std::vector<PowerDomain> two = {PowerDomain::kDeviceInstant, PowerDomain::kMemoryAverage};
-  PowerMonitor m(gpus_, {0, 1}, {}, {}, manual(two));
+  const std::vector<device::PowerDomain> two = {device::PowerDomain::kDeviceInstant,
+                                                device::PowerDomain::kMemoryAverage};
+  monitor::PowerMonitor m(gpus_, {0, 1}, {}, {}, manual(two));
   // GPU 1's memory power stops being supported: the batch fails, the
   // per-domain reads still record its instant power.
   fake_.set_field(1, 185, 2, 3 /* NVML_ERROR_NOT_SUPPORTED */, 0);
   fake_.set_power_mw(1, 170000, 120000, 20000);
   clock_.set(Seconds(0.01));
   m.sample_now();
-  ASSERT_TRUE(m.latest_gpu_power(1, PowerDomain::kDeviceInstant).has_value());
-  EXPECT_DOUBLE_EQ(m.latest_gpu_power(1, PowerDomain::kDeviceInstant)->value(), 170);
-  EXPECT_DOUBLE_EQ(m.latest_gpu_power(1, PowerDomain::kMemoryAverage)->value(), 20);  // the old one
-  EXPECT_DOUBLE_EQ(m.latest_gpu_power(0, PowerDomain::kMemoryAverage)->value(), 30);
+  ASSERT_TRUE(m.latest_gpu_power(1, device::PowerDomain::kDeviceInstant).has_value());
+  EXPECT_DOUBLE_EQ(m.latest_gpu_power(1, device::PowerDomain::kDeviceInstant)->value(), 170);
+  EXPECT_DOUBLE_EQ(m.latest_gpu_power(1, device::PowerDomain::kMemoryAverage)->value(),
+                   20);  // the old one
+  EXPECT_DOUBLE_EQ(m.latest_gpu_power(0, device::PowerDomain::kMemoryAverage)->value(), 30);
 }
 
 }  // namespace

@@ -20,21 +20,21 @@ class TemperatureMonitorTest : public ::testing::Test {
  protected:
   void SetUp() override {
     fake_.reset();
-    NvmlOptions o;
+    device::NvmlOptions o;
     o.library_path = fake_.path();
     o.cuda_visible_devices = std::nullopt;
     unsetenv("CUDA_VISIBLE_DEVICES");
-    NvmlGpuSet set = open_nvml_gpus(o);
+    device::NvmlGpuSet set = device::open_nvml_gpus(o);
     for (auto& g : set.gpus) gpus_.push_back(std::move(g));
   }
-  TemperatureMonitorOptions manual() {
-    TemperatureMonitorOptions o;
+  monitor::TemperatureMonitorOptions manual() {
+    monitor::TemperatureMonitorOptions o;
     o.start_thread = false;
     o.clock = &clock_;
     return o;
   }
   // Sets GPU 0's temperature, advances the clock to `t` and samples.
-  void step(TemperatureMonitor& m, double t, int celsius) {
+  void step(monitor::TemperatureMonitor& m, double t, int celsius) {
     fake_.set_temperature(0, celsius);
     clock_.set(Seconds(t));
     m.sample_now();
@@ -42,12 +42,12 @@ class TemperatureMonitorTest : public ::testing::Test {
 
   FakeNvml fake_;
   ManualClock clock_{Seconds(0.0)};
-  std::vector<std::shared_ptr<Gpu>> gpus_;
+  std::vector<std::shared_ptr<device::Gpu>> gpus_;
 };
 
 TEST_F(TemperatureMonitorTest, RunsOfEqualReadingsKeepTheirFirstAndLastSample) {
   fake_.set_temperature(0, 45);
-  TemperatureMonitor m({gpus_[0]}, {0}, manual());  // samples at t=0
+  monitor::TemperatureMonitor m({gpus_[0]}, {0}, manual());  // samples at t=0
   step(m, 1, 45);
   step(m, 2, 45);
   step(m, 3, 50);
@@ -65,7 +65,7 @@ TEST_F(TemperatureMonitorTest, RunsOfEqualReadingsKeepTheirFirstAndLastSample) {
 
 TEST_F(TemperatureMonitorTest, NearestSampleQuery) {
   fake_.set_temperature(0, 45);
-  TemperatureMonitor m({gpus_[0]}, {0}, manual());
+  monitor::TemperatureMonitor m({gpus_[0]}, {0}, manual());
   step(m, 2, 45);
   step(m, 3, 50);
   EXPECT_EQ(m.temperature(0, Seconds(2.4))->value(), 45.0);
@@ -80,7 +80,7 @@ TEST_F(TemperatureMonitorTest, NearestSampleQuery) {
 TEST_F(TemperatureMonitorTest, AllGpusAtOnce) {
   fake_.set_temperature(0, 40);
   fake_.set_temperature(1, 60);
-  TemperatureMonitor m(gpus_, {0, 1}, manual());
+  monitor::TemperatureMonitor m(gpus_, {0, 1}, manual());
   const auto all = m.temperatures();
   ASSERT_TRUE(all.has_value());
   EXPECT_EQ(all->at(0).value(), 40.0);
@@ -91,7 +91,7 @@ TEST_F(TemperatureMonitorTest, UnsupportedGpuIsDroppedWithOneWarning) {
   auto sink = std::make_shared<log::CapturingSink>();
   log::ScopedSink scoped(sink, log::Level::kWarn);
   fake_.fail_always("nvmlDeviceGetTemperatureV", nvml_rc::kNotSupported);
-  TemperatureMonitor m(gpus_, {0, 1}, manual());
+  monitor::TemperatureMonitor m(gpus_, {0, 1}, manual());
   const unsigned calls = fake_.call_count("nvmlDeviceGetTemperatureV");
   m.sample_now();
   m.sample_now();
@@ -104,7 +104,7 @@ TEST_F(TemperatureMonitorTest, TransientErrorsAreLoggedAndSamplingGoesOn) {
   auto sink = std::make_shared<log::CapturingSink>();
   log::ScopedSink scoped(sink, log::Level::kWarn);
   fake_.set_temperature(0, 45);
-  TemperatureMonitor m({gpus_[0]}, {0}, manual());
+  monitor::TemperatureMonitor m({gpus_[0]}, {0}, manual());
   fake_.fail_next("nvmlDeviceGetTemperatureV", nvml_rc::kTimeout);
   step(m, 1, 46);
   step(m, 2, 47);
@@ -115,10 +115,10 @@ TEST_F(TemperatureMonitorTest, TransientErrorsAreLoggedAndSamplingGoesOn) {
 
 TEST_F(TemperatureMonitorTest, BackgroundThreadSamplesOnTheInjectedClock) {
   fake_.set_temperature(0, 45);
-  TemperatureMonitorOptions o;
+  monitor::TemperatureMonitorOptions o;
   o.interval = Seconds(1.0);
   o.clock = &clock_;
-  TemperatureMonitor m({gpus_[0]}, {0}, o);  // samples at t=0, then waits for t=1
+  monitor::TemperatureMonitor m({gpus_[0]}, {0}, o);  // samples at t=0, then waits for t=1
   ASSERT_TRUE(clock_.await_blocked(1));
   fake_.set_temperature(0, 60);
   clock_.advance(Seconds(1.0));
@@ -132,10 +132,10 @@ TEST_F(TemperatureMonitorTest, BackgroundThreadSamplesOnTheInjectedClock) {
 }
 
 TEST_F(TemperatureMonitorTest, RejectsBadArguments) {
-  TemperatureMonitorOptions o = manual();
+  monitor::TemperatureMonitorOptions o = manual();
   o.interval = Seconds(0);
-  EXPECT_THROW(TemperatureMonitor({gpus_[0]}, {0}, o), Error);
-  EXPECT_THROW(TemperatureMonitor({}, {}, manual()), Error);
+  EXPECT_THROW(monitor::TemperatureMonitor({gpus_[0]}, {0}, o), Error);
+  EXPECT_THROW(monitor::TemperatureMonitor({}, {}, manual()), Error);
 }
 
 TEST(TemperatureMonitorAmd, ReadsTheHotspotOfAmdGpus) {
@@ -145,16 +145,16 @@ TEST(TemperatureMonitorAmd, ReadsTheHotspotOfAmdGpus) {
   unsetenv("HIP_VISIBLE_DEVICES");
   unsetenv("CUDA_VISIBLE_DEVICES");
   unsetenv("ROCR_VISIBLE_DEVICES");
-  AmdSmiOptions o;
+  device::AmdSmiOptions o;
   o.amdsmi_lib_dir = fake.dir();
-  AmdSmiGpuSet set = open_amdsmi_gpus(o);
-  std::vector<std::shared_ptr<Gpu>> gpus;
+  device::AmdSmiGpuSet set = device::open_amdsmi_gpus(o);
+  std::vector<std::shared_ptr<device::Gpu>> gpus;
   for (auto& g : set.gpus) gpus.push_back(std::move(g));
   ManualClock clock;
-  TemperatureMonitorOptions mo;
+  monitor::TemperatureMonitorOptions mo;
   mo.start_thread = false;
   mo.clock = &clock;
-  TemperatureMonitor m(gpus, {0, 1}, mo);
+  monitor::TemperatureMonitor m(gpus, {0, 1}, mo);
   EXPECT_DOUBLE_EQ(m.temperature(1)->value(), 88.5);
   EXPECT_DOUBLE_EQ(m.temperature(0)->value(), 55.0);
 }

@@ -27,7 +27,7 @@ struct FakeServerOptions {
   // The first step waits until this many requests are waiting, so a test's
   // concurrent requests start in the same step.
   int start_together = 1;
-  std::shared_ptr<SimGpu> gpu;  // its load follows the batch; may be null
+  std::shared_ptr<device::SimGpu> gpu;  // its load follows the batch; may be null
   // Answer 400 to a body with stream_options, like servers that predate it.
   bool reject_stream_options = false;
 };

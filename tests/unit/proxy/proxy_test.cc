@@ -35,8 +35,8 @@ using testing::FakeOpenAiServer;
 using testing::FakeServerOptions;
 using ojson = nlohmann::ordered_json;
 
-std::shared_ptr<SimGpu> idle_gpu() {
-  auto gpu = std::make_shared<SimGpu>(SimGpuModel{}, SteadyClock::instance());
+std::shared_ptr<device::SimGpu> idle_gpu() {
+  auto gpu = std::make_shared<device::SimGpu>(device::SimGpuModel{}, SteadyClock::instance());
   gpu->set_load(0.0);
   return gpu;
 }
@@ -45,7 +45,7 @@ std::shared_ptr<SimGpu> idle_gpu() {
 class ProxyUnderTest {
  public:
   using Tune = std::function<void(ProxyOptions&, http::ServerOptions&)>;
-  ProxyUnderTest(std::string upstream, std::shared_ptr<SimGpu> gpu, std::string log = {},
+  ProxyUnderTest(std::string upstream, std::shared_ptr<device::SimGpu> gpu, std::string log = {},
                  Seconds slice_period = Seconds(0.02), const Tune& tune = {}) {
     ProxyOptions o;
     o.upstream = std::move(upstream);
@@ -62,7 +62,7 @@ class ProxyUnderTest {
     so.threads = 2;
     if (tune) tune(o, so);
     proxy_ = std::make_unique<Proxy>(
-        o, std::make_unique<GpuEnergyMeter>(std::vector<std::shared_ptr<Gpu>>{gpu}));
+        o, std::make_unique<GpuEnergyMeter>(std::vector<std::shared_ptr<device::Gpu>>{gpu}));
     proxy_->add_routes(router);
     server_ = std::make_unique<http::Server>(std::move(router), so);
     port_ = server_->listen_tcp("127.0.0.1", 0);
@@ -103,7 +103,7 @@ class ProxyUnderTest {
  private:
   std::unique_ptr<Proxy> proxy_;
   std::unique_ptr<http::Server> server_;
-  std::shared_ptr<SimGpu> gpu_;
+  std::shared_ptr<device::SimGpu> gpu_;
   Joules energy_at_start_{0.0};
   Joules energy_at_stop_{0.0};
   bool stopped_ = false;

@@ -70,7 +70,8 @@ TEST(ScrapeAllocations, TheCounterSeesAnAllocation) {
 
 TEST(ScrapeAllocations, RenderingIntoAReservedBufferAllocatesNothing) {
   FakeNode node(8);
-  std::vector<std::shared_ptr<Gpu>> gpus(node.devices.gpus.begin(), node.devices.gpus.end());
+  std::vector<std::shared_ptr<device::Gpu>> gpus(node.devices.gpus.begin(),
+                                                 node.devices.gpus.end());
   MetricsRenderer m(gpus, node.devices.cpus);
   std::string out;
   m.render(out);  // first scrape: resolves each GPU's power scope once
@@ -94,7 +95,8 @@ TEST(ScrapeAllocations, RenderingIntoAReservedBufferAllocatesNothing) {
 // reserved. Fails for label text built through temporary strings.
 TEST(ScrapeAllocations, TheAttributionFamiliesAllocateNothing) {
   FakeNode node(8);
-  std::vector<std::shared_ptr<Gpu>> gpus(node.devices.gpus.begin(), node.devices.gpus.end());
+  std::vector<std::shared_ptr<device::Gpu>> gpus(node.devices.gpus.begin(),
+                                                 node.devices.gpus.end());
   ManualClock clock(Seconds(0));
   attribution::AttributorOptions options;
   options.gpu_idle[0] = Watts(40);

@@ -132,8 +132,9 @@ TEST(Files, ReadRefusesDirectoriesSpecialFilesAndOversizedFiles) {
 }
 
 TEST(Metric, ZeusCost) {
-  EXPECT_DOUBLE_EQ(zeus_cost(Joules(100), Seconds(2), 0.5, Watts(300)), 0.5 * 100 + 0.5 * 600);
-  EXPECT_DOUBLE_EQ(zeus_cost(Joules(100), Seconds(2), 1.0, Watts(300)), 100);
+  EXPECT_DOUBLE_EQ(power_limit::zeus_cost(Joules(100), Seconds(2), 0.5, Watts(300)),
+                   0.5 * 100 + 0.5 * 600);
+  EXPECT_DOUBLE_EQ(power_limit::zeus_cost(Joules(100), Seconds(2), 1.0, Watts(300)), 100);
 }
 
 }  // namespace

@@ -271,7 +271,8 @@ TEST(ZeusdAttribution, OddCgroupPathsAndProcessNamesAreEscapedLabels) {
   options.proc_root = proc.path();
   options.cgroup_root = proc.path() + "/no-cgroups";
   options.split_cpu = false;
-  std::vector<std::shared_ptr<Gpu>> gpus(node.devices.gpus.begin(), node.devices.gpus.end());
+  std::vector<std::shared_ptr<device::Gpu>> gpus(node.devices.gpus.begin(),
+                                                 node.devices.gpus.end());
   attribution::NodeAttributor ledger(gpus, {}, options, clock);
   ledger.poll();
   node.nvml.add_process_sample(0, 4242, 9'000'000, 70, 0);

@@ -34,8 +34,8 @@ DaemonOptions with_workers(int n, std::string key_path = {}) {
   o.signing_key_path = std::move(key_path);
   return o;
 }
-DiscoveryOptions discovery(const char* backend) {
-  DiscoveryOptions o;
+device::DiscoveryOptions discovery(const char* backend) {
+  device::DiscoveryOptions o;
   o.gpu_backend = backend;
   o.cpus = false;
   return o;
@@ -48,9 +48,9 @@ TEST(ZeusdClientBackend, DiscoveryRoutesThroughTheDaemon) {
   ScopedEnv sock("ZEUSD_SOCK_PATH", (d.dir + "/zeusd.sock").c_str());
   ScopedEnv backend("ZEUS_GPU_BACKEND", "zeusd");
   {
-    DiscoveryOptions o;
+    device::DiscoveryOptions o;
     o.powercap_root = empty_powercap;  // no local RAPL: CPUs come from zeusd
-    DeviceInventory inv = discover_devices(o);
+    device::DeviceInventory inv = device::discover_devices(o);
     EXPECT_EQ(inv.gpu_backend, "zeusd");
     ASSERT_EQ(inv.gpus.size(), 2u);
     EXPECT_EQ(inv.gpus[0]->name(), "NVIDIA H100 80GB HBM3");
@@ -58,7 +58,7 @@ TEST(ZeusdClientBackend, DiscoveryRoutesThroughTheDaemon) {
     EXPECT_EQ(inv.gpus[1]->power_limit_constraints().min, Milliwatts(200000));
     node.nvml.set_energy_mj(0, 4000);
     EXPECT_DOUBLE_EQ(inv.gpus[0]->total_energy().value(), 4.0);
-    EXPECT_DOUBLE_EQ(inv.gpus[0]->power(PowerDomain::kDeviceInstant).value(), 120.0);
+    EXPECT_DOUBLE_EQ(inv.gpus[0]->power(device::PowerDomain::kDeviceInstant).value(), 120.0);
     EXPECT_THROW(inv.gpus[0]->temperature(), Error);  // not in the zeusd API: unsupported, not 0
     inv.gpus[1]->set_power_limit(Milliwatts(250000));
     EXPECT_EQ(node.nvml.power_limit_mw(1), 250000u);
@@ -72,7 +72,7 @@ TEST(ZeusdClientBackend, DiscoveryRoutesThroughTheDaemon) {
     ASSERT_TRUE(inv.zeusd);
     EXPECT_EQ(inv.zeusd->enabled_api_groups,
               (std::vector<std::string>{"gpu-control", "gpu-read", "cpu-read"}));
-    const auto report = environment_report(inv);
+    const auto report = device::environment_report(inv);
     EXPECT_EQ(report["zeusd"]["endpoint"], d.dir + "/zeusd.sock");
     EXPECT_EQ(report["zeusd"]["auth_required"], false);
     EXPECT_THAT(report["notes"].dump(), HasSubstr("RAPL energy is read through zeusd"));
@@ -94,11 +94,11 @@ TEST(ZeusdClientBackend, AutomaticDiscoveryOfTheDaemonsGpusSaysSoOnce) {
   RunningDaemon d(with_workers(1), node.devices);
   ScopedEnv sock("ZEUSD_SOCK_PATH", (d.dir + "/zeusd.sock").c_str());
   ScopedEnv backend("ZEUS_GPU_BACKEND", "auto");
-  DiscoveryOptions o;
+  device::DiscoveryOptions o;
   o.nvml_library = d.dir + "/no-libnvidia-ml.so.1";
   o.amdsmi_library = d.dir + "/no-libamd_smi.so";
   o.cpus = false;
-  const DeviceInventory inv = discover_devices(o);
+  const device::DeviceInventory inv = device::discover_devices(o);
   EXPECT_EQ(inv.gpu_backend, "zeusd");
   EXPECT_EQ(inv.gpus.size(), 2u);
   const std::string notes = nlohmann::json(inv.notes).dump();
@@ -115,28 +115,28 @@ TEST(ZeusdClientBackend, SelftestSaysWhetherZeusdLetsThisUserChangeSettings) {
   RunningDaemon d(with_workers(1, write_signing_key(keydir, key)), node.devices);
   ScopedEnv sock("ZEUSD_SOCK_PATH", (d.dir + "/zeusd.sock").c_str());
   ScopedEnv backend("ZEUS_GPU_BACKEND", "zeusd");
-  SelftestOptions o;
+  monitor::SelftestOptions o;
   o.window = Seconds(0.05);
   o.call_repetitions = 2;
   o.write = true;
-  DiscoveryOptions discovery;
+  device::DiscoveryOptions discovery;
   discovery.cpus = false;
-  const auto verdict_of = [](const SelftestReport& r, const std::string& device,
+  const auto verdict_of = [](const monitor::SelftestReport& r, const std::string& device,
                              const std::string& name) {
     for (const auto& c : r.checks) {
       if (c.device == device && c.name == name) return c;
     }
-    return SelftestCheck{};
+    return monitor::SelftestCheck{};
   };
   {
     ScopedEnv token("ZEUSD_TOKEN",
                     issue_token(key, {"bob", {ApiGroup::kGpuRead}, std::nullopt}).c_str());
-    const auto report = run_selftest(discover_devices(discovery), o);
+    const auto report = monitor::run_selftest(device::discover_devices(discovery), o);
     const auto host = verdict_of(report, "host", "settings could be changed");
-    EXPECT_EQ(host.verdict, SelftestVerdict::kWarn);
+    EXPECT_EQ(host.verdict, monitor::SelftestVerdict::kWarn);
     EXPECT_THAT(host.detail, HasSubstr("gives this token no gpu-control scope"));
     const auto write = verdict_of(report, "GPU 0", "power limit set and restored");
-    EXPECT_EQ(write.verdict, SelftestVerdict::kFail);
+    EXPECT_EQ(write.verdict, monitor::SelftestVerdict::kFail);
     EXPECT_THAT(write.detail, HasSubstr("lacks required scope 'gpu-control'"));
     EXPECT_EQ(node.nvml.power_limit_mw(0), 700000u);
   }
@@ -145,12 +145,12 @@ TEST(ZeusdClientBackend, SelftestSaysWhetherZeusdLetsThisUserChangeSettings) {
         "ZEUSD_TOKEN",
         issue_token(key, {"carol", {ApiGroup::kGpuRead, ApiGroup::kGpuControl}, std::nullopt})
             .c_str());
-    const auto report = run_selftest(discover_devices(discovery), o);
+    const auto report = monitor::run_selftest(device::discover_devices(discovery), o);
     const auto host = verdict_of(report, "host", "settings could be changed");
-    EXPECT_EQ(host.verdict, SelftestVerdict::kPass);
+    EXPECT_EQ(host.verdict, monitor::SelftestVerdict::kPass);
     EXPECT_THAT(host.detail, HasSubstr("through zeusd at " + d.dir + "/zeusd.sock"));
     EXPECT_EQ(verdict_of(report, "GPU 1", "power limit set and restored").verdict,
-              SelftestVerdict::kPass);
+              monitor::SelftestVerdict::kPass);
   }
   EXPECT_EQ(node.nvml.power_limit_mw(1), 700000u);
   std::filesystem::remove_all(keydir);
@@ -165,9 +165,9 @@ TEST(ZeusdClientBackend, AuthScopesAndErrorsCarryTheDaemonsWords) {
   ScopedEnv backend("ZEUS_GPU_BACKEND", "zeusd");
   ScopedEnv token("ZEUSD_TOKEN",
                   issue_token(key, {"bob", {ApiGroup::kGpuRead}, std::nullopt}).c_str());
-  DiscoveryOptions o;
+  device::DiscoveryOptions o;
   o.cpus = false;
-  DeviceInventory inv = discover_devices(o);
+  device::DeviceInventory inv = device::discover_devices(o);
   ASSERT_EQ(inv.gpus.size(), 2u);
   EXPECT_EQ(inv.zeusd->user, "bob");
   EXPECT_EQ(inv.zeusd->scopes, std::vector<std::string>{"gpu-read"});
@@ -185,14 +185,14 @@ TEST(ZeusdClientBackend, AuthScopesAndErrorsCarryTheDaemonsWords) {
 TEST(ZeusdClientBackend, UnreachableDaemonIsAClearError) {
   ScopedEnv sock("ZEUSD_SOCK_PATH", "/nonexistent/zeusd.sock");
   try {
-    discover_devices(discovery("none"));
+    device::discover_devices(discovery("none"));
     FAIL();
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), ErrorCode::kIo);
     EXPECT_THAT(e.what(), HasSubstr("cannot reach zeusd at /nonexistent/zeusd.sock"));
   }
   ScopedEnv unset("ZEUSD_SOCK_PATH", nullptr);
-  EXPECT_THROW(discover_devices(discovery("zeusd")), Error);
+  EXPECT_THROW(device::discover_devices(discovery("zeusd")), Error);
 }
 
 TEST(ZeusdClientBackend, PowerLimitOptimizerOfAnOrdinaryUserWorksThroughZeusd) {
@@ -202,20 +202,20 @@ TEST(ZeusdClientBackend, PowerLimitOptimizerOfAnOrdinaryUserWorksThroughZeusd) {
   DaemonDevices devices;
   for (auto& s : rig.sims) devices.gpus.push_back(s);
   RunningDaemon d(with_workers(2), devices);
-  auto connection = std::make_shared<ZeusdConnection>(
-      ZeusdConfig{"unix:" + d.dir + "/zeusd.sock", d.dir + "/zeusd.sock", ""});
+  auto connection = std::make_shared<device::ZeusdConnection>(
+      device::ZeusdConfig{"unix:" + d.dir + "/zeusd.sock", d.dir + "/zeusd.sock", ""});
   for (std::size_t i = 0; i < rig.gpus.size(); ++i) {
     rig.gpus[i]->set_deny_setters(true);
-    rig.inventory.gpus[i] = make_zeusd_gpu(connection, static_cast<int>(i), rig.gpus[i]);
+    rig.inventory.gpus[i] = device::make_zeusd_gpu(connection, static_cast<int>(i), rig.gpus[i]);
   }
   rig.make_monitor();
-  GlobalPowerLimitOptimizerOptions o;
+  power_limit::GlobalPowerLimitOptimizerOptions o;
   o.wait_steps = 1;
   o.warmup_steps = 2;
   o.profile_steps = 3;
   o.pl_step = Watts(100.0);
   {
-    GlobalPowerLimitOptimizer opt(*rig.monitor, o);
+    power_limit::GlobalPowerLimitOptimizer opt(*rig.monitor, o);
     EXPECT_TRUE(rig.sims[0]->persistence_mode());  // set through zeusd
     std::vector<std::int64_t> seen;
     for (int step = 0; step < 1000 && !opt.done(); ++step) {
@@ -246,10 +246,10 @@ TEST(ZeusdClientBackend, PerseusFrequencyControllerOfAnOrdinaryUserLocksClocksTh
   DaemonDevices devices;
   devices.gpus.push_back(daemon_side);
   RunningDaemon d(with_workers(2), devices);
-  auto connection = std::make_shared<ZeusdConnection>(
-      ZeusdConfig{"unix:" + d.dir + "/zeusd.sock", d.dir + "/zeusd.sock", ""});
+  auto connection = std::make_shared<device::ZeusdConnection>(
+      device::ZeusdConfig{"unix:" + d.dir + "/zeusd.sock", d.dir + "/zeusd.sock", ""});
   rig.gpus[0]->set_deny_setters(true);
-  std::shared_ptr<Gpu> gpu = make_zeusd_gpu(connection, 0, rig.gpus[0]);
+  std::shared_ptr<device::Gpu> gpu = device::make_zeusd_gpu(connection, 0, rig.gpus[0]);
   rig.sims[0]->set_power_limit(Milliwatts(200000));  // not the default: the controller resets it
   const auto max_sm =
       rig.sims[0]->supported_graphics_clocks(rig.sims[0]->supported_memory_clocks().front())[0];

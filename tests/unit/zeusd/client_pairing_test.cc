@@ -21,16 +21,16 @@ using zeus::testing::ScopedEnv;
 
 // The node's AMD GPUs as zeusd opens them: every GPU, or those `visible`.
 DaemonDevices amd_daemon_devices(const FakeAmdSmi& amd, std::optional<std::string> visible) {
-  AmdSmiOptions o;
+  device::AmdSmiOptions o;
   o.library_path = amd.path();
   o.hip_visible_devices = std::move(visible);  // nullopt: the environment, which SetUp clears
   DaemonDevices devices;
-  for (auto& g : open_amdsmi_gpus(o).gpus) devices.gpus.push_back(std::move(g));
+  for (auto& g : device::open_amdsmi_gpus(o).gpus) devices.gpus.push_back(std::move(g));
   return devices;
 }
 
-DiscoveryOptions amd_discovery(const FakeAmdSmi& amd) {
-  DiscoveryOptions o;
+device::DiscoveryOptions amd_discovery(const FakeAmdSmi& amd) {
+  device::DiscoveryOptions o;
   o.gpu_backend = "amdsmi";
   o.amdsmi_library = amd.path();
   o.cpus = false;
@@ -53,7 +53,7 @@ TEST_F(ZeusdGpuPairingEndToEnd, AmdPowerLimitsGoToTheGpuWithTheSamePciAddress) {
   RunningDaemon d(DaemonOptions{}, amd_daemon_devices(amd_, std::nullopt));
   ScopedEnv sock("ZEUSD_SOCK_PATH", (d.dir + "/zeusd.sock").c_str());
   ScopedEnv hip("HIP_VISIBLE_DEVICES", "1,0");  // this process's GPU 0 is the node's GPU 1
-  DeviceInventory inv = discover_devices(amd_discovery(amd_));
+  device::DeviceInventory inv = device::discover_devices(amd_discovery(amd_));
   EXPECT_EQ(inv.gpu_backend, "amdsmi+zeusd");
   ASSERT_EQ(inv.gpus.size(), 2u);
   EXPECT_EQ(inv.gpus[0]->pci_bus_id(), "0000:c2:00.0");  // reads stay local
@@ -70,7 +70,7 @@ TEST_F(ZeusdGpuPairingEndToEnd, AGpuTheDaemonDoesNotServeRefusesItsSettingsByNam
   RunningDaemon d(DaemonOptions{}, amd_daemon_devices(amd_, "0"));
   ScopedEnv sock("ZEUSD_SOCK_PATH", (d.dir + "/zeusd.sock").c_str());
   ScopedEnv hip("HIP_VISIBLE_DEVICES", nullptr);
-  DeviceInventory inv = discover_devices(amd_discovery(amd_));
+  device::DeviceInventory inv = device::discover_devices(amd_discovery(amd_));
   ASSERT_EQ(inv.gpus.size(), 2u);
   inv.gpus[0]->set_power_limit(Milliwatts(300000));
   EXPECT_EQ(amd_.power_cap_uw(0), 300000000u);
@@ -93,12 +93,12 @@ TEST_F(ZeusdGpuPairingEndToEnd, NvidiaGpusPairByPciAddressUnderCudaVisibleDevice
   RunningDaemon d(DaemonOptions{}, node.devices);
   ScopedEnv sock("ZEUSD_SOCK_PATH", (d.dir + "/zeusd.sock").c_str());
   ScopedEnv cuda("CUDA_VISIBLE_DEVICES", "1");
-  DiscoveryOptions o;
+  device::DiscoveryOptions o;
   o.gpu_backend = "nvml";
   o.nvml_library = node.nvml.path();
   o.cpus = false;
   o.soc = false;
-  DeviceInventory inv = discover_devices(o);
+  device::DeviceInventory inv = device::discover_devices(o);
   EXPECT_EQ(inv.gpu_backend, "nvml+zeusd");
   ASSERT_EQ(inv.gpus.size(), 1u);
   inv.gpus[0]->set_power_limit(Milliwatts(250000));

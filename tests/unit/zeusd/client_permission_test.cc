@@ -31,7 +31,7 @@ std::string connect_as(unsigned uid, const std::string& socket) {
     std::string said = "connected";
     if (::setgid(65534) != 0 || ::setuid(uid) != 0) ::_exit(101);
     try {
-      ZeusdConnection c(ZeusdConfig{"unix:" + socket, socket, ""});
+      device::ZeusdConnection c(device::ZeusdConfig{"unix:" + socket, socket, ""});
     } catch (const Error& e) {
       said = std::string(error_code_name(e.code())) + ": " + e.what();
     }

@@ -21,7 +21,8 @@ TEST(Metrics, RendersEveryFamilyWithLabels) {
   node.nvml.set_power_mw(0, 150000, 140000, 20000);
   node.nvml.set_temperature(1, 61);
   node.nvml.set_architecture(1, zeus::testing::nvml_arch::kPascal);
-  std::vector<std::shared_ptr<Gpu>> gpus(node.devices.gpus.begin(), node.devices.gpus.end());
+  std::vector<std::shared_ptr<device::Gpu>> gpus(node.devices.gpus.begin(),
+                                                 node.devices.gpus.end());
   MetricsRenderer m(gpus, node.devices.cpus);
   std::string out;
   m.render(out);
@@ -57,7 +58,8 @@ TEST(Metrics, RendersEveryFamilyWithLabels) {
 
 TEST(Metrics, ReusedBufferIsNotReallocated) {
   FakeNode node(8);
-  std::vector<std::shared_ptr<Gpu>> gpus(node.devices.gpus.begin(), node.devices.gpus.end());
+  std::vector<std::shared_ptr<device::Gpu>> gpus(node.devices.gpus.begin(),
+                                                 node.devices.gpus.end());
   MetricsRenderer m(gpus, node.devices.cpus);
   std::string out;
   m.render(out);
@@ -76,14 +78,16 @@ TEST(Metrics, ReusedBufferIsNotReallocated) {
 TEST(Metrics, DcgmExporterFamiliesWithItsUnitsAndLabels) {
   FakeNode node;
   constexpr unsigned long long kMiB = 1048576ULL;
-  node.nvml.set_telemetry(0, 88, 35, 1755, 2619,
-                          clock_event::kSwPowerCap | clock_event::kHwThermalSlowdown, 30000 * kMiB,
-                          81559 * kMiB);
+  node.nvml.set_telemetry(
+      0, 88, 35, 1755, 2619,
+      device::clock_event::kSwPowerCap | device::clock_event::kHwThermalSlowdown, 30000 * kMiB,
+      81559 * kMiB);
   node.nvml.set_temperature(0, 66);
   node.nvml.set_energy_mj(0, 123456789);
   node.nvml.set_power_mw(0, 150000, 140250, 20000);
   node.nvml.set_minor_number(1, 5);
-  std::vector<std::shared_ptr<Gpu>> gpus(node.devices.gpus.begin(), node.devices.gpus.end());
+  std::vector<std::shared_ptr<device::Gpu>> gpus(node.devices.gpus.begin(),
+                                                 node.devices.gpus.end());
   MetricsRenderer m(gpus, node.devices.cpus, "node\"7");
   std::string out;
   m.render(out);
@@ -130,7 +134,8 @@ TEST(Metrics, DcgmExporterFamiliesWithItsUnitsAndLabels) {
 
 TEST(Metrics, DcgmLabelsLeaveOutWhatTheBackendCannotSay) {
   ManualClock clock;
-  std::vector<std::shared_ptr<Gpu>> gpus = {std::make_shared<SimGpu>(SimGpuModel{}, clock)};
+  std::vector<std::shared_ptr<device::Gpu>> gpus = {
+      std::make_shared<device::SimGpu>(device::SimGpuModel{}, clock)};
   MetricsRenderer m(gpus, {}, "");
   std::string out;
   m.render(out);
@@ -144,7 +149,8 @@ TEST(Metrics, DcgmLabelsLeaveOutWhatTheBackendCannotSay) {
 // get the old name back by asking for it, and the families carry only one.
 TEST(Metrics, DcgmHostLabelNameIsConfigurable) {
   ManualClock clock;
-  std::vector<std::shared_ptr<Gpu>> gpus = {std::make_shared<SimGpu>(SimGpuModel{}, clock)};
+  std::vector<std::shared_ptr<device::Gpu>> gpus = {
+      std::make_shared<device::SimGpu>(device::SimGpuModel{}, clock)};
   std::string current, old;
   MetricsRenderer(gpus, {}, "n1").render(current);
   MetricsRenderer(gpus, {}, "n1", "Hostname").render(old);

@@ -96,19 +96,19 @@ double value_of(const nlohmann::json& vector, const std::string& label, const st
 
 TEST(PrometheusEndToEnd, ScrapedSeriesMatchTheSimulatedGpus) {
   const std::string dir = make_temp_dir("zeusd_prom");
-  SimGpuModel model;  // 90 W idle, 300 W busy, limits 100..300 W
-  std::vector<std::shared_ptr<SimGpu>> sims;
+  device::SimGpuModel model;  // 90 W idle, 300 W busy, limits 100..300 W
+  std::vector<std::shared_ptr<device::SimGpu>> sims;
   DaemonDevices devices;
   for (int i = 0; i < 2; ++i) {
-    sims.push_back(std::make_shared<SimGpu>(model, SteadyClock::instance(), i));
+    sims.push_back(std::make_shared<device::SimGpu>(model, SteadyClock::instance(), i));
     devices.gpus.push_back(sims.back());
   }
   FakePowercap powercap;
   powercap.add_zone("intel-rapl:0", "package-0", 42'000'000);
   powercap.add_zone("intel-rapl:0:0", "dram", 3'000'000, zeus::testing::kIntelDramRangeUj);
-  RaplOptions r;
+  device::RaplOptions r;
   r.root = powercap.root();
-  for (auto& c : open_rapl_cpus(r).cpus) devices.cpus.push_back(std::move(c));
+  for (auto& c : device::open_rapl_cpus(r).cpus) devices.cpus.push_back(std::move(c));
 
   DaemonOptions o;
   o.metrics_address = "127.0.0.1:0";

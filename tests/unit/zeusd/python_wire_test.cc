@@ -29,16 +29,16 @@ using namespace std::chrono_literals;
 
 TEST(PythonWire, ClientWorksUnchangedAgainstOurDaemon) {
   DaemonDevices devices;
-  SimGpuModel model;
+  device::SimGpuModel model;
   for (int i = 0; i < 2; ++i) {
-    devices.gpus.push_back(std::make_shared<SimGpu>(model, SteadyClock::instance(), i));
+    devices.gpus.push_back(std::make_shared<device::SimGpu>(model, SteadyClock::instance(), i));
   }
   FakePowercap powercap;
   powercap.add_zone("intel-rapl:0", "package-0", 1'000'000);
   powercap.add_zone("intel-rapl:0:0", "dram", 1'000'000, zeus::testing::kIntelDramRangeUj);
-  RaplOptions r;
+  device::RaplOptions r;
   r.root = powercap.root();
-  for (auto& c : open_rapl_cpus(r).cpus) devices.cpus.push_back(std::move(c));
+  for (auto& c : device::open_rapl_cpus(r).cpus) devices.cpus.push_back(std::move(c));
   std::atomic<bool> stop{false};
   std::thread feeder([&] {
     while (!stop) {

@@ -47,18 +47,18 @@ class FakeNode {
   explicit FakeNode(unsigned gpus = 2) {
     nvml.reset();
     nvml.set_device_count(gpus);
-    NvmlOptions o;
+    device::NvmlOptions o;
     o.library_path = nvml.path();
     o.cuda_visible_devices = std::nullopt;
     ::unsetenv("CUDA_VISIBLE_DEVICES");
-    auto set = open_nvml_gpus(o);
+    auto set = device::open_nvml_gpus(o);
     for (auto& g : set.gpus) devices.gpus.push_back(std::move(g));
     powercap.add_zone("intel-rapl:0", "package-0", 1'000'000);
     powercap.add_zone("intel-rapl:0:0", "dram", 500'000, zeus::testing::kIntelDramRangeUj);
     powercap.add_zone("intel-rapl:1", "package-1", 2'000'000);
-    RaplOptions r;
+    device::RaplOptions r;
     r.root = powercap.root();
-    auto cpus = open_rapl_cpus(r);
+    auto cpus = device::open_rapl_cpus(r);
     for (auto& c : cpus.cpus) devices.cpus.push_back(std::move(c));
   }
 

@@ -41,23 +41,23 @@ struct GpuSplit {
 // The pure steps, one per source.
 // Samples newer than the cursor; `running` are the processes holding a
 // context now (a sample-less interval of a running process weighs 0).
-GpuSplit split_from_samples(std::span<const GpuProcessSample> samples);
+GpuSplit split_from_samples(std::span<const device::GpuProcessSample> samples);
 // Accounting now against the previous poll's (pid -> gpu_percent × time_ms).
-GpuSplit split_from_accounting(std::span<const GpuAccountingStat> now,
+GpuSplit split_from_accounting(std::span<const device::GpuAccountingStat> now,
                                const std::unordered_map<std::uint32_t, double>& before);
-GpuSplit split_equally(std::span<const GpuProcess> running);
-GpuSplit split_mig(const GpuMigLayout& layout);
+GpuSplit split_equally(std::span<const device::GpuProcess> running);
+GpuSplit split_mig(const device::GpuMigLayout& layout);
 
 // The per-GPU state of the sources: the samples' cursor and the accounting
 // history. next() asks the GPU, falling back source by source; a source that
 // answers kNotSupported is not asked again. Other device errors propagate.
 class GpuSplitter {
  public:
-  GpuSplit next(Gpu& gpu);
+  GpuSplit next(device::Gpu& gpu);
 
  private:
-  GpuSplit from_samples(Gpu& gpu);
-  std::optional<GpuSplit> from_accounting(Gpu& gpu);
+  GpuSplit from_samples(device::Gpu& gpu);
+  std::optional<GpuSplit> from_accounting(device::Gpu& gpu);
 
   bool samples_supported_ = true;
   bool accounting_supported_ = true;

@@ -84,8 +84,9 @@ std::map<unsigned, Watts> parse_idle_powers(std::string_view text, std::string_v
 
 class NodeAttributor {
  public:
-  NodeAttributor(std::vector<std::shared_ptr<Gpu>> gpus, std::vector<std::shared_ptr<Cpu>> cpus,
-                 AttributorOptions options, Clock& clock = SteadyClock::instance());
+  NodeAttributor(std::vector<std::shared_ptr<device::Gpu>> gpus,
+                 std::vector<std::shared_ptr<device::Cpu>> cpus, AttributorOptions options,
+                 Clock& clock = SteadyClock::instance());
 
   // One poll: books the interval since the last poll (the first only reads
   // the counters). A device whose read fails is skipped this time (its
@@ -131,14 +132,14 @@ class NodeAttributor {
 
  private:
   struct GpuState {
-    std::shared_ptr<Gpu> gpu;
+    std::shared_ptr<device::Gpu> gpu;
     DeviceIndex device;
     GpuSplitter splitter;
     IdleLearner learner;
     bool configured_idle = false;
   };
   struct CpuState {
-    std::shared_ptr<Cpu> cpu;
+    std::shared_ptr<device::Cpu> cpu;
     DeviceIndex package;
     DeviceIndex dram = kNoIndex;
   };

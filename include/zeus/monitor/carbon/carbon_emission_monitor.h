@@ -10,7 +10,7 @@
 
 #include "zeus/monitor/carbon/hourly_rate_monitor.h"
 
-namespace zeus {
+namespace zeus::carbon {
 
 struct CarbonEmissionMeasurement {
   Seconds time{};
@@ -29,7 +29,7 @@ struct CarbonEmissionMeasurement {
 // Thread-safe, as HourlyRateMonitor.
 class CarbonEmissionMonitor {
  public:
-  CarbonEmissionMonitor(const DeviceInventory& devices,
+  CarbonEmissionMonitor(const device::DeviceInventory& devices,
                         std::shared_ptr<HourlyRateProvider> carbon_intensity_provider,
                         HourlyRateMonitorOptions options = {});
   void begin_window(const std::string& key, bool sync_execution = true);
@@ -40,4 +40,4 @@ class CarbonEmissionMonitor {
   HourlyRateMonitor monitor_;
 };
 
-}  // namespace zeus
+}  // namespace zeus::carbon

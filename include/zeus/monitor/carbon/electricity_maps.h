@@ -16,7 +16,7 @@
 #include "zeus/monitor/carbon/rate_provider.h"
 #include "zeus/util/units.h"
 
-namespace zeus {
+namespace zeus::carbon {
 
 struct ElectricityMapsOptions {
   double latitude = 0;
@@ -67,4 +67,4 @@ class ElectricityMapsClient final : public HourlyRateProvider {
 // kParse with what was wrong; entries whose carbonIntensity is null are skipped.
 std::map<UtcHour, double> parse_electricity_maps(const std::string& body, bool history);
 
-}  // namespace zeus
+}  // namespace zeus::carbon

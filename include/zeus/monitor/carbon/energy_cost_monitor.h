@@ -10,7 +10,7 @@
 
 #include "zeus/monitor/carbon/hourly_rate_monitor.h"
 
-namespace zeus {
+namespace zeus::carbon {
 
 struct EnergyCostMeasurement {
   Seconds time{};
@@ -29,7 +29,7 @@ struct EnergyCostMeasurement {
 // Thread-safe, as HourlyRateMonitor.
 class EnergyCostMonitor {
  public:
-  EnergyCostMonitor(const DeviceInventory& devices,
+  EnergyCostMonitor(const device::DeviceInventory& devices,
                     std::shared_ptr<HourlyRateProvider> electricity_price_provider,
                     HourlyRateMonitorOptions options = {});
   void begin_window(const std::string& key, bool sync_execution = true);
@@ -40,4 +40,4 @@ class EnergyCostMonitor {
   HourlyRateMonitor monitor_;
 };
 
-}  // namespace zeus
+}  // namespace zeus::carbon

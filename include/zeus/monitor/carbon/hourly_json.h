@@ -8,7 +8,7 @@
 
 #include "zeus/monitor/carbon/hourly_rate_monitor.h"
 
-namespace zeus {
+namespace zeus::carbon {
 
 // {"provider", "rate_unit", "unit", "gpu": {"0": x}, "cpu", "dram", "total",
 //  "error"}; device maps and total are null when the provider failed.
@@ -35,4 +35,4 @@ class PricedLog {
   std::string path_;
 };
 
-}  // namespace zeus
+}  // namespace zeus::carbon

@@ -30,7 +30,7 @@
 #include "zeus/monitor/carbon/rate_provider.h"
 #include "zeus/monitor/energy_monitor.h"
 
-namespace zeus {
+namespace zeus::carbon {
 
 inline constexpr double kJoulesPerKwh = 3.6e6;
 
@@ -59,7 +59,7 @@ struct RateResult {
 };
 
 struct HourlyMeasurement {
-  Measurement energy;             // the whole window, as EnergyMonitor measures it
+  monitor::Measurement energy;    // the whole window, as EnergyMonitor measures it
   std::vector<HourShare> hours;   // in time order
   std::vector<RateResult> rates;  // parallel to the monitor's providers
 };
@@ -68,7 +68,7 @@ struct HourlyRateMonitorOptions {
   // Devices, sync function and clock of the energy measurement (the thread
   // also waits on that clock). log_file is not used here (front ends log the
   // priced result themselves, see PricedLog).
-  EnergyMonitorOptions energy;
+  monitor::EnergyMonitorOptions energy;
   // Wall time in Unix seconds, which decides the UTC hours; nullptr: the
   // system clock. Tests pass the same manual clock as energy.clock.
   std::function<double()> wall_time;
@@ -83,7 +83,7 @@ struct HourlyRateMonitorOptions {
 class HourlyRateMonitor {
  public:
   // kInvalidArgument for no provider or bad device indices.
-  HourlyRateMonitor(const DeviceInventory& devices,
+  HourlyRateMonitor(const device::DeviceInventory& devices,
                     std::vector<std::shared_ptr<HourlyRateProvider>> providers,
                     HourlyRateMonitorOptions options = {});
   ~HourlyRateMonitor();
@@ -103,7 +103,7 @@ class HourlyRateMonitor {
   // Stops the thread (idempotent).
   void stop();
 
-  const EnergyMonitor& energy_monitor() const { return *energy_; }
+  const monitor::EnergyMonitor& energy_monitor() const { return *energy_; }
   const std::vector<std::shared_ptr<HourlyRateProvider>>& providers() const { return providers_; }
 
  private:
@@ -117,7 +117,7 @@ class HourlyRateMonitor {
 
   std::vector<std::shared_ptr<HourlyRateProvider>> providers_;
   std::function<double()> wall_time_;
-  std::unique_ptr<EnergyMonitor> energy_;
+  std::unique_ptr<monitor::EnergyMonitor> energy_;
 
   mutable std::mutex mutex_;  // guards windows_ and next_slice_
   std::map<std::string, Window> windows_;
@@ -131,4 +131,4 @@ class HourlyRateMonitor {
 // "gCO2eq/kWh" -> "gCO2eq".
 std::string result_unit_of(const std::string& rate_unit);
 
-}  // namespace zeus
+}  // namespace zeus::carbon

@@ -15,7 +15,7 @@
 #include "zeus/monitor/carbon/rate_provider.h"
 #include "zeus/util/units.h"
 
-namespace zeus {
+namespace zeus::carbon {
 
 struct OpenEiOptions {
   double latitude = 0;
@@ -62,4 +62,4 @@ class OpenEiClient final : public HourlyRateProvider {
   std::optional<Tariff> tariff_;
 };
 
-}  // namespace zeus
+}  // namespace zeus::carbon

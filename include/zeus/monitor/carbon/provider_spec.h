@@ -9,10 +9,10 @@
 
 #include "zeus/monitor/carbon/rate_provider.h"
 
-namespace zeus {
+namespace zeus::carbon {
 
 // kInvalidArgument saying what the spec should look like.
 std::shared_ptr<HourlyRateProvider> carbon_provider_from_spec(const std::string& spec);
 std::shared_ptr<HourlyRateProvider> price_provider_from_spec(const std::string& spec);
 
-}  // namespace zeus
+}  // namespace zeus::carbon

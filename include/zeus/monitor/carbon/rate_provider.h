@@ -10,7 +10,7 @@
 #include <mutex>
 #include <string>
 
-namespace zeus {
+namespace zeus::carbon {
 
 // Seconds since the Unix epoch of the start of a UTC hour (a multiple of 3600).
 using UtcHour = std::int64_t;
@@ -82,4 +82,4 @@ inline constexpr double kMaxRate = 1e6;
 inline constexpr const char* kCarbonIntensityUnit = "gCO2eq/kWh";
 inline constexpr const char* kPriceUnit = "$/kWh";
 
-}  // namespace zeus
+}  // namespace zeus::carbon

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-namespace zeus {
+namespace zeus::callback {
 
 // Hooks a training loop calls, in this order per epoch:
 //   on_train_begin; { on_epoch_begin; { on_step_begin; <step>; on_step_end }*;
@@ -55,4 +55,4 @@ class CallbackSet final : public Callback {
   std::vector<Callback*> callbacks_;
 };
 
-}  // namespace zeus
+}  // namespace zeus::callback

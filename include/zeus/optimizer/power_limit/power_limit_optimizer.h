@@ -16,7 +16,7 @@
 #include "zeus/optimizer/power_limit/selection/power_limit_selector.h"
 #include "zeus/util/units.h"
 
-namespace zeus {
+namespace zeus::power_limit {
 
 struct GlobalPowerLimitOptimizerOptions {
   // Chooses the limit from the measurements. nullptr: zeus-cost with eta 0.5
@@ -62,7 +62,7 @@ struct PowerLimitSaving {
 // original settings come back when the optimizer is destroyed, at exit(), and
 // on SIGINT/SIGTERM (GpuSettingsGuard). Not thread-safe: call it from the
 // training thread. The monitor must outlive the optimizer.
-class GlobalPowerLimitOptimizer final : public Callback {
+class GlobalPowerLimitOptimizer final : public callback::Callback {
  public:
   enum class Phase { kReady, kWarmup, kProfiling, kDone };
   static constexpr std::size_t kMaxCandidateLimits = 1000;
@@ -79,9 +79,10 @@ class GlobalPowerLimitOptimizer final : public Callback {
   // monitored GPUs differ in name or power-limit constraints; kNoPermission
   // (saying what to do) when persistence mode or the limit cannot be set;
   // kParse / kInvalidArgument naming the file for a bad profile file.
-  GlobalPowerLimitOptimizer(WindowMonitor& monitor, GlobalPowerLimitOptimizerOptions options = {});
+  GlobalPowerLimitOptimizer(monitor::WindowMonitor& monitor,
+                            GlobalPowerLimitOptimizerOptions options = {});
   // The reference's positional signature (Python Zeus), for convenience.
-  GlobalPowerLimitOptimizer(WindowMonitor& monitor,
+  GlobalPowerLimitOptimizer(monitor::WindowMonitor& monitor,
                             std::shared_ptr<const PowerLimitSelector> selector, int wait_steps = 1,
                             int warmup_steps = 10, int profile_steps = 40,
                             Watts pl_step = Watts(25.0), std::string profile_path = {});
@@ -136,14 +137,14 @@ class GlobalPowerLimitOptimizer final : public Callback {
   void finish(bool from_file);
   std::optional<Milliwatts> next_candidate(Milliwatts after) const;
 
-  WindowMonitor& monitor_;
+  monitor::WindowMonitor& monitor_;
   GlobalPowerLimitOptimizerOptions options_;
   std::shared_ptr<const PowerLimitSelector> selector_;
   LocalReducer local_reducer_;
   Reducer* reducer_;
-  std::vector<std::shared_ptr<Gpu>> gpus_;
+  std::vector<std::shared_ptr<device::Gpu>> gpus_;
   std::vector<Milliwatts> candidates_;
-  std::unique_ptr<GpuSettingsGuard> guard_;  // null in dry-run
+  std::unique_ptr<device::GpuSettingsGuard> guard_;  // null in dry-run
   std::vector<PowerLimitMeasurement> measurements_;
   State state_{Phase::kReady, Milliwatts(0), 0};
   Milliwatts applied_{0};
@@ -156,4 +157,4 @@ class GlobalPowerLimitOptimizer final : public Callback {
 
 const char* phase_name(GlobalPowerLimitOptimizer::Phase phase);
 
-}  // namespace zeus
+}  // namespace zeus::power_limit

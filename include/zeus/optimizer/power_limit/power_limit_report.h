@@ -13,7 +13,7 @@
 
 #include "zeus/optimizer/power_limit/power_limit_optimizer.h"
 
-namespace zeus {
+namespace zeus::power_limit {
 
 // One selector's choice from a set of measurements.
 struct SelectorChoice {
@@ -53,4 +53,4 @@ std::vector<SelectorChoice> compare_selectors(std::span<const PowerLimitMeasurem
 int run_until_profiled(GlobalPowerLimitOptimizer& optimizer, int max_epochs, int steps_per_epoch,
                        const std::function<void()>& step);
 
-}  // namespace zeus
+}  // namespace zeus::power_limit

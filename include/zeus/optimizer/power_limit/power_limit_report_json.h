@@ -7,11 +7,11 @@
 
 #include "zeus/optimizer/power_limit/power_limit_report.h"
 
-namespace zeus {
+namespace zeus::power_limit {
 
 // {"power_limit_w", "energy_j", "time_s"}
 nlohmann::ordered_json to_json(const PowerLimitMeasurement& m);
 // {"spec", "name", "chosen_power_limit_w", "energy_saving_fraction"?, "time_change_fraction"?}
 nlohmann::ordered_json to_json(const SelectorChoice& c);
 
-}  // namespace zeus
+}  // namespace zeus::power_limit

@@ -4,7 +4,7 @@
 // all GPUs of all ranks) and a max (time of the slowest rank).
 #pragma once
 
-namespace zeus {
+namespace zeus::power_limit {
 
 // An all-reduce over the ranks of a job. Every rank must make the same calls
 // in the same order (they are collective operations). Implementations say
@@ -28,4 +28,4 @@ class LocalReducer final : public Reducer {
   int world_size() const override { return 1; }
 };
 
-}  // namespace zeus
+}  // namespace zeus::power_limit

@@ -19,8 +19,8 @@ namespace zeus::sim::carbon_aware {
 
 // One epoch at each limit, and the JIT-profiling epoch (every limit in turn).
 struct JobProfile {
-  std::vector<PowerLimitMeasurement> per_epoch;  // any order; >= 1 limit
-  Seconds profile_time{0.0};                     // 0: profiling is never charged
+  std::vector<power_limit::PowerLimitMeasurement> per_epoch;  // any order; >= 1 limit
+  Seconds profile_time{0.0};                                  // 0: profiling is never charged
   Joules profile_energy{0.0};
 };
 
@@ -33,7 +33,7 @@ struct Policy {
   Kind kind = Kind::kMax;
   std::string spec;  // as given, for reports
   Milliwatts fixed{0};
-  std::shared_ptr<const PowerLimitSelector> selector;
+  std::shared_ptr<const power_limit::PowerLimitSelector> selector;
   double eta = 0.0;
   std::string forecaster = "persistence";
 };
@@ -51,9 +51,9 @@ struct ReplayOptions {
 
 // One decision period of a replay (the rows of decisions.csv).
 struct PeriodRecord {
-  ChaseDecision decision;  // forecast/eta_eff NaN for non-Chase policies
-  double signal = 0.0;     // the period's actual (mean) value
-  Seconds time{0.0};       // spent in the period
+  zeus::carbon_aware::ChaseDecision decision;  // forecast/eta_eff NaN for non-Chase policies
+  double signal = 0.0;                         // the period's actual (mean) value
+  Seconds time{0.0};                           // spent in the period
   Joules energy{0.0};
   double charge = 0.0;     // grams CO2 or currency
   bool profiling = false;  // the profiling epoch (limit 0)
@@ -75,8 +75,9 @@ class Replayer {
   // phase (start mod resolution; 0 for hourly data on the hour).
   // `signal` is kept by reference and must outlive the replayer (a temporary
   // does not compile).
-  Replayer(JobProfile profile, const GridSignal& signal, ReplayOptions options);
-  Replayer(JobProfile profile, GridSignal&& signal, ReplayOptions options) = delete;
+  Replayer(JobProfile profile, const zeus::carbon_aware::GridSignal& signal, ReplayOptions options);
+  Replayer(JobProfile profile, zeus::carbon_aware::GridSignal&& signal,
+           ReplayOptions options) = delete;
 
   // Replays from `start_utc`. kNotFound naming the signal's file when the
   // history before the start or the job itself is not covered (never wraps;
@@ -89,10 +90,10 @@ class Replayer {
   std::int64_t first_start() const;
   std::int64_t period_s() const { return period_; }
   // Into this replayer: not on a temporary, where they would dangle.
-  const GridSignal& periodic_signal() const& { return periodic_; }
-  const GridSignal& periodic_signal() const&& = delete;
-  const GridSignal& signal() const& { return signal_; }
-  const GridSignal& signal() const&& = delete;
+  const zeus::carbon_aware::GridSignal& periodic_signal() const& { return periodic_; }
+  const zeus::carbon_aware::GridSignal& periodic_signal() const&& = delete;
+  const zeus::carbon_aware::GridSignal& signal() const& { return signal_; }
+  const zeus::carbon_aware::GridSignal& signal() const&& = delete;
   const JobProfile& profile() const& { return profile_; }
   const JobProfile& profile() const&& = delete;
   const ReplayOptions& options() const& { return options_; }
@@ -102,11 +103,11 @@ class Replayer {
 
  private:
   JobProfile profile_;
-  const GridSignal& signal_;
+  const zeus::carbon_aware::GridSignal& signal_;
   ReplayOptions options_;
   std::int64_t period_;
   std::int64_t phase_;
-  GridSignal periodic_;  // the signal's mean per decision period
+  zeus::carbon_aware::GridSignal periodic_;  // the signal's mean per decision period
 };
 
 }  // namespace zeus::sim::carbon_aware

@@ -18,7 +18,7 @@ namespace zeus::sim::carbon_aware {
 
 struct StudySpec {
   std::string signal_path;
-  SignalCsvOptions csv;
+  zeus::carbon_aware::SignalCsvOptions csv;
   std::string traces_dir;
   std::string gpu = "a40";
   std::string workload = "imagenet/resnet50";
@@ -49,7 +49,7 @@ struct Headline {
 };
 
 struct StudyResult {
-  GridSignal signal;  // as read (before any wrapping)
+  zeus::carbon_aware::GridSignal signal;  // as read (before any wrapping)
   std::string workload_label;
   JobProfile profile;
   double epochs = 0;
@@ -76,7 +76,7 @@ std::string study_table(const StudyResult& result);
 
 // The JobProfile of a Zeus trace's batch size (per-epoch time and energy at
 // each limit, and its profiling epoch).
-JobProfile job_profile(const std::vector<PowerLimitMeasurement>& per_epoch, Seconds profile_time,
-                       Joules profile_energy);
+JobProfile job_profile(const std::vector<power_limit::PowerLimitMeasurement>& per_epoch,
+                       Seconds profile_time, Joules profile_energy);
 
 }  // namespace zeus::sim::carbon_aware

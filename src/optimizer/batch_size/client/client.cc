@@ -34,8 +34,8 @@ ErrorCode code_for_status(int status) {
 
 }  // namespace
 
-BatchSizeOptimizer::BatchSizeOptimizer(EnergyMonitor& monitor, std::string server_url, JobSpec job,
-                                       ClientOptions options)
+BatchSizeOptimizer::BatchSizeOptimizer(monitor::EnergyMonitor& monitor, std::string server_url,
+                                       JobSpec job, ClientOptions options)
     : monitor_(monitor),
       http_(server_url, options.http),
       job_(std::move(job)),
@@ -143,7 +143,7 @@ ReportResponse BatchSizeOptimizer::on_evaluate(double metric) {
   }
   if (finished_) return {true, false, "training already finished"};
   ++epoch_;
-  const Measurement m = monitor_.end_window(options_.window_name);
+  const monitor::Measurement m = monitor_.end_window(options_.window_name);
   time_ += m.time;
   energy_ += m.total_gpu_energy();
   TrainingResult result{*trial_, time_.count(), energy_.value(), metric, epoch_};

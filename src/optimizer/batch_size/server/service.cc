@@ -198,8 +198,8 @@ void Service::report(const TrainingResult& result, OutcomeCallback done) {
               nullptr};
         }
         const JobSpec& s = job.spec;
-        const Joules cost(
-            zeus_cost(Joules(result.energy), Seconds(result.time), s.eta_knob, Watts(s.max_power)));
+        const Joules cost(power_limit::zeus_cost(Joules(result.energy), Seconds(result.time),
+                                                 s.eta_knob, Watts(s.max_power)));
         bs::StopRule rule;
         rule.beta = s.beta_knob.value_or(std::numeric_limits<double>::infinity());
         rule.max_epochs = s.max_epochs;

@@ -8,7 +8,7 @@
 
 namespace zeus::pipeline_frequency {
 
-FrequencyController::FrequencyController(std::shared_ptr<Gpu> gpu,
+FrequencyController::FrequencyController(std::shared_ptr<device::Gpu> gpu,
                                          FrequencyControllerOptions options)
     : gpu_(std::move(gpu)), guard_({gpu_}) {
   if (options.reset_power_limit) guard_.set_power_limit(0, gpu_->default_power_limit());

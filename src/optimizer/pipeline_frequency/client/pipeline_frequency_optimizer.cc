@@ -39,7 +39,7 @@ void check_shape(const PipelineFrequencyOptimizerOptions& o) {
 
 }  // namespace
 
-PipelineFrequencyOptimizer::PipelineFrequencyOptimizer(std::shared_ptr<Gpu> gpu,
+PipelineFrequencyOptimizer::PipelineFrequencyOptimizer(std::shared_ptr<device::Gpu> gpu,
                                                        PipelineFrequencyOptimizerOptions options)
     : gpu_(std::move(gpu)),
       options_(std::move(options)),

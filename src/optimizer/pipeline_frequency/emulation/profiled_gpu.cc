@@ -48,14 +48,16 @@ Joules ProfiledGpu::total_energy() {
   return energy_;
 }
 
-Watts ProfiledGpu::power(PowerDomain domain) {
-  if (domain == PowerDomain::kMemoryAverage) {
+Watts ProfiledGpu::power(device::PowerDomain domain) {
+  if (domain == device::PowerDomain::kMemoryAverage) {
     throw_error(ErrorCode::kNotSupported, "the emulated GPU has no memory power domain");
   }
   return p_blocking_;  // computations take no real time: outside them the GPU blocks
 }
 
-PowerLimitConstraints ProfiledGpu::power_limit_constraints() { return {kMinLimit, kMaxLimit}; }
+device::PowerLimitConstraints ProfiledGpu::power_limit_constraints() {
+  return {kMinLimit, kMaxLimit};
+}
 
 Milliwatts ProfiledGpu::power_limit() {
   std::lock_guard lock(mutex_);

@@ -23,7 +23,7 @@ namespace zeus::pipeline_frequency {
 
 // Thread-safe: mutex_ guards the settings and the energy account (the
 // controller's thread locks clocks while the stage's thread runs work).
-class ProfiledGpu final : public Gpu {
+class ProfiledGpu final : public device::Gpu {
  public:
   // kInvalidArgument when the profile has no rows for `stage`.
   ProfiledGpu(const pipeline_frequency::StageProfile& profile, int stage, Watts p_blocking,
@@ -31,11 +31,11 @@ class ProfiledGpu final : public Gpu {
 
   std::string name() override;
   std::string uuid() override;
-  GpuArchitecture architecture() override { return GpuArchitecture::kAmpere; }
+  device::GpuArchitecture architecture() override { return device::GpuArchitecture::kAmpere; }
   bool supports_energy_counter() override { return true; }
   Joules total_energy() override;
-  Watts power(PowerDomain domain) override;
-  PowerLimitConstraints power_limit_constraints() override;
+  Watts power(device::PowerDomain domain) override;
+  device::PowerLimitConstraints power_limit_constraints() override;
   Milliwatts power_limit() override;
   Milliwatts default_power_limit() override;
   void set_power_limit(Milliwatts limit) override;

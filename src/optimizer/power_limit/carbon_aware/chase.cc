@@ -7,7 +7,7 @@
 
 #include "zeus/util/error.h"
 
-namespace zeus {
+namespace zeus::carbon_aware {
 
 double chase_eta_eff(double eta, double forecast, double signal_max) {
   const double k = eta * forecast + (1.0 - eta) * signal_max;
@@ -44,24 +44,26 @@ std::string ChasePolicy::name() const {
                                         world_size_);
 }
 
-ChasePolicy::Choice ChasePolicy::choose(std::span<const PowerLimitMeasurement> m,
+ChasePolicy::Choice ChasePolicy::choose(std::span<const power_limit::PowerLimitMeasurement> m,
                                         double forecast) const {
-  const double max_power = to_watts(max_measured_limit(m)).value() * world_size_;
+  const double max_power = to_watts(power_limit::max_measured_limit(m)).value() * world_size_;
   const double k = eta_ * forecast + (1.0 - eta_) * signal_max_;
   if (k > 0.0) {
     // The paper's cost divided by k > 0 (same argmin): ZeusCost(eta_eff).
     const double eta_eff = eta_ * forecast / k;
-    return {min_weighted_cost_limit(m, eta_eff, (1.0 - eta_eff) * max_power), eta_eff};
+    return {power_limit::min_weighted_cost_limit(m, eta_eff, (1.0 - eta_eff) * max_power), eta_eff};
   }
   // A price so negative that running costs less than nothing outweighs time:
   // no Zeus knob corresponds; minimise the paper's cost directly.
-  return {min_weighted_cost_limit(m, eta_ * forecast, (1.0 - eta_) * max_power * signal_max_),
+  return {power_limit::min_weighted_cost_limit(m, eta_ * forecast,
+                                               (1.0 - eta_) * max_power * signal_max_),
           std::numeric_limits<double>::quiet_NaN()};
 }
 
-double ChasePolicy::cost(const PowerLimitMeasurement& m, double forecast, Watts max_power) const {
+double ChasePolicy::cost(const power_limit::PowerLimitMeasurement& m, double forecast,
+                         Watts max_power) const {
   return eta_ * m.energy.value() * forecast +
          (1.0 - eta_) * max_power.value() * signal_max_ * m.time.count();
 }
 
-}  // namespace zeus
+}  // namespace zeus::carbon_aware

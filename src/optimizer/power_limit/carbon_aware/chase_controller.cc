@@ -12,15 +12,15 @@
 #include "zeus/util/iso8601.h"
 #include "zeus/util/log.h"
 
-namespace zeus {
+namespace zeus::carbon_aware {
 namespace {
 
 double watts(Milliwatts mw) { return to_watts(mw).value(); }
 
 }  // namespace
 
-ChaseController::ChaseController(GlobalPowerLimitOptimizer& optimizer, SignalSource& source,
-                                 ChaseControllerOptions options)
+ChaseController::ChaseController(power_limit::GlobalPowerLimitOptimizer& optimizer,
+                                 SignalSource& source, ChaseControllerOptions options)
     : optimizer_(optimizer), source_(source), options_(std::move(options)) {
   if (!(options_.eta >= 0.0 && options_.eta <= 1.0)) {
     throw_error(ErrorCode::kInvalidArgument,
@@ -209,4 +209,4 @@ std::string ChaseController::decisions_csv() const {
   return out;
 }
 
-}  // namespace zeus
+}  // namespace zeus::carbon_aware

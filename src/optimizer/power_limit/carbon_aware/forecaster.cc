@@ -8,7 +8,7 @@
 
 #include "zeus/util/error.h"
 
-namespace zeus {
+namespace zeus::carbon_aware {
 
 namespace {
 constexpr std::int64_t kDay = 86'400;
@@ -105,4 +105,4 @@ std::unique_ptr<SignalForecaster> make_forecaster(const std::string& name,
       fmt::format("unknown forecaster '{}'; expected persistence, linear, svr or oracle", name));
 }
 
-}  // namespace zeus
+}  // namespace zeus::carbon_aware

@@ -8,7 +8,7 @@
 #include "zeus/util/error.h"
 #include "zeus/util/iso8601.h"
 
-namespace zeus {
+namespace zeus::carbon_aware {
 
 const char* signal_kind_name(SignalKind kind) {
   return kind == SignalKind::kCarbon ? "carbon" : "price";
@@ -84,4 +84,4 @@ GridSignal GridSignal::periodic_extension() const {
                     source_ + " (wrapped)");
 }
 
-}  // namespace zeus
+}  // namespace zeus::carbon_aware

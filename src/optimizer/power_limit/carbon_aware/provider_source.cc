@@ -2,14 +2,15 @@
 
 #include <algorithm>
 
-namespace zeus {
+namespace zeus::carbon_aware {
 
 double ProviderSignalSource::value(std::int64_t start_utc, std::int64_t period_s) {
   const std::int64_t end = start_utc + std::max<std::int64_t>(period_s, 1);
   double sum = 0.0;
   for (std::int64_t t = start_utc; t < end;) {
-    const UtcHour hour = t - (((t % kSecondsPerHour) + kSecondsPerHour) % kSecondsPerHour);
-    const std::int64_t next = std::min(end, hour + kSecondsPerHour);
+    const carbon::UtcHour hour =
+        t - (((t % carbon::kSecondsPerHour) + carbon::kSecondsPerHour) % carbon::kSecondsPerHour);
+    const std::int64_t next = std::min(end, hour + carbon::kSecondsPerHour);
     sum += provider_.rate(hour) * static_cast<double>(next - t);
     t = next;
   }
@@ -17,7 +18,8 @@ double ProviderSignalSource::value(std::int64_t start_utc, std::int64_t period_s
 }
 
 SignalKind ProviderSignalSource::kind() const {
-  return provider_.unit() == kCarbonIntensityUnit ? SignalKind::kCarbon : SignalKind::kPrice;
+  return provider_.unit() == carbon::kCarbonIntensityUnit ? SignalKind::kCarbon
+                                                          : SignalKind::kPrice;
 }
 
-}  // namespace zeus
+}  // namespace zeus::carbon_aware

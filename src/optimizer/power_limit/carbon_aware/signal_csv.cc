@@ -14,7 +14,7 @@
 #include "zeus/util/iso8601.h"
 #include "zeus/util/text.h"
 
-namespace zeus {
+namespace zeus::carbon_aware {
 namespace {
 
 // What a unit spelling means: the kind, the canonical unit, and the factor
@@ -254,4 +254,4 @@ GridSignal read_signal_csv(const std::string& path, const SignalCsvOptions& opti
   return parse_signal_csv(zeus::read_file(path), path, options);  // bounded, regular files
 }
 
-}  // namespace zeus
+}  // namespace zeus::carbon_aware

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-namespace zeus {
+namespace zeus::carbon_aware {
 
 double GridSignalSource::value(std::int64_t start_utc, std::int64_t period_s) {
   // Every sample that overlaps the period, weighted by the overlap.
@@ -19,4 +19,4 @@ double GridSignalSource::value(std::int64_t start_utc, std::int64_t period_s) {
   return sum / static_cast<double>(covered);
 }
 
-}  // namespace zeus
+}  // namespace zeus::carbon_aware

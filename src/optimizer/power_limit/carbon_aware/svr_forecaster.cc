@@ -10,7 +10,7 @@
 #include <libsvm/svm.h>
 #endif
 
-namespace zeus {
+namespace zeus::carbon_aware {
 
 #ifdef ZEUS_HAVE_LIBSVM
 
@@ -102,4 +102,4 @@ double SvrForecaster::predict(std::int64_t, double previous) const { return prev
 
 #endif
 
-}  // namespace zeus
+}  // namespace zeus::carbon_aware

@@ -4,7 +4,7 @@
 
 #include "zeus/util/error.h"
 
-namespace zeus {
+namespace zeus::power_limit {
 namespace {
 
 std::string mpi_error_text(int code) {
@@ -41,4 +41,4 @@ double MpiReducer::all_reduce_sum(double local) { return all_reduce(local, MPI_S
 
 double MpiReducer::all_reduce_max(double local) { return all_reduce(local, MPI_MAX, "max"); }
 
-}  // namespace zeus
+}  // namespace zeus::power_limit

@@ -7,7 +7,7 @@
 #include "zeus/util/error.h"
 #include "zeus/util/parse.h"
 
-namespace zeus {
+namespace zeus::power_limit {
 namespace {
 
 void require_nonempty(std::span<const PowerLimitMeasurement> m) {
@@ -130,4 +130,4 @@ std::unique_ptr<PowerLimitSelector> make_power_limit_selector(const std::string&
                           spec));
 }
 
-}  // namespace zeus
+}  // namespace zeus::power_limit

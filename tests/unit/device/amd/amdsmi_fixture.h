@@ -26,24 +26,24 @@ class AmdSmiTest : public ::testing::TestWithParam<int> {
   }
   virtual int abi() const { return GetParam(); }
 
-  AmdSmiOptions options() const {
-    AmdSmiOptions o;
+  device::AmdSmiOptions options() const {
+    device::AmdSmiOptions o;
     o.amdsmi_lib_dir = fake_->dir();
     o.rocr_visible_devices = std::nullopt;
     o.hip_visible_devices = std::nullopt;
     o.opt_dir = tmp_.path();
     return o;
   }
-  AmdSmiGpuSet open(AmdSmiOptions o) const {
+  device::AmdSmiGpuSet open(device::AmdSmiOptions o) const {
     // Visibility comes from the options; an unset option reads the
     // environment, which the tests clear.
     unsetenv("ROCR_VISIBLE_DEVICES");
     unsetenv("HIP_VISIBLE_DEVICES");
     unsetenv("CUDA_VISIBLE_DEVICES");
     unsetenv("ZEUS_AMDSMI_LIBRARY");
-    return open_amdsmi_gpus(o);
+    return device::open_amdsmi_gpus(o);
   }
-  AmdSmiGpuSet open() const { return open(options()); }
+  device::AmdSmiGpuSet open() const { return open(options()); }
 
   const FakeAmdSmi& fake() const { return *fake_; }
 

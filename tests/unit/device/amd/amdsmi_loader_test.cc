@@ -41,10 +41,11 @@ void clear_visibility() {
 }
 
 TEST(AmdSmiSearch, AmdsmiLibDirAndRocmPathRestrictTheSearch) {
-  EXPECT_THAT(amdsmi_library_candidates(std::string("/custom/libs"), std::string("/custom/rocm")),
-              ElementsAre("/custom/libs/libamd_smi.so.26", "/custom/libs/libamd_smi.so.25",
-                          "/custom/libs/libamd_smi.so.24"));
-  EXPECT_THAT(amdsmi_library_candidates(std::nullopt, std::string("/custom/rocm")),
+  EXPECT_THAT(
+      device::amdsmi_library_candidates(std::string("/custom/libs"), std::string("/custom/rocm")),
+      ElementsAre("/custom/libs/libamd_smi.so.26", "/custom/libs/libamd_smi.so.25",
+                  "/custom/libs/libamd_smi.so.24"));
+  EXPECT_THAT(device::amdsmi_library_candidates(std::nullopt, std::string("/custom/rocm")),
               ElementsAre("/custom/rocm/lib/libamd_smi.so.26", "/custom/rocm/lib/libamd_smi.so.25",
                           "/custom/rocm/lib/libamd_smi.so.24"));
 }
@@ -56,7 +57,7 @@ TEST(AmdSmiSearch, DefaultSearchTriesOptRocmThenTheNewestVersionThenTheLoader) {
   }
   const std::string root = opt.path();
   EXPECT_THAT(
-      amdsmi_library_candidates(std::nullopt, std::nullopt, root),
+      device::amdsmi_library_candidates(std::nullopt, std::nullopt, root),
       ElementsAre(root + "/rocm/lib/libamd_smi.so.26", root + "/rocm/lib/libamd_smi.so.25",
                   root + "/rocm/lib/libamd_smi.so.24", root + "/rocm-6.10.0/lib/libamd_smi.so.26",
                   root + "/rocm-6.10.0/lib/libamd_smi.so.25",
@@ -75,11 +76,11 @@ TEST(AmdSmiSearch, LoadsTheNewestAbiFromTheNewestVersionedRocm) {
   fs::create_symlink(abi25.path(), opt / "rocm-6.4.0" / "lib" / "libamd_smi.so.25");
   fs::create_symlink(abi26.path(), opt / "rocm-7.0.2" / "lib" / "libamd_smi.so.26");
   clear_visibility();
-  AmdSmiOptions o;
+  device::AmdSmiOptions o;
   o.opt_dir = opt.path();
   o.amdsmi_lib_dir = "";
   o.rocm_path = "";
-  AmdSmiGpuSet set = open_amdsmi_gpus(o);
+  device::AmdSmiGpuSet set = device::open_amdsmi_gpus(o);
   EXPECT_EQ(set.abi, 26);
   EXPECT_EQ(set.library_path, (opt / "rocm-7.0.2" / "lib" / "libamd_smi.so.26").string());
   EXPECT_EQ(set.library_version, "26.3.0");
@@ -94,10 +95,10 @@ TEST(AmdSmiSearch, RocmPathFindsItsLibFolder) {
   fs::create_directories(rocm / "lib");
   fs::create_symlink(abi24.path(), rocm / "lib" / "libamd_smi.so.24");
   clear_visibility();
-  AmdSmiOptions o;
+  device::AmdSmiOptions o;
   o.amdsmi_lib_dir = "";
   o.rocm_path = rocm.path();
-  AmdSmiGpuSet set = open_amdsmi_gpus(o);
+  device::AmdSmiGpuSet set = device::open_amdsmi_gpus(o);
   EXPECT_EQ(set.abi, 24);
   EXPECT_EQ(set.library_version, "24.7.1.0");
   EXPECT_TRUE(set.serialized) << "ROCm 6.3 is not thread-safe";
@@ -105,10 +106,10 @@ TEST(AmdSmiSearch, RocmPathFindsItsLibFolder) {
 
 TEST(AmdSmiSearch, NothingFoundListsEveryPlaceTried) {
   TempDir empty;
-  AmdSmiOptions o;
+  device::AmdSmiOptions o;
   o.amdsmi_lib_dir = empty.path();
   ErrorCode code{};
-  const std::string message = error_of([&] { open_amdsmi_gpus(o); }, &code);
+  const std::string message = error_of([&] { device::open_amdsmi_gpus(o); }, &code);
   EXPECT_EQ(code, ErrorCode::kDriverNotLoaded);
   EXPECT_THAT(message, HasSubstr("no AMD SMI found"));
   EXPECT_THAT(message, HasSubstr("AMDSMI_LIB_DIR"));
@@ -122,10 +123,10 @@ TEST(AmdSmiSearch, RefusesAmdSmiFromRocm62) {
   FakeAmdSmi abi24(24);
   abi24.reset();
   abi24.set_lib_version(24, 6, 3, 0);
-  AmdSmiOptions o;
+  device::AmdSmiOptions o;
   o.amdsmi_lib_dir = abi24.dir();
   ErrorCode code{};
-  const std::string message = error_of([&] { open_amdsmi_gpus(o); }, &code);
+  const std::string message = error_of([&] { device::open_amdsmi_gpus(o); }, &code);
   EXPECT_EQ(code, ErrorCode::kDriverNotLoaded);
   EXPECT_THAT(message, HasSubstr("ROCm 6.2 or older"));
   EXPECT_EQ(abi24.init_ref_count(), 0);
@@ -135,18 +136,18 @@ TEST(AmdSmiSearch, RefusesAnUnknownAbi) {
   FakeAmdSmi abi26(26);
   abi26.reset();
   abi26.set_lib_version(0, 27, 0, 0);
-  AmdSmiOptions o;
+  device::AmdSmiOptions o;
   o.library_path = abi26.path();
-  EXPECT_THAT(error_of([&] { open_amdsmi_gpus(o); }), HasSubstr("ABI 27"));
+  EXPECT_THAT(error_of([&] { device::open_amdsmi_gpus(o); }), HasSubstr("ABI 27"));
 }
 
 TEST(AmdSmiSearch, ALibraryThatIsNotAmdSmiIsSkipped) {
   TempDir dir;
   // A shared library that lacks AMD SMI's symbols: the fake NVML will do.
   fs::create_symlink(fake_nvml_path(), dir / "libamd_smi.so.26");
-  AmdSmiOptions o;
+  device::AmdSmiOptions o;
   o.amdsmi_lib_dir = dir.path();
-  const std::string message = error_of([&] { open_amdsmi_gpus(o); });
+  const std::string message = error_of([&] { device::open_amdsmi_gpus(o); });
   EXPECT_THAT(message, HasSubstr("does not export amdsmi_init"));
 }
 
@@ -154,10 +155,10 @@ TEST(AmdSmiSearch, InitFailureSaysWhatToDo) {
   FakeAmdSmi abi26(26);
   abi26.reset();
   abi26.fail_next("amdsmi_init", amdsmi_status::kDriverNotLoaded);
-  AmdSmiOptions o;
+  device::AmdSmiOptions o;
   o.amdsmi_lib_dir = abi26.dir();
   ErrorCode code{};
-  const std::string message = error_of([&] { open_amdsmi_gpus(o); }, &code);
+  const std::string message = error_of([&] { device::open_amdsmi_gpus(o); }, &code);
   EXPECT_EQ(code, ErrorCode::kDriverNotLoaded);
   EXPECT_THAT(message, HasSubstr("amdgpu"));
 }
@@ -166,21 +167,21 @@ TEST(AmdSmiSearch, SerializationCanBeForced) {
   FakeAmdSmi abi26(26);
   abi26.reset();
   clear_visibility();
-  AmdSmiOptions o;
+  device::AmdSmiOptions o;
   o.amdsmi_lib_dir = abi26.dir();
   o.serialize_calls = true;
-  EXPECT_TRUE(open_amdsmi_gpus(o).serialized);
+  EXPECT_TRUE(device::open_amdsmi_gpus(o).serialized);
 }
 
 TEST(AmdSmiDiscovery, AmdsmiBackendThroughDiscovery) {
   FakeAmdSmi abi26(26);
   abi26.reset();
   clear_visibility();
-  DiscoveryOptions o;
+  device::DiscoveryOptions o;
   o.gpu_backend = "amdsmi";
   o.amdsmi_library = abi26.path();
   o.cpus = false;
-  DeviceInventory inv = discover_devices(o);
+  device::DeviceInventory inv = device::discover_devices(o);
   EXPECT_EQ(inv.gpu_backend, "amdsmi");
   EXPECT_EQ(inv.gpus.size(), 2U);
   EXPECT_THAT(inv.amdsmi_version, HasSubstr("26.3.0 (ABI 26"));
@@ -190,12 +191,12 @@ TEST(AmdSmiDiscovery, AutoPrefersNvidiaAndSaysHowToPickAmd) {
   FakeAmdSmi abi26(26);
   abi26.reset();
   clear_visibility();
-  DiscoveryOptions o;
+  device::DiscoveryOptions o;
   o.gpu_backend = "auto";
   o.amdsmi_library = abi26.path();
   o.nvml_library = fake_nvml_path();
   o.cpus = false;
-  DeviceInventory inv = discover_devices(o);
+  device::DeviceInventory inv = device::discover_devices(o);
   EXPECT_EQ(inv.gpu_backend, "nvml");
   bool noted = false;
   for (const auto& n : inv.notes)
@@ -208,12 +209,12 @@ TEST(AmdSmiDiscovery, AutoUsesAmdWithoutNvidia) {
   abi25.reset();
   clear_visibility();
   TempDir empty;
-  DiscoveryOptions o;
+  device::DiscoveryOptions o;
   o.gpu_backend = "auto";
   o.amdsmi_library = abi25.path();
   o.nvml_library = (empty / "libnvidia-ml.so.1").string();
   o.cpus = false;
-  DeviceInventory inv = discover_devices(o);
+  device::DeviceInventory inv = device::discover_devices(o);
   EXPECT_EQ(inv.gpu_backend, "amdsmi");
   EXPECT_EQ(inv.gpus.size(), 2U);
 }
@@ -248,39 +249,40 @@ TEST(EnergyCounterCheck, ComparesTheCounterWithPowerTimesTime) {
   fake.set_power(0, 300, 280);
   fake.set_power(1, 0, 0);
   clear_visibility();
-  AmdSmiOptions o;
+  device::AmdSmiOptions o;
   o.amdsmi_lib_dir = fake.dir();
-  AmdSmiGpuSet set = open_amdsmi_gpus(o);
-  std::vector<std::shared_ptr<Gpu>> gpus;
+  device::AmdSmiGpuSet set = device::open_amdsmi_gpus(o);
+  std::vector<std::shared_ptr<device::Gpu>> gpus;
   for (auto& g : set.gpus) gpus.push_back(std::move(g));
 
   CountingClock honest(fake, 280.0, 1.0);
-  auto checks = check_energy_counters(gpus, honest);
+  auto checks = device::check_energy_counters(gpus, honest);
   ASSERT_EQ(checks.size(), 2U);
-  EXPECT_EQ(checks[0].verdict, CounterVerdict::kConsistent) << checks[0].detail;
+  EXPECT_EQ(checks[0].verdict, device::CounterVerdict::kConsistent) << checks[0].detail;
   EXPECT_NEAR(checks[0].expected->value(), 140.0, 1e-9);  // 280 W average x 0.5 s
   EXPECT_NEAR(*checks[0].ratio, 1.0, 1e-3);
-  EXPECT_EQ(checks[1].verdict, CounterVerdict::kInconclusive) << "an idle GPU proves nothing";
+  EXPECT_EQ(checks[1].verdict, device::CounterVerdict::kInconclusive)
+      << "an idle GPU proves nothing";
 
   CountingClock broken(fake, 280.0, 50.0);  // ROCm/amdsmi#38: wildly wrong counts
-  checks = check_energy_counters(gpus, broken, Seconds(0.5), "amdsmi");
-  EXPECT_EQ(checks[0].verdict, CounterVerdict::kInconsistent);
+  checks = device::check_energy_counters(gpus, broken, Seconds(0.5), "amdsmi");
+  EXPECT_EQ(checks[0].verdict, device::CounterVerdict::kInconsistent);
   EXPECT_THAT(checks[0].detail, HasSubstr("not trustworthy"));
   EXPECT_THAT(checks[0].detail, HasSubstr("ROCm/amdsmi#38"));
   // The same numbers from an NVIDIA GPU: AMD's bug is not its explanation.
-  checks = check_energy_counters(gpus, broken, Seconds(0.5), "nvml");
+  checks = device::check_energy_counters(gpus, broken, Seconds(0.5), "nvml");
   EXPECT_THAT(checks[0].detail, Not(HasSubstr("AMD")));
   EXPECT_THAT(checks[0].detail, HasSubstr("zeus show-env"));
 
   CountingClock stuck(fake, 280.0, 0.0);
-  checks = check_energy_counters(gpus, stuck);
-  EXPECT_EQ(checks[0].verdict, CounterVerdict::kInconsistent);
+  checks = device::check_energy_counters(gpus, stuck);
+  EXPECT_EQ(checks[0].verdict, device::CounterVerdict::kInconsistent);
 
   fake.set_energy_status(1, amdsmi_status::kNotSupported);
-  AmdSmiGpuSet again = open_amdsmi_gpus(o);
-  std::vector<std::shared_ptr<Gpu>> one{std::move(again.gpus[1])};
-  checks = check_energy_counters(one, honest);
-  EXPECT_EQ(checks[0].verdict, CounterVerdict::kUnavailable);
+  device::AmdSmiGpuSet again = device::open_amdsmi_gpus(o);
+  std::vector<std::shared_ptr<device::Gpu>> one{std::move(again.gpus[1])};
+  checks = device::check_energy_counters(one, honest);
+  EXPECT_EQ(checks[0].verdict, device::CounterVerdict::kUnavailable);
 }
 
 }  // namespace

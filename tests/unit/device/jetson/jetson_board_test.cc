@@ -15,7 +15,7 @@ using Layout = FakeJetson::Layout;
 struct LayoutCase {
   Layout layout;
   const char* driver;
-  std::vector<std::pair<SocRail, std::string>> rails;  // kind, label
+  std::vector<std::pair<device::SocRail, std::string>> rails;  // kind, label
   bool voltage_times_current;
 };
 
@@ -24,7 +24,7 @@ class JetsonLayouts : public ::testing::TestWithParam<LayoutCase> {};
 TEST_P(JetsonLayouts, FindsTheRailsAndReadsTheirPower) {
   const LayoutCase& c = GetParam();
   FakeJetson fake(c.layout);
-  const auto board = JetsonBoard::discover(fake.root());
+  const auto board = device::JetsonBoard::discover(fake.root());
   ASSERT_TRUE(board.has_value());
   EXPECT_EQ(board->driver(), c.driver);
   ASSERT_EQ(board->rails().size(), c.rails.size());
@@ -39,33 +39,34 @@ TEST_P(JetsonLayouts, FindsTheRailsAndReadsTheirPower) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    EveryLayout, JetsonLayouts,
-    ::testing::Values(LayoutCase{Layout::kNanoIioPower,
-                                 "ina3221x",
-                                 {{SocRail::kCpu, "POM_5V_CPU"},
-                                  {SocRail::kGpu, "POM_5V_GPU"},
-                                  {SocRail::kTotal, "POM_5V_IN"}},
-                                 false},
-                      LayoutCase{Layout::kTx2IioVoltageCurrent,
-                                 "ina3221x",
-                                 {{SocRail::kCpu, "VDD_SYS_CPU"},
-                                  {SocRail::kGpu, "VDD_SYS_GPU"},
-                                  {SocRail::kTotal, "VDD_IN"}},
-                                 true},
-                      LayoutCase{Layout::kXavierHwmonFlat,
-                                 "ina3221",
-                                 {{SocRail::kCpu, "CPU"}, {SocRail::kGpu, "GPU"}},
-                                 true},
-                      LayoutCase{Layout::kOrinHwmon,
-                                 "ina3221",
-                                 {{SocRail::kCpu, "VDD_CPU_GPU_CV"}, {SocRail::kTotal, "VDD_IN"}},
-                                 true}));
+INSTANTIATE_TEST_SUITE_P(EveryLayout, JetsonLayouts,
+                         ::testing::Values(LayoutCase{Layout::kNanoIioPower,
+                                                      "ina3221x",
+                                                      {{device::SocRail::kCpu, "POM_5V_CPU"},
+                                                       {device::SocRail::kGpu, "POM_5V_GPU"},
+                                                       {device::SocRail::kTotal, "POM_5V_IN"}},
+                                                      false},
+                                           LayoutCase{Layout::kTx2IioVoltageCurrent,
+                                                      "ina3221x",
+                                                      {{device::SocRail::kCpu, "VDD_SYS_CPU"},
+                                                       {device::SocRail::kGpu, "VDD_SYS_GPU"},
+                                                       {device::SocRail::kTotal, "VDD_IN"}},
+                                                      true},
+                                           LayoutCase{Layout::kXavierHwmonFlat,
+                                                      "ina3221",
+                                                      {{device::SocRail::kCpu, "CPU"},
+                                                       {device::SocRail::kGpu, "GPU"}},
+                                                      true},
+                                           LayoutCase{Layout::kOrinHwmon,
+                                                      "ina3221",
+                                                      {{device::SocRail::kCpu, "VDD_CPU_GPU_CV"},
+                                                       {device::SocRail::kTotal, "VDD_IN"}},
+                                                      true}));
 
 TEST(JetsonBoard, NoDriverDirectoryIsNoBoard) {
   TempDir empty;
-  EXPECT_FALSE(JetsonBoard::discover(empty.path()).has_value());
-  EXPECT_FALSE(JetsonBoard::discover("/nonexistent/sys").has_value());
+  EXPECT_FALSE(device::JetsonBoard::discover(empty.path()).has_value());
+  EXPECT_FALSE(device::JetsonBoard::discover("/nonexistent/sys").has_value());
 }
 
 TEST(JetsonBoard, RailsOfNoKnownKindAreNoBoard) {
@@ -75,32 +76,32 @@ TEST(JetsonBoard, RailsOfNoKnownKindAreNoBoard) {
   std::ofstream(rails / "in1_label") << "VDD_SOC\n";
   std::ofstream(rails / "in1_input") << "5000";
   std::ofstream(rails / "curr1_input") << "100";
-  EXPECT_FALSE(JetsonBoard::discover(dir.path()).has_value());
+  EXPECT_FALSE(device::JetsonBoard::discover(dir.path()).has_value());
 }
 
 TEST(JetsonBoard, AnUnreadableRailIsAnIoErrorNamingTheFile) {
   FakeJetson fake(Layout::kNanoIioPower);
-  const auto board = JetsonBoard::discover(fake.root());
+  const auto board = device::JetsonBoard::discover(fake.root());
   ASSERT_TRUE(board.has_value());
-  fake.corrupt(SocRail::kGpu);
+  fake.corrupt(device::SocRail::kGpu);
   try {
-    (void)board->power(SocRail::kGpu);
+    (void)board->power(device::SocRail::kGpu);
     FAIL() << "no error";
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), ErrorCode::kIo);
     EXPECT_NE(std::string(e.what()).find("in_power1_input"), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find("'n/a'"), std::string::npos) << e.what();
   }
-  EXPECT_NO_THROW((void)board->power(SocRail::kCpu));
+  EXPECT_NO_THROW((void)board->power(device::SocRail::kCpu));
 }
 
 TEST(JetsonBoard, AMissingRailIsNotFound) {
   FakeJetson fake(Layout::kXavierHwmonFlat);
-  const auto board = JetsonBoard::discover(fake.root());
+  const auto board = device::JetsonBoard::discover(fake.root());
   ASSERT_TRUE(board.has_value());
-  EXPECT_EQ(board->find(SocRail::kTotal), nullptr);
+  EXPECT_EQ(board->find(device::SocRail::kTotal), nullptr);
   try {
-    (void)board->power(SocRail::kTotal);
+    (void)board->power(device::SocRail::kTotal);
     FAIL() << "no error";
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), ErrorCode::kNotFound);
@@ -109,22 +110,23 @@ TEST(JetsonBoard, AMissingRailIsNotFound) {
 
 TEST(JetsonDiscovery, TheInventoryCarriesTheBoardAndItCountsAsSomethingToMeasure) {
   FakeJetson fake(Layout::kOrinHwmon);
-  DiscoveryOptions options;
+  device::DiscoveryOptions options;
   options.gpu_backend = "none";
   options.cpus = false;
   options.use_zeusd = false;
   options.jetson_sysfs_root = fake.root();
-  const DeviceInventory inv = discover_devices(options);
+  const device::DeviceInventory inv = device::discover_devices(options);
   ASSERT_NE(inv.jetson, nullptr);
   EXPECT_EQ(inv.jetson->rails().size(), 2u);
-  const DeviceSelection none = select_devices(inv, std::nullopt, std::nullopt);
-  EXPECT_FALSE(nothing_to_measure(inv, none).has_value());
+  const device::DeviceSelection none = device::select_devices(inv, std::nullopt, std::nullopt);
+  EXPECT_FALSE(device::nothing_to_measure(inv, none).has_value());
 
   options.soc = false;
-  const DeviceInventory without = discover_devices(options);
+  const device::DeviceInventory without = device::discover_devices(options);
   EXPECT_EQ(without.jetson, nullptr);
-  EXPECT_TRUE(
-      nothing_to_measure(without, select_devices(without, std::nullopt, std::nullopt)).has_value());
+  EXPECT_TRUE(device::nothing_to_measure(
+                  without, device::select_devices(without, std::nullopt, std::nullopt))
+                  .has_value());
 }
 
 }  // namespace

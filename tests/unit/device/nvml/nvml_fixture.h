@@ -50,14 +50,14 @@ class NvmlFakeTest : public ::testing::Test {
     EXPECT_EQ(fake_.init_ref_count(), 0);
   }
 
-  NvmlOptions options(std::optional<std::string> visible = std::nullopt) const {
-    NvmlOptions o;
+  device::NvmlOptions options(std::optional<std::string> visible = std::nullopt) const {
+    device::NvmlOptions o;
     o.library_path = fake_.path();
     o.cuda_visible_devices = std::move(visible);
     return o;
   }
-  NvmlGpuSet open(std::optional<std::string> visible = std::nullopt) const {
-    return open_nvml_gpus(options(std::move(visible)));
+  device::NvmlGpuSet open(std::optional<std::string> visible = std::nullopt) const {
+    return device::open_nvml_gpus(options(std::move(visible)));
   }
 
   FakeNvml fake_;

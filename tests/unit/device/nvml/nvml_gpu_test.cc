@@ -24,7 +24,7 @@ constexpr unsigned kScopeMemory = 2;
 using NvmlGpuTest = NvmlFakeTest;
 
 TEST_F(NvmlGpuTest, OpensEveryGpuWithNameUuidAndVersions) {
-  NvmlGpuSet set = open();
+  device::NvmlGpuSet set = open();
   ASSERT_EQ(set.gpus.size(), 2u);
   EXPECT_EQ(set.nvml_indices, (std::vector<unsigned>{0, 1}));
   EXPECT_EQ(set.gpus[0]->name(), "NVIDIA H100 80GB HBM3");
@@ -38,23 +38,23 @@ TEST_F(NvmlGpuTest, OpensEveryGpuWithNameUuidAndVersions) {
 
 TEST_F(NvmlGpuTest, ZeroGpusIsAnEmptySetNotAnError) {
   fake_.set_device_count(0);
-  NvmlGpuSet set = open();
+  device::NvmlGpuSet set = open();
   EXPECT_TRUE(set.gpus.empty());
 }
 
 TEST_F(NvmlGpuTest, MapsArchitecturesAndCachesThem) {
   fake_.set_architecture(0, nvml_arch::kAmpere);
   fake_.set_architecture(1, 11);  // a number newer than this code knows
-  NvmlGpuSet set = open();
-  EXPECT_EQ(set.gpus[0]->architecture(), GpuArchitecture::kAmpere);
-  EXPECT_EQ(set.gpus[0]->architecture(), GpuArchitecture::kAmpere);
-  EXPECT_EQ(set.gpus[1]->architecture(), GpuArchitecture::kUnknown);
+  device::NvmlGpuSet set = open();
+  EXPECT_EQ(set.gpus[0]->architecture(), device::GpuArchitecture::kAmpere);
+  EXPECT_EQ(set.gpus[0]->architecture(), device::GpuArchitecture::kAmpere);
+  EXPECT_EQ(set.gpus[1]->architecture(), device::GpuArchitecture::kUnknown);
   EXPECT_EQ(fake_.call_count("nvmlDeviceGetArchitecture"), 2u);
 }
 
 TEST_F(NvmlGpuTest, EnergyCounterReadsJoules) {
   fake_.set_energy_mj(0, 5000);
-  NvmlGpuSet set = open();
+  device::NvmlGpuSet set = open();
   ASSERT_TRUE(set.gpus[0]->supports_energy_counter());
   EXPECT_DOUBLE_EQ(set.gpus[0]->total_energy().value(), 5.0);
   fake_.advance_energy_mj(0, 2500);
@@ -64,57 +64,57 @@ TEST_F(NvmlGpuTest, EnergyCounterReadsJoules) {
 
 TEST_F(NvmlGpuTest, PreVoltaGpuHasNoEnergyCounter) {
   fake_.set_architecture(0, nvml_arch::kPascal);
-  NvmlGpuSet set = open();
+  device::NvmlGpuSet set = open();
   EXPECT_FALSE(set.gpus[0]->supports_energy_counter());
   const Error e = error_of([&] { set.gpus[0]->total_energy(); });
   EXPECT_EQ(e.code(), ErrorCode::kNotSupported);
   EXPECT_THAT(e.what(), HasSubstr("pascal"));
   EXPECT_EQ(fake_.call_count("nvmlDeviceGetTotalEnergyConsumption"), 0u);
   // Power still works on old GPUs.
-  EXPECT_DOUBLE_EQ(set.gpus[0]->power(PowerDomain::kDeviceInstant).value(), 120.0);
+  EXPECT_DOUBLE_EQ(set.gpus[0]->power(device::PowerDomain::kDeviceInstant).value(), 120.0);
 }
 
 TEST_F(NvmlGpuTest, VoltaAndUnknownArchitecturesHaveTheCounter) {
   fake_.set_architecture(0, nvml_arch::kVolta);
   fake_.set_architecture(1, nvml_arch::kUnknown);
-  NvmlGpuSet set = open();
+  device::NvmlGpuSet set = open();
   EXPECT_TRUE(set.gpus[0]->supports_energy_counter());
   EXPECT_TRUE(set.gpus[1]->supports_energy_counter());
-  EXPECT_EQ(set.gpus[1]->architecture(), GpuArchitecture::kUnknown);
+  EXPECT_EQ(set.gpus[1]->architecture(), device::GpuArchitecture::kUnknown);
 }
 
 TEST_F(NvmlGpuTest, PowerDomainsReadTheirOwnFields) {
   fake_.set_power_mw(1, 150000, 140500, 30250);
-  NvmlGpuSet set = open();
-  EXPECT_DOUBLE_EQ(set.gpus[1]->power(PowerDomain::kDeviceInstant).value(), 150.0);
-  EXPECT_DOUBLE_EQ(set.gpus[1]->power(PowerDomain::kDeviceAverage).value(), 140.5);
-  EXPECT_DOUBLE_EQ(set.gpus[1]->power(PowerDomain::kMemoryAverage).value(), 30.25);
+  device::NvmlGpuSet set = open();
+  EXPECT_DOUBLE_EQ(set.gpus[1]->power(device::PowerDomain::kDeviceInstant).value(), 150.0);
+  EXPECT_DOUBLE_EQ(set.gpus[1]->power(device::PowerDomain::kDeviceAverage).value(), 140.5);
+  EXPECT_DOUBLE_EQ(set.gpus[1]->power(device::PowerDomain::kMemoryAverage).value(), 30.25);
 }
 
 TEST_F(NvmlGpuTest, FallsBackToModuleScopeOnGraceHopperAndRemembersIt) {
   fake_.set_module_scope_only(0, 450000, 430000);
-  NvmlGpuSet set = open();
-  EXPECT_DOUBLE_EQ(set.gpus[0]->power(PowerDomain::kDeviceInstant).value(), 450.0);
+  device::NvmlGpuSet set = open();
+  EXPECT_DOUBLE_EQ(set.gpus[0]->power(device::PowerDomain::kDeviceInstant).value(), 450.0);
   EXPECT_EQ(fake_.call_count("nvmlDeviceGetFieldValues"), 2u);  // GPU scope, then module
-  EXPECT_DOUBLE_EQ(set.gpus[0]->power(PowerDomain::kDeviceInstant).value(), 450.0);
+  EXPECT_DOUBLE_EQ(set.gpus[0]->power(device::PowerDomain::kDeviceInstant).value(), 450.0);
   EXPECT_EQ(fake_.call_count("nvmlDeviceGetFieldValues"), 3u);  // module scope directly
   // Each field resolves its scope on its own.
-  EXPECT_DOUBLE_EQ(set.gpus[0]->power(PowerDomain::kDeviceAverage).value(), 430.0);
+  EXPECT_DOUBLE_EQ(set.gpus[0]->power(device::PowerDomain::kDeviceAverage).value(), 430.0);
   EXPECT_EQ(fake_.call_count("nvmlDeviceGetFieldValues"), 5u);
 }
 
 TEST_F(NvmlGpuTest, OnlyTheFieldThatFailsFallsBack) {
   fake_.set_field(0, kFieldAverage, kScopeGpu, nvml_rc::kNotSupported, 0);
   fake_.set_field(0, kFieldAverage, kScopeModule, nvml_rc::kSuccess, 500000);
-  NvmlGpuSet set = open();
-  EXPECT_DOUBLE_EQ(set.gpus[0]->power(PowerDomain::kDeviceInstant).value(), 120.0);
-  EXPECT_DOUBLE_EQ(set.gpus[0]->power(PowerDomain::kDeviceAverage).value(), 500.0);
+  device::NvmlGpuSet set = open();
+  EXPECT_DOUBLE_EQ(set.gpus[0]->power(device::PowerDomain::kDeviceInstant).value(), 120.0);
+  EXPECT_DOUBLE_EQ(set.gpus[0]->power(device::PowerDomain::kDeviceAverage).value(), 500.0);
 }
 
 TEST_F(NvmlGpuTest, PowerFailsWithNvmlErrorWhenNoScopeWorks) {
   fake_.set_field(0, kFieldInstant, kScopeGpu, nvml_rc::kNotSupported, 0);
-  NvmlGpuSet set = open();
-  const Error e = error_of([&] { set.gpus[0]->power(PowerDomain::kDeviceInstant); });
+  device::NvmlGpuSet set = open();
+  const Error e = error_of([&] { set.gpus[0]->power(device::PowerDomain::kDeviceInstant); });
   EXPECT_EQ(e.code(), ErrorCode::kNotSupported);
   EXPECT_THAT(e.what(), HasSubstr("nvmlDeviceGetFieldValues"));
   EXPECT_THAT(e.what(), HasSubstr("Not Supported"));
@@ -122,27 +122,27 @@ TEST_F(NvmlGpuTest, PowerFailsWithNvmlErrorWhenNoScopeWorks) {
 }
 
 TEST_F(NvmlGpuTest, ResolvedGpuScopeDoesNotSwitchToModuleLater) {
-  NvmlGpuSet set = open();
-  EXPECT_DOUBLE_EQ(set.gpus[0]->power(PowerDomain::kDeviceInstant).value(), 120.0);
+  device::NvmlGpuSet set = open();
+  EXPECT_DOUBLE_EQ(set.gpus[0]->power(device::PowerDomain::kDeviceInstant).value(), 120.0);
   fake_.set_field(0, kFieldInstant, kScopeGpu, nvml_rc::kTimeout, 0);
   fake_.set_field(0, kFieldInstant, kScopeModule, nvml_rc::kSuccess, 999000);
-  EXPECT_EQ(error_of([&] { set.gpus[0]->power(PowerDomain::kDeviceInstant); }).code(),
+  EXPECT_EQ(error_of([&] { set.gpus[0]->power(device::PowerDomain::kDeviceInstant); }).code(),
             ErrorCode::kTimeout);
 }
 
 TEST_F(NvmlGpuTest, MemoryPowerHasNoModuleFallback) {
   fake_.set_field(0, kFieldAverage, kScopeMemory, nvml_rc::kNotSupported, 0);
   fake_.set_field(0, kFieldAverage, kScopeModule, nvml_rc::kSuccess, 1);
-  NvmlGpuSet set = open();
-  const Error e = error_of([&] { set.gpus[0]->power(PowerDomain::kMemoryAverage); });
+  device::NvmlGpuSet set = open();
+  const Error e = error_of([&] { set.gpus[0]->power(device::PowerDomain::kMemoryAverage); });
   EXPECT_EQ(e.code(), ErrorCode::kNotSupported);
   EXPECT_THAT(e.what(), HasSubstr("memory"));
 }
 
 TEST_F(NvmlGpuTest, PowerLimitGetters) {
   fake_.set_power_limits(1, 100000, 400000, 350000, 300000);
-  NvmlGpuSet set = open();
-  const PowerLimitConstraints range = set.gpus[1]->power_limit_constraints();
+  device::NvmlGpuSet set = open();
+  const device::PowerLimitConstraints range = set.gpus[1]->power_limit_constraints();
   EXPECT_EQ(range.min, 100000_mW);
   EXPECT_EQ(range.max, 400000_mW);
   EXPECT_EQ(set.gpus[1]->power_limit(), 300000_mW);
@@ -150,7 +150,7 @@ TEST_F(NvmlGpuTest, PowerLimitGetters) {
 }
 
 TEST_F(NvmlGpuTest, SetPowerLimitChangesItAndResetGoesToDefault) {
-  NvmlGpuSet set = open();
+  device::NvmlGpuSet set = open();
   set.gpus[0]->set_power_limit(300000_mW);
   EXPECT_EQ(fake_.power_limit_mw(0), 300000u);
   EXPECT_EQ(fake_.power_limit_mw(1), 700000u);
@@ -160,7 +160,7 @@ TEST_F(NvmlGpuTest, SetPowerLimitChangesItAndResetGoesToDefault) {
 }
 
 TEST_F(NvmlGpuTest, SetPowerLimitIsSkippedWhenUnchanged) {
-  NvmlGpuSet set = open();
+  device::NvmlGpuSet set = open();
   set.gpus[0]->set_power_limit(700000_mW);
   EXPECT_EQ(fake_.call_count("nvmlDeviceSetPowerManagementLimit"), 0u);
   // Unchanged needs no privileges either.
@@ -169,7 +169,7 @@ TEST_F(NvmlGpuTest, SetPowerLimitIsSkippedWhenUnchanged) {
 }
 
 TEST_F(NvmlGpuTest, SetPowerLimitOutsideRangeIsInvalidArgument) {
-  NvmlGpuSet set = open();
+  device::NvmlGpuSet set = open();
   const Error e = error_of([&] { set.gpus[0]->set_power_limit(100000_mW); });
   EXPECT_EQ(e.code(), ErrorCode::kInvalidArgument);
   EXPECT_THAT(e.what(), HasSubstr("[200, 700] W"));
@@ -178,11 +178,11 @@ TEST_F(NvmlGpuTest, SetPowerLimitOutsideRangeIsInvalidArgument) {
 
 TEST_F(NvmlGpuTest, SetPowerLimitWithoutPrivilegesSaysWhatToDo) {
   fake_.set_permission_denied(true);
-  NvmlGpuSet set = open();
+  device::NvmlGpuSet set = open();
   try {
     set.gpus[0]->set_power_limit(300000_mW);
     FAIL() << "expected NO_PERMISSION";
-  } catch (const NvmlError& e) {
+  } catch (const device::NvmlError& e) {
     EXPECT_EQ(e.code(), ErrorCode::kNoPermission);
     EXPECT_EQ(e.nvml_return(), nvml_rc::kNoPermission);
     EXPECT_EQ(e.function(), "nvmlDeviceSetPowerManagementLimit");
@@ -195,7 +195,7 @@ TEST_F(NvmlGpuTest, SetPowerLimitWithoutPrivilegesSaysWhatToDo) {
 }
 
 TEST_F(NvmlGpuTest, PersistenceModeIsSetOnlyWhenItChanges) {
-  NvmlGpuSet set = open();
+  device::NvmlGpuSet set = open();
   EXPECT_FALSE(set.gpus[0]->persistence_mode());
   set.gpus[0]->set_persistence_mode(false);
   EXPECT_EQ(fake_.call_count("nvmlDeviceSetPersistenceMode"), 0u);
@@ -209,7 +209,7 @@ TEST_F(NvmlGpuTest, PersistenceModeIsSetOnlyWhenItChanges) {
 }
 
 TEST_F(NvmlGpuTest, SupportedClocksGrowTheBufferWhenNvmlAsks) {
-  NvmlGpuSet set = open();
+  device::NvmlGpuSet set = open();
   const auto memory = set.gpus[0]->supported_memory_clocks();
   EXPECT_EQ(memory, (std::vector<Megahertz>{2619_MHz, 1593_MHz}));
   const auto graphics = set.gpus[0]->supported_graphics_clocks(2619_MHz);
@@ -226,21 +226,21 @@ TEST_F(NvmlGpuTest, ManyMemoryClocksAreAllReturned) {
   std::vector<unsigned> none;
   fake_.clear_supported_clocks(0);
   for (unsigned m = 0; m < 300; ++m) fake_.add_supported_clocks(0, 5000 - m, none.data(), 0);
-  NvmlGpuSet set = open();
+  device::NvmlGpuSet set = open();
   const auto memory = set.gpus[0]->supported_memory_clocks();
   ASSERT_EQ(memory.size(), 300u);
   EXPECT_EQ(memory.back(), 4701_MHz);
 }
 
 TEST_F(NvmlGpuTest, GraphicsClocksForUnknownMemoryClockIsInvalidArgument) {
-  NvmlGpuSet set = open();
+  device::NvmlGpuSet set = open();
   const Error e = error_of([&] { set.gpus[0]->supported_graphics_clocks(1234_MHz); });
   EXPECT_EQ(e.code(), ErrorCode::kInvalidArgument);
   EXPECT_THAT(e.what(), HasSubstr("1234 MHz"));
 }
 
 TEST_F(NvmlGpuTest, LockedClocksAreSetAndReset) {
-  NvmlGpuSet set = open();
+  device::NvmlGpuSet set = open();
   unsigned lo = 0;
   unsigned hi = 0;
   set.gpus[1]->set_gpu_locked_clocks(900_MHz, 1500_MHz);
@@ -257,7 +257,7 @@ TEST_F(NvmlGpuTest, LockedClocksAreSetAndReset) {
 }
 
 TEST_F(NvmlGpuTest, LockedClocksRejectBadRangesBeforeCallingNvml) {
-  NvmlGpuSet set = open();
+  device::NvmlGpuSet set = open();
   EXPECT_EQ(error_of([&] { set.gpus[0]->set_gpu_locked_clocks(1500_MHz, 900_MHz); }).code(),
             ErrorCode::kInvalidArgument);
   EXPECT_EQ(error_of([&] { set.gpus[0]->set_memory_locked_clocks(-1_MHz, 900_MHz); }).code(),
@@ -268,21 +268,21 @@ TEST_F(NvmlGpuTest, LockedClocksRejectBadRangesBeforeCallingNvml) {
 
 TEST_F(NvmlGpuTest, LockedClocksOnPascalAreNotSupported) {
   fake_.set_architecture(0, nvml_arch::kPascal);
-  NvmlGpuSet set = open();
+  device::NvmlGpuSet set = open();
   EXPECT_EQ(error_of([&] { set.gpus[0]->set_gpu_locked_clocks(900_MHz, 1500_MHz); }).code(),
             ErrorCode::kNotSupported);
 }
 
 TEST_F(NvmlGpuTest, TemperatureUsesTheVersionedCall) {
   fake_.set_temperature(0, 67);
-  NvmlGpuSet set = open();
+  device::NvmlGpuSet set = open();
   EXPECT_DOUBLE_EQ(set.gpus[0]->temperature().value(), 67.0);
   EXPECT_EQ(fake_.call_count("nvmlDeviceGetTemperatureV"), 1u);
   EXPECT_EQ(fake_.call_count("nvmlDeviceGetTemperature"), 0u);
 }
 
 TEST_F(NvmlGpuTest, PciBusIdIsNvmlsOwnString) {
-  NvmlGpuSet set = open();
+  device::NvmlGpuSet set = open();
   EXPECT_EQ(set.gpus[0]->pci_bus_id(), "00000000:18:00.0");
   EXPECT_EQ(set.gpus[1]->pci_bus_id(), "00000000:38:00.0");
   EXPECT_EQ(fake_.call_count("nvmlDeviceGetPciInfo_v3"), 2u);
@@ -299,7 +299,7 @@ TEST_F(NvmlGpuTest, MigModeIsNotedAsWholeGpuMeasurement) {
   fake_.set_mig_mode(0, 0);
   EXPECT_TRUE(open().notes.empty());
   fake_.set_mig_mode(1, 1);
-  NvmlGpuSet set = open();
+  device::NvmlGpuSet set = open();
   ASSERT_EQ(set.notes.size(), 1u);
   EXPECT_THAT(set.notes[0], HasSubstr("GPU 1 (NVML 1"));
   EXPECT_THAT(set.notes[0], HasSubstr("MIG enabled"));
@@ -308,7 +308,7 @@ TEST_F(NvmlGpuTest, MigModeIsNotedAsWholeGpuMeasurement) {
 }
 
 TEST_F(NvmlGpuTest, GpuLostMidRunIsGpuLostAndOtherGpusKeepWorking) {
-  NvmlGpuSet set = open();
+  device::NvmlGpuSet set = open();
   EXPECT_GT(set.gpus[0]->total_energy().value(), 0.0);
   fake_.set_lost(0, true);
   const Error e = error_of([&] { set.gpus[0]->total_energy(); });
@@ -316,7 +316,7 @@ TEST_F(NvmlGpuTest, GpuLostMidRunIsGpuLostAndOtherGpusKeepWorking) {
   EXPECT_THAT(e.what(), HasSubstr("fell off the bus"));
   EXPECT_THAT(e.what(), HasSubstr("GPU is lost"));
   const unsigned before = fake_.call_count("nvmlDeviceGetFieldValues");
-  EXPECT_EQ(error_of([&] { set.gpus[0]->power(PowerDomain::kDeviceAverage); }).code(),
+  EXPECT_EQ(error_of([&] { set.gpus[0]->power(device::PowerDomain::kDeviceAverage); }).code(),
             ErrorCode::kGpuLost);
   // No module-scope retry for a lost GPU.
   EXPECT_EQ(fake_.call_count("nvmlDeviceGetFieldValues"), before + 1);
@@ -368,14 +368,14 @@ TEST_F(NvmlGpuTest, EveryNvmlReturnCodeMapsToATypedError) {
       {999, ErrorCode::kUnknown},
       {12345, ErrorCode::kUnknown},
   };
-  NvmlGpuSet set = open();
+  device::NvmlGpuSet set = open();
   for (const Mapping& m : table) {
-    EXPECT_EQ(nvml_error_code(m.nvml_return), m.code) << m.nvml_return;
+    EXPECT_EQ(device::nvml_error_code(m.nvml_return), m.code) << m.nvml_return;
     fake_.fail_next("nvmlDeviceGetTotalEnergyConsumption", m.nvml_return);
     try {
       set.gpus[0]->total_energy();
       ADD_FAILURE() << "no error for " << m.nvml_return;
-    } catch (const NvmlError& e) {
+    } catch (const device::NvmlError& e) {
       EXPECT_EQ(e.code(), m.code) << m.nvml_return;
       EXPECT_EQ(e.nvml_return(), m.nvml_return);
       EXPECT_THAT(e.what(), HasSubstr("nvmlDeviceGetTotalEnergyConsumption"));
@@ -390,7 +390,7 @@ TEST_F(NvmlGpuTest, EveryNvmlReturnCodeMapsToATypedError) {
 }
 
 TEST_F(NvmlGpuTest, ErrorMessagesCarryNvmlsTextAndAdvice) {
-  NvmlGpuSet set = open();
+  device::NvmlGpuSet set = open();
   fake_.fail_next("nvmlDeviceGetPowerManagementLimit", nvml_rc::kResetRequired);
   const Error e = error_of([&] { set.gpus[1]->power_limit(); });
   EXPECT_THAT(e.what(), HasSubstr("GPU 1"));
@@ -400,14 +400,14 @@ TEST_F(NvmlGpuTest, ErrorMessagesCarryNvmlsTextAndAdvice) {
 
 TEST_F(NvmlGpuTest, ConcurrentReadersResolveTheScopeOnce) {
   fake_.set_module_scope_only(0, 450000, 430000);
-  NvmlGpuSet set = open();
-  Gpu& gpu = *set.gpus[0];
+  device::NvmlGpuSet set = open();
+  device::Gpu& gpu = *set.gpus[0];
   std::vector<std::thread> threads;
   std::atomic<int> wrong{0};
   for (int t = 0; t < 4; ++t) {
     threads.emplace_back([&] {
       for (int i = 0; i < 200; ++i) {
-        if (gpu.power(PowerDomain::kDeviceInstant).value() != 450.0) wrong++;
+        if (gpu.power(device::PowerDomain::kDeviceInstant).value() != 450.0) wrong++;
         if (gpu.total_energy().value() != 1000.0) wrong++;
       }
     });
@@ -424,11 +424,11 @@ TEST_F(NvmlGpuTest, OldDriverInstantPowerFallsBackToPowerUsageBeforeAmpere) {
   fake_.set_power_mw(0, 95000, 90000, 0);
   fake_.set_no_power_fields(0);
   auto set = open();
-  EXPECT_DOUBLE_EQ(set.gpus[0]->power(PowerDomain::kDeviceInstant).value(), 95.0);
-  EXPECT_DOUBLE_EQ(set.gpus[0]->power(PowerDomain::kDeviceInstant).value(), 95.0);
+  EXPECT_DOUBLE_EQ(set.gpus[0]->power(device::PowerDomain::kDeviceInstant).value(), 95.0);
+  EXPECT_DOUBLE_EQ(set.gpus[0]->power(device::PowerDomain::kDeviceInstant).value(), 95.0);
   EXPECT_EQ(fake_.call_count("nvmlDeviceGetPowerUsage"), 2u);
   // The average domain has no such stand-in.
-  EXPECT_THROW(set.gpus[0]->power(PowerDomain::kDeviceAverage), Error);
+  EXPECT_THROW(set.gpus[0]->power(device::PowerDomain::kDeviceAverage), Error);
 }
 
 TEST_F(NvmlGpuTest, OldDriverOnAmpereDoesNotMislabelTheOneSecondAverageAsInstant) {
@@ -436,7 +436,7 @@ TEST_F(NvmlGpuTest, OldDriverOnAmpereDoesNotMislabelTheOneSecondAverageAsInstant
   fake_.set_no_power_fields(0);
   auto set = open();
   try {
-    set.gpus[0]->power(PowerDomain::kDeviceInstant);
+    set.gpus[0]->power(device::PowerDomain::kDeviceInstant);
     FAIL();
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), ErrorCode::kNotSupported);

@@ -17,9 +17,9 @@ using namespace zeus::literals;
 using NvmlLoaderTest = NvmlFakeTest;
 
 TEST_F(NvmlLoaderTest, MissingLibraryIsNoDriverFound) {
-  NvmlOptions o;
+  device::NvmlOptions o;
   o.library_path = "/nonexistent/libnvidia-ml.so.1";
-  const Error e = error_of([&] { open_nvml_gpus(o); });
+  const Error e = error_of([&] { device::open_nvml_gpus(o); });
   EXPECT_EQ(e.code(), ErrorCode::kDriverNotLoaded);
   EXPECT_THAT(e.what(), StartsWith("no NVIDIA driver found"));
   EXPECT_THAT(e.what(), HasSubstr("/nonexistent/libnvidia-ml.so.1"));
@@ -27,9 +27,9 @@ TEST_F(NvmlLoaderTest, MissingLibraryIsNoDriverFound) {
 }
 
 TEST_F(NvmlLoaderTest, ALibraryThatIsNotNvmlIsNoDriverFound) {
-  NvmlOptions o;
+  device::NvmlOptions o;
   o.library_path = "libm.so.6";
-  const Error e = error_of([&] { open_nvml_gpus(o); });
+  const Error e = error_of([&] { device::open_nvml_gpus(o); });
   EXPECT_EQ(e.code(), ErrorCode::kDriverNotLoaded);
   EXPECT_THAT(e.what(), StartsWith("no NVIDIA driver found"));
   EXPECT_THAT(e.what(), HasSubstr("nvmlInit_v2"));
@@ -57,19 +57,19 @@ TEST_F(NvmlLoaderTest, NoPermissionAtInitPointsAtDeviceFilesNotCapabilities) {
 
 TEST_F(NvmlLoaderTest, LibraryPathComesFromTheEnvironmentWhenNotGiven) {
   ScopedEnv env("ZEUS_NVML_LIBRARY", fake_.path().c_str());
-  NvmlOptions o;
+  device::NvmlOptions o;
   o.cuda_visible_devices = std::nullopt;
-  NvmlGpuSet set = open_nvml_gpus(o);
+  device::NvmlGpuSet set = device::open_nvml_gpus(o);
   EXPECT_EQ(set.gpus.size(), 2u);
   EXPECT_EQ(fake_.call_count("nvmlInit_v2"), 1u);
 }
 
 TEST_F(NvmlLoaderTest, InitIsSharedAndShutDownWithTheLastGpu) {
-  auto a = std::make_unique<NvmlGpuSet>(open());
+  auto a = std::make_unique<device::NvmlGpuSet>(open());
   EXPECT_EQ(fake_.init_ref_count(), 1);
-  auto b = std::make_unique<NvmlGpuSet>(open());
+  auto b = std::make_unique<device::NvmlGpuSet>(open());
   EXPECT_EQ(fake_.call_count("nvmlInit_v2"), 1u);  // one NVML session for both sets
-  std::unique_ptr<Gpu> kept = std::move(a->gpus[1]);
+  std::unique_ptr<device::Gpu> kept = std::move(a->gpus[1]);
   a.reset();
   b.reset();
   EXPECT_EQ(fake_.init_ref_count(), 1);  // `kept` still holds the session
@@ -79,7 +79,7 @@ TEST_F(NvmlLoaderTest, InitIsSharedAndShutDownWithTheLastGpu) {
   EXPECT_EQ(fake_.init_ref_count(), 0);
   EXPECT_EQ(fake_.call_count("nvmlShutdown"), 1u);
   // A new open starts a new session.
-  NvmlGpuSet again = open();
+  device::NvmlGpuSet again = open();
   EXPECT_EQ(fake_.call_count("nvmlInit_v2"), 2u);
 }
 
@@ -99,7 +99,7 @@ TEST_F(NvmlLoaderTest, NoPermissionOnAGpuHandleNamesTheDeviceFiles) {
 
 TEST_F(NvmlLoaderTest, MissingVersionStringsAreEmpty) {
   fake_.fail_always("nvmlSystemGetDriverVersion", nvml_rc::kNotSupported);
-  NvmlGpuSet set = open();
+  device::NvmlGpuSet set = open();
   EXPECT_EQ(set.driver_version, "");
   EXPECT_EQ(set.nvml_version, "12.550.54.15");
 }
@@ -108,7 +108,7 @@ TEST_F(NvmlLoaderTest, MissingVersionStringsAreEmpty) {
 
 TEST_F(NvmlLoaderTest, CudaVisibleDevicesIndicesSelectAndReorder) {
   fake_.set_device_count(3);
-  NvmlGpuSet set = open("2,0");
+  device::NvmlGpuSet set = open("2,0");
   ASSERT_EQ(set.gpus.size(), 2u);
   EXPECT_EQ(set.nvml_indices, (std::vector<unsigned>{2, 0}));
   EXPECT_EQ(set.gpus[0]->uuid(), "GPU-1a2b3c4d-5e6f-4a1b-8c2d-000000000002");
@@ -116,15 +116,15 @@ TEST_F(NvmlLoaderTest, CudaVisibleDevicesIndicesSelectAndReorder) {
 
 TEST_F(NvmlLoaderTest, CudaVisibleDevicesIsReadFromTheEnvironment) {
   ScopedEnv env("CUDA_VISIBLE_DEVICES", "1");
-  NvmlOptions o;
+  device::NvmlOptions o;
   o.library_path = fake_.path();
-  NvmlGpuSet set = open_nvml_gpus(o);
+  device::NvmlGpuSet set = device::open_nvml_gpus(o);
   EXPECT_EQ(set.nvml_indices, (std::vector<unsigned>{1}));
 }
 
 TEST_F(NvmlLoaderTest, CudaVisibleDevicesFullUuidUsesNvmlLookup) {
   fake_.set_device_count(3);
-  NvmlGpuSet set = open("GPU-1a2b3c4d-5e6f-4a1b-8c2d-000000000002,1");
+  device::NvmlGpuSet set = open("GPU-1a2b3c4d-5e6f-4a1b-8c2d-000000000002,1");
   EXPECT_EQ(set.nvml_indices, (std::vector<unsigned>{2, 1}));
   EXPECT_EQ(fake_.call_count("nvmlDeviceGetHandleByUUID"), 1u);
 }
@@ -132,7 +132,7 @@ TEST_F(NvmlLoaderTest, CudaVisibleDevicesFullUuidUsesNvmlLookup) {
 TEST_F(NvmlLoaderTest, CudaVisibleDevicesUniqueUuidPrefix) {
   fake_.set_device_count(3);
   fake_.set_uuid(1, "GPU-ffee0011-2233-4455-6677-8899aabbccdd");
-  NvmlGpuSet set = open("GPU-ffee");
+  device::NvmlGpuSet set = open("GPU-ffee");
   EXPECT_EQ(set.nvml_indices, (std::vector<unsigned>{1}));
   EXPECT_EQ(set.gpus[0]->uuid(), "GPU-ffee0011-2233-4455-6677-8899aabbccdd");
 }
@@ -140,7 +140,7 @@ TEST_F(NvmlLoaderTest, CudaVisibleDevicesUniqueUuidPrefix) {
 // As in CUDA: an invalid entry hides itself and every later one, with a note.
 TEST_F(NvmlLoaderTest, CudaVisibleDevicesAmbiguousOrUnknownUuidHidesTheRest) {
   fake_.set_device_count(3);
-  NvmlGpuSet set = open("1,GPU-1a2b,0");
+  device::NvmlGpuSet set = open("1,GPU-1a2b,0");
   EXPECT_EQ(set.nvml_indices, (std::vector<unsigned>{1}));
   ASSERT_EQ(set.notes.size(), 1u);
   EXPECT_THAT(set.notes[0], HasSubstr("matches 3 GPUs"));
@@ -157,7 +157,7 @@ TEST_F(NvmlLoaderTest, CudaVisibleDevicesMigIsInvalid) {
 }
 
 TEST_F(NvmlLoaderTest, CudaVisibleDevicesMissingIndexHidesItAndLaterOnes) {
-  NvmlGpuSet set = open("0,5,1");
+  device::NvmlGpuSet set = open("0,5,1");
   EXPECT_EQ(set.nvml_indices, (std::vector<unsigned>{0}));
   ASSERT_EQ(set.notes.size(), 1u);
   EXPECT_THAT(set.notes[0], HasSubstr("GPU 5"));
@@ -165,7 +165,7 @@ TEST_F(NvmlLoaderTest, CudaVisibleDevicesMissingIndexHidesItAndLaterOnes) {
 }
 
 TEST_F(NvmlLoaderTest, CudaVisibleDevicesEmptyHidesEveryGpuWithANote) {
-  NvmlGpuSet set = open("");
+  device::NvmlGpuSet set = open("");
   EXPECT_TRUE(set.gpus.empty());
   ASSERT_EQ(set.notes.size(), 1u);
   EXPECT_THAT(set.notes[0], HasSubstr("empty"));
@@ -211,7 +211,7 @@ class NvmlOldDriverTest : public NvmlFakeTest {
 
 TEST_F(NvmlOldDriverTest, WorksWithoutOptionalSymbols) {
   fake_.set_temperature(1, 71);
-  NvmlGpuSet set = open();
+  device::NvmlGpuSet set = open();
   ASSERT_EQ(set.gpus.size(), 2u);
   EXPECT_EQ(set.nvml_version, "");
   EXPECT_EQ(set.driver_version, "550.54.15");
@@ -220,7 +220,7 @@ TEST_F(NvmlOldDriverTest, WorksWithoutOptionalSymbols) {
 }
 
 TEST_F(NvmlOldDriverTest, MissingOptionalSymbolIsNotSupported) {
-  NvmlGpuSet set = open();
+  device::NvmlGpuSet set = open();
   const Error e = error_of([&] { set.gpus[0]->set_memory_locked_clocks(1593_MHz, 2619_MHz); });
   EXPECT_EQ(e.code(), ErrorCode::kNotSupported);
   EXPECT_THAT(e.what(), HasSubstr("nvmlDeviceSetMemoryLockedClocks"));
@@ -232,7 +232,7 @@ TEST_F(NvmlOldDriverTest, MissingOptionalSymbolIsNotSupported) {
 
 TEST_F(NvmlOldDriverTest, UuidsAreMatchedByComparingWithoutHandleByUuid) {
   fake_.set_device_count(3);
-  NvmlGpuSet set = open("GPU-1a2b3c4d-5e6f-4a1b-8c2d-000000000002");
+  device::NvmlGpuSet set = open("GPU-1a2b3c4d-5e6f-4a1b-8c2d-000000000002");
   EXPECT_EQ(set.nvml_indices, (std::vector<unsigned>{2}));
   EXPECT_EQ(fake_.call_count("nvmlDeviceGetUUID"), 3u + 1u);  // scan + the opened GPU
 }
@@ -240,11 +240,11 @@ TEST_F(NvmlOldDriverTest, UuidsAreMatchedByComparingWithoutHandleByUuid) {
 // ---- discovery ---------------------------------------------------------------
 
 TEST_F(NvmlLoaderTest, DiscoveryWithTheNvmlBackend) {
-  DiscoveryOptions o;
+  device::DiscoveryOptions o;
   o.gpu_backend = "nvml";
   o.nvml_library = fake_.path();
   o.cpus = false;
-  DeviceInventory inv = discover_devices(o);
+  device::DeviceInventory inv = device::discover_devices(o);
   EXPECT_EQ(inv.gpu_backend, "nvml");
   ASSERT_EQ(inv.gpus.size(), 2u);
   EXPECT_EQ(inv.gpu_physical_indices, (std::vector<unsigned>{0, 1}));
@@ -253,21 +253,21 @@ TEST_F(NvmlLoaderTest, DiscoveryWithTheNvmlBackend) {
 }
 
 TEST_F(NvmlLoaderTest, DiscoveryAutoFindsNvml) {
-  DiscoveryOptions o;
+  device::DiscoveryOptions o;
   o.gpu_backend = "auto";
   o.nvml_library = fake_.path();
   o.cpus = false;
-  DeviceInventory inv = discover_devices(o);
+  device::DeviceInventory inv = device::discover_devices(o);
   EXPECT_EQ(inv.gpu_backend, "nvml");
   EXPECT_EQ(inv.gpus.size(), 2u);
 }
 
 TEST_F(NvmlLoaderTest, DiscoveryAutoWithoutDriverNotesItAndGoesOn) {
-  DiscoveryOptions o;
+  device::DiscoveryOptions o;
   o.gpu_backend = "auto";
   o.nvml_library = "/nonexistent/libnvidia-ml.so.1";
   o.cpus = false;
-  DeviceInventory inv = discover_devices(o);
+  device::DeviceInventory inv = device::discover_devices(o);
   EXPECT_EQ(inv.gpu_backend, "none");
   EXPECT_TRUE(inv.gpus.empty());
   // One line for the user, each library's own words in the details.
@@ -284,19 +284,19 @@ TEST_F(NvmlLoaderTest, DiscoveryAutoWithoutDriverNotesItAndGoesOn) {
 
 TEST_F(NvmlLoaderTest, DiscoveryAutoStillRejectsABadCudaVisibleDevices) {
   ScopedEnv env("CUDA_VISIBLE_DEVICES", "MIG-1");
-  DiscoveryOptions o;
+  device::DiscoveryOptions o;
   o.gpu_backend = "auto";
   o.nvml_library = fake_.path();
   o.cpus = false;
-  EXPECT_EQ(error_of([&] { discover_devices(o); }).code(), ErrorCode::kInvalidArgument);
+  EXPECT_EQ(error_of([&] { device::discover_devices(o); }).code(), ErrorCode::kInvalidArgument);
 }
 
 TEST_F(NvmlLoaderTest, DiscoveryNvmlWithoutDriverThrows) {
-  DiscoveryOptions o;
+  device::DiscoveryOptions o;
   o.gpu_backend = "nvml";
   o.nvml_library = "/nonexistent/libnvidia-ml.so.1";
   o.cpus = false;
-  const Error e = error_of([&] { discover_devices(o); });
+  const Error e = error_of([&] { device::discover_devices(o); });
   EXPECT_EQ(e.code(), ErrorCode::kDriverNotLoaded);
 }
 

@@ -32,7 +32,7 @@ MATCHER_P4(Sample, pid, timestamp_us, sm, mem, "") {
 }
 MATCHER_P2(Process, pid, bytes, "") { return arg.pid == pid && arg.used_memory_bytes == bytes; }
 
-std::vector<std::uint32_t> pids_of(const std::vector<GpuProcessSample>& samples) {
+std::vector<std::uint32_t> pids_of(const std::vector<device::GpuProcessSample>& samples) {
   std::vector<std::uint32_t> pids;
   for (const auto& s : samples) pids.push_back(s.pid);
   return pids;
@@ -48,7 +48,7 @@ TEST_F(NvmlProcessesTest, UtilizationReturnsOnlySamplesNewerThanSince) {
   fake_.add_process_sample(0, 10, 1000, 70, 30);
   fake_.add_process_sample(0, 11, 2000, 20, 5);
   fake_.add_process_sample(0, 10, 3000, 80, 35);
-  NvmlGpuSet set = open();
+  device::NvmlGpuSet set = open();
   EXPECT_THAT(set.gpus[0]->process_utilization(0),
               UnorderedElementsAre(Sample(10u, 1000u, 70u, 30u), Sample(11u, 2000u, 20u, 5u),
                                    Sample(10u, 3000u, 80u, 35u)));
@@ -61,7 +61,7 @@ TEST_F(NvmlProcessesTest, UtilizationReturnsOnlySamplesNewerThanSince) {
 // Catches: NOT_FOUND thrown as kNotFound; `since` not passed to NVML (then the
 // driver finds samples and the backend makes a second call to fetch them).
 TEST_F(NvmlProcessesTest, NothingNewerIsAnEmptyListNotAnError) {
-  NvmlGpuSet set = open();
+  device::NvmlGpuSet set = open();
   EXPECT_THAT(set.gpus[0]->process_utilization(0), IsEmpty());
   fake_.add_process_sample(0, 10, 5000, 50, 10);
   const unsigned before = fake_.call_count("nvmlDeviceGetProcessUtilization");
@@ -74,8 +74,8 @@ TEST_F(NvmlProcessesTest, NothingNewerIsAnEmptyListNotAnError) {
 // 128 samples, as the driver's buffer is bounded.
 TEST_F(NvmlProcessesTest, UtilizationGrowsTheBufferPastAFirstGuess) {
   for (unsigned k = 0; k < 130; ++k) fake_.add_process_sample(0, 1000 + k, 100 + k, k % 100, 1);
-  NvmlGpuSet set = open();
-  const std::vector<GpuProcessSample> samples = set.gpus[0]->process_utilization(0);
+  device::NvmlGpuSet set = open();
+  const std::vector<device::GpuProcessSample> samples = set.gpus[0]->process_utilization(0);
   ASSERT_EQ(samples.size(), 128u);
   EXPECT_THAT(pids_of(samples), ::testing::Not(::testing::Contains(1000u)));
   EXPECT_THAT(pids_of(samples), ::testing::Contains(1129u));
@@ -85,7 +85,7 @@ TEST_F(NvmlProcessesTest, UtilizationGrowsTheBufferPastAFirstGuess) {
 // answers INSUFFICIENT_SIZE (samples that arrived between the two calls).
 TEST_F(NvmlProcessesTest, UtilizationRetriesWhenTheFillAsksForMore) {
   for (unsigned k = 0; k < 40; ++k) fake_.add_process_sample(0, 1000 + k, 100 + k, 50, 1);
-  NvmlGpuSet set = open();
+  device::NvmlGpuSet set = open();
   // The size query answers INSUFFICIENT_SIZE without a count: the first fill
   // gets a buffer that is too small and must grow.
   fake_.fail_next("nvmlDeviceGetProcessUtilization", nvml_rc::kInsufficientSize);
@@ -96,7 +96,7 @@ TEST_F(NvmlProcessesTest, UtilizationRetriesWhenTheFillAsksForMore) {
 // Catches: an unbounded retry loop (this test would hang).
 TEST_F(NvmlProcessesTest, ADriverThatKeepsAskingForMoreIsAnErrorNotAHang) {
   fake_.add_process_sample(0, 10, 100, 50, 1);
-  NvmlGpuSet set = open();
+  device::NvmlGpuSet set = open();
   fake_.fail_always("nvmlDeviceGetProcessUtilization", nvml_rc::kInsufficientSize);
   const Error e = error_of([&] { set.gpus[0]->process_utilization(0); });
   EXPECT_EQ(e.code(), ErrorCode::kInternal);
@@ -110,7 +110,7 @@ TEST_F(NvmlProcessesTest, AProcessThatExitedStillHasItsSamples) {
   fake_.add_compute_process(0, 10, kGiB);
   fake_.add_process_sample(0, 10, 1000, 40, 10);
   fake_.add_process_sample(0, 20, 1100, 60, 20);  // pid 20 has exited
-  NvmlGpuSet set = open();
+  device::NvmlGpuSet set = open();
   EXPECT_THAT(pids_of(set.gpus[0]->process_utilization(0)), UnorderedElementsAre(10u, 20u));
 }
 
@@ -119,7 +119,7 @@ TEST_F(NvmlProcessesTest, AProcessThatExitedStillHasItsSamples) {
 TEST_F(NvmlProcessesTest, UtilizationUnderMigIsNotSupported) {
   fake_.add_process_sample(0, 10, 1000, 40, 10);
   fake_.set_mig_mode(0, 1);
-  NvmlGpuSet set = open();
+  device::NvmlGpuSet set = open();
   const Error e = error_of([&] { set.gpus[0]->process_utilization(0); });
   EXPECT_EQ(e.code(), ErrorCode::kNotSupported);
   EXPECT_THAT(e.what(), HasSubstr("nvmlDeviceGetProcessUtilization"));
@@ -131,7 +131,7 @@ TEST_F(NvmlProcessesTest, UtilizationUnderMigIsNotSupported) {
 // message that does not say how to turn it on.
 TEST_F(NvmlProcessesTest, AccountingOffIsNotSupportedWithTheHint) {
   fake_.add_accounting_stats(0, 100, 50, 10, kGiB, 0, 1000, true);
-  NvmlGpuSet set = open();
+  device::NvmlGpuSet set = open();
   const Error e = error_of([&] { set.gpus[0]->accounting_stats(); });
   EXPECT_EQ(e.code(), ErrorCode::kNotSupported);
   EXPECT_THAT(e.what(), HasSubstr("accounting mode is off"));
@@ -157,8 +157,8 @@ TEST_F(NvmlProcessesTest, AccountingReadsEachRecordedProcessAndSkipsVanishedOnes
   fake_.add_accounting_pid(0, 101);  // listed, but its stats are gone
   fake_.add_accounting_stats(0, 102, 0xFFFFFFFFU, 0xFFFFFFFFU, kGiB, 5000, 1'600'000'000'000'000ULL,
                              false);
-  NvmlGpuSet set = open();
-  const std::vector<GpuAccountingStat> stats = set.gpus[0]->accounting_stats();
+  device::NvmlGpuSet set = open();
+  const std::vector<device::GpuAccountingStat> stats = set.gpus[0]->accounting_stats();
   ASSERT_EQ(stats.size(), 2u);
   EXPECT_EQ(stats[0].pid, 100u);
   EXPECT_EQ(stats[0].gpu_percent, 62u);
@@ -183,7 +183,7 @@ TEST_F(NvmlProcessesTest, AccountingListsManyProcesses) {
   fake_.set_accounting_mode(0, 1);
   for (unsigned pid = 1; pid <= 300; ++pid)
     fake_.add_accounting_stats(0, pid, 1, 1, 0, 1, 1, false);
-  NvmlGpuSet set = open();
+  device::NvmlGpuSet set = open();
   EXPECT_EQ(set.gpus[0]->accounting_stats().size(), 300u);
 }
 
@@ -192,7 +192,7 @@ TEST_F(NvmlProcessesTest, AccountingListsManyProcesses) {
 // Catches: _v2 called where _v3 exists; usedGpuMemory NOT_AVAILABLE passed on
 // as 2^64-1 bytes; a size query of 0 processes (SUCCESS) mistaken for an error.
 TEST_F(NvmlProcessesTest, ComputeProcessesListsWhoHoldsAContext) {
-  NvmlGpuSet set = open();
+  device::NvmlGpuSet set = open();
   EXPECT_THAT(set.gpus[0]->compute_processes(), IsEmpty());
   fake_.add_compute_process(0, 10, 3 * kGiB);
   fake_.add_compute_process(0, 11, kNotAvailable);
@@ -255,9 +255,9 @@ TEST(NvmlComputeProcessesEntry, DecodesEntriesOfEitherSize) {
 // Catches: a GPU that cannot do MIG (NOT_SUPPORTED) thrown as kNotSupported.
 TEST_F(NvmlProcessesTest, MigOffOrImpossibleIsDisabled) {
   fake_.set_mig_mode(0, 0);  // MIG-capable, off; GPU 1 cannot do MIG (the default)
-  NvmlGpuSet set = open();
+  device::NvmlGpuSet set = open();
   for (const auto& gpu : set.gpus) {
-    const GpuMigLayout layout = gpu->mig_layout();
+    const device::GpuMigLayout layout = gpu->mig_layout();
     EXPECT_FALSE(layout.enabled);
     EXPECT_THAT(layout.instances, IsEmpty());
   }
@@ -284,8 +284,8 @@ class NvmlMigTest : public NvmlFakeTest {
 // the instance; the parent's SM count ignored when the driver has it.
 TEST_F(NvmlMigTest, ListsEachInstanceWithItsSmsAndProcesses) {
   fake_.set_sm_count(0, 132);
-  NvmlGpuSet set = open();
-  const GpuMigLayout layout = set.gpus[0]->mig_layout();
+  device::NvmlGpuSet set = open();
+  const device::GpuMigLayout layout = set.gpus[0]->mig_layout();
   EXPECT_TRUE(layout.enabled);
   EXPECT_EQ(layout.gpu_sm_count, 132u);
   ASSERT_EQ(layout.instances.size(), 2u);
@@ -303,15 +303,15 @@ TEST_F(NvmlMigTest, ListsEachInstanceWithItsSmsAndProcesses) {
 // Catches: a parent that answers NOT_SUPPORTED for its attributes (real
 // drivers do) failing the layout, or leaving a denominator of 0.
 TEST_F(NvmlMigTest, ParentWithoutAttributesCountsTheInstancesSms) {
-  NvmlGpuSet set = open();
-  const GpuMigLayout layout = set.gpus[0]->mig_layout();
+  device::NvmlGpuSet set = open();
+  const device::GpuMigLayout layout = set.gpus[0]->mig_layout();
   EXPECT_EQ(layout.instances.size(), 2u);
   EXPECT_EQ(layout.gpu_sm_count, 76u);
 }
 
 // Catches: errors on a MIG handle swallowed (a layout missing an instance).
 TEST_F(NvmlMigTest, AFailingInstanceReadIsAnError) {
-  NvmlGpuSet set = open();
+  device::NvmlGpuSet set = open();
   fake_.fail_next("nvmlDeviceGetGpuInstanceId", nvml_rc::kUnknown);
   const Error e = error_of([&] { set.gpus[0]->mig_layout(); });
   EXPECT_EQ(e.code(), ErrorCode::kUnknown);
@@ -331,8 +331,8 @@ TEST_F(NvmlOldDriverProcessesTest, EveryQueryIsNotSupported) {
   fake_.add_process_sample(0, 10, 1000, 40, 10);
   fake_.set_accounting_mode(0, 1);
   fake_.add_compute_process(0, 10, kGiB);
-  NvmlGpuSet set = open();
-  Gpu& gpu = *set.gpus[0];
+  device::NvmlGpuSet set = open();
+  device::Gpu& gpu = *set.gpus[0];
   const Error samples = error_of([&] { gpu.process_utilization(0); });
   EXPECT_EQ(samples.code(), ErrorCode::kNotSupported);
   EXPECT_THAT(samples.what(), HasSubstr("does not export nvmlDeviceGetProcessUtilization"));
@@ -353,7 +353,7 @@ TEST_F(NvmlProcessesTest, ALostGpuIsGpuLostForEveryQuery) {
   fake_.set_accounting_mode(0, 1);
   fake_.set_mig_mode(0, 1);
   fake_.set_accounting_mode(1, 1);
-  NvmlGpuSet set = open();
+  device::NvmlGpuSet set = open();
   fake_.set_lost(0, true);
   fake_.set_lost(1, true);
   EXPECT_EQ(error_of([&] { set.gpus[1]->process_utilization(0); }).code(), ErrorCode::kGpuLost);
@@ -365,7 +365,7 @@ TEST_F(NvmlProcessesTest, ALostGpuIsGpuLostForEveryQuery) {
 // Catches: a GPU lost between listing the MIG devices and reading one of
 // them going unnoticed.
 TEST_F(NvmlMigTest, AGpuLostWhileReadingAnInstanceIsGpuLost) {
-  NvmlGpuSet set = open();
+  device::NvmlGpuSet set = open();
   fake_.fail_next("nvmlDeviceGetAttributes_v2", nvml_rc::kGpuIsLost);
   EXPECT_EQ(error_of([&] { set.gpus[0]->mig_layout(); }).code(), ErrorCode::kGpuLost);
 }

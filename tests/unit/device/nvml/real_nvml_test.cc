@@ -128,9 +128,9 @@ TEST(RealNvml, InitWithoutADriverIsNoDriverFoundWithNvmlsOwnWords) {
   ZEUS_REQUIRE_REAL_NVML();
   ZEUS_REQUIRE_NO_NVIDIA_DRIVER();
   ScopedEnv no_visible("CUDA_VISIBLE_DEVICES", nullptr);
-  NvmlOptions o;
+  device::NvmlOptions o;
   o.library_path = real_nvml_library();
-  const Error e = error_of([&] { open_nvml_gpus(o); });
+  const Error e = error_of([&] { device::open_nvml_gpus(o); });
   EXPECT_EQ(e.code(), ErrorCode::kDriverNotLoaded);
   EXPECT_EQ(exit_code_for(e.code()), kExitFailure);
   EXPECT_THAT(e.what(), StartsWith("no NVIDIA driver found: initializing NVML from " +
@@ -139,20 +139,20 @@ TEST(RealNvml, InitWithoutADriverIsNoDriverFoundWithNvmlsOwnWords) {
   EXPECT_THAT(e.what(), HasSubstr("install the NVIDIA driver"));
   EXPECT_THAT(e.what(), HasSubstr("ZEUS_GPU_BACKEND=sim"));
   // The failed init held no session: loading it again fails the same way.
-  EXPECT_EQ(error_of([&] { open_nvml_gpus(o); }).code(), ErrorCode::kDriverNotLoaded);
+  EXPECT_EQ(error_of([&] { device::open_nvml_gpus(o); }).code(), ErrorCode::kDriverNotLoaded);
 }
 
 TEST(RealNvml, AutoDiscoveryWithoutADriverContinuesWithoutGpus) {
   ZEUS_REQUIRE_REAL_NVML();
   ZEUS_REQUIRE_NO_NVIDIA_DRIVER();
   ScopedEnv no_visible("CUDA_VISIBLE_DEVICES", nullptr);
-  DiscoveryOptions o;
+  device::DiscoveryOptions o;
   o.gpu_backend = "auto";
   o.nvml_library = real_nvml_library();
   o.amdsmi_library = "/nonexistent/libamd_smi.so";
   o.cpus = false;
   o.use_zeusd = false;
-  const DeviceInventory inv = discover_devices(o);
+  const device::DeviceInventory inv = device::discover_devices(o);
   EXPECT_TRUE(inv.gpus.empty());
   EXPECT_EQ(inv.gpu_backend, "none");
   const bool says_what = std::ranges::any_of(inv.notes, [](const std::string& note) {
@@ -169,12 +169,12 @@ TEST(RealNvml, TheNvmlBackendWithoutADriverFailsDiscovery) {
   ZEUS_REQUIRE_REAL_NVML();
   ZEUS_REQUIRE_NO_NVIDIA_DRIVER();
   ScopedEnv no_visible("CUDA_VISIBLE_DEVICES", nullptr);
-  DiscoveryOptions o;
+  device::DiscoveryOptions o;
   o.gpu_backend = "nvml";
   o.nvml_library = real_nvml_library();
   o.cpus = false;
   o.use_zeusd = false;
-  const Error e = error_of([&] { discover_devices(o); });
+  const Error e = error_of([&] { device::discover_devices(o); });
   EXPECT_EQ(e.code(), ErrorCode::kDriverNotLoaded);
   EXPECT_THAT(e.what(), HasSubstr("'Driver Not Loaded'"));
 }

@@ -28,21 +28,21 @@ using testing::ScopedNoFileOverride;
 
 constexpr std::uint64_t kSmallRange = 999999;  // wraps every 1 J: easy arithmetic
 
-RaplOptions no_keepalive(const std::string& root) {
-  RaplOptions o;
+device::RaplOptions no_keepalive(const std::string& root) {
+  device::RaplOptions o;
   o.root = root;
   o.keepalive_period = Seconds(-1.0);
   return o;
 }
 
-const RaplZoneInfo* find_zone(const RaplCpuSet& set, const std::string& name) {
+const device::RaplZoneInfo* find_zone(const device::RaplCpuSet& set, const std::string& name) {
   for (const auto& z : set.zones) {
     if (z.name == name) return &z;
   }
   return nullptr;
 }
 
-std::vector<std::string> cpu_names(const RaplCpuSet& set) {
+std::vector<std::string> cpu_names(const device::RaplCpuSet& set) {
   std::vector<std::string> names;
   for (const auto& c : set.cpus) names.push_back(c->name());
   return names;
@@ -77,10 +77,10 @@ TEST(RaplDiscovery, FindsPackagesByNameNotByDirectoryIndex) {
   fake.add_zone("intel-rapl:0", "package-0", 1000);
   fake.add_zone("intel-rapl:1", "psys", 5000);
   fake.add_zone("intel-rapl:2", "package-1", 2000);
-  const RaplCpuSet set = open_rapl_cpus(no_keepalive(fake.root()));
+  const device::RaplCpuSet set = device::open_rapl_cpus(no_keepalive(fake.root()));
   EXPECT_THAT(cpu_names(set), ::testing::ElementsAre("package-0", "package-1"));
   EXPECT_DOUBLE_EQ(set.cpus[1]->total_energy().package.value(), 0.002);
-  const RaplZoneInfo* psys = find_zone(set, "psys");
+  const device::RaplZoneInfo* psys = find_zone(set, "psys");
   ASSERT_NE(psys, nullptr);
   EXPECT_FALSE(psys->measured);
   EXPECT_TRUE(find_zone(set, "package-1")->measured);
@@ -93,7 +93,7 @@ TEST(RaplDiscovery, OrdersMultiDiePackagesByPackageThenDie) {
   fake.add_zone("intel-rapl:2", "package-0-die-0");
   fake.add_zone("intel-rapl:a", "package-1-die-1");  // ids are hex in the kernel
   fake.add_zone("intel-rapl:b", "package-x");        // not a package name
-  const RaplCpuSet set = open_rapl_cpus(no_keepalive(fake.root()));
+  const device::RaplCpuSet set = device::open_rapl_cpus(no_keepalive(fake.root()));
   EXPECT_THAT(cpu_names(set), ::testing::ElementsAre("package-0-die-0", "package-0-die-1",
                                                      "package-1-die-0", "package-1-die-1"));
   EXPECT_EQ(set.zones.size(), 5u);
@@ -107,11 +107,11 @@ TEST(RaplDiscovery, FindsDramByNameAmongThePackageChildren) {
   fake.add_zone("intel-rapl:0:2", "dram", 3'000'000, kIntelDramRangeUj);
   fake.add_zone("intel-rapl:1", "package-1", 2'000'000, kAmdPackageRangeUj);
   fake.add_zone("intel-rapl:1:0", "core", 9'000'000, kAmdPackageRangeUj);  // AMD: no DRAM
-  const RaplCpuSet set = open_rapl_cpus(no_keepalive(fake.root()));
+  const device::RaplCpuSet set = device::open_rapl_cpus(no_keepalive(fake.root()));
   ASSERT_EQ(set.cpus.size(), 2u);
   EXPECT_TRUE(set.cpus[0]->has_dram());
   EXPECT_FALSE(set.cpus[1]->has_dram());
-  const CpuEnergy e0 = set.cpus[0]->total_energy();
+  const device::CpuEnergy e0 = set.cpus[0]->total_energy();
   EXPECT_DOUBLE_EQ(e0.package.value(), 1.0);  // core/uncore are not added
   ASSERT_TRUE(e0.dram.has_value());
   EXPECT_DOUBLE_EQ(e0.dram->value(), 3.0);
@@ -124,7 +124,7 @@ TEST(RaplDiscovery, SamePackageUnderMmioIsMeasuredOnce) {
   fake.add_zone("intel-rapl-mmio:0", "package-0");
   fake.add_zone("intel-rapl:0", "package-0");
   fake.add_zone("intel-rapl:0:0", "dram");
-  const RaplCpuSet set = open_rapl_cpus(no_keepalive(fake.root()));
+  const device::RaplCpuSet set = device::open_rapl_cpus(no_keepalive(fake.root()));
   ASSERT_EQ(set.cpus.size(), 1u);
   EXPECT_TRUE(set.cpus[0]->has_dram());  // the intel-rapl (MSR) zone was chosen
   int measured = 0;
@@ -136,16 +136,16 @@ TEST(RaplDiscovery, AcceptsAControlTypeDirectoryAsRoot) {
   FakePowercap fake;
   fake.add_zone("intel-rapl:0", "package-0");
   fake.add_zone("intel-rapl:0:0", "dram");
-  const RaplCpuSet set = open_rapl_cpus(no_keepalive(fake.root() + "/intel-rapl"));
+  const device::RaplCpuSet set = device::open_rapl_cpus(no_keepalive(fake.root() + "/intel-rapl"));
   ASSERT_EQ(set.cpus.size(), 1u);
   EXPECT_TRUE(set.cpus[0]->has_dram());
 }
 
 TEST(RaplDiscovery, EmptyOrMissingRootGivesAnEmptySet) {
   FakePowercap fake;
-  EXPECT_TRUE(open_rapl_cpus(no_keepalive(fake.root())).cpus.empty());
-  EXPECT_TRUE(open_rapl_cpus(no_keepalive(fake.root())).zones.empty());
-  EXPECT_TRUE(open_rapl_cpus(no_keepalive(fake.root() + "/missing")).zones.empty());
+  EXPECT_TRUE(device::open_rapl_cpus(no_keepalive(fake.root())).cpus.empty());
+  EXPECT_TRUE(device::open_rapl_cpus(no_keepalive(fake.root())).zones.empty());
+  EXPECT_TRUE(device::open_rapl_cpus(no_keepalive(fake.root() + "/missing")).zones.empty());
 }
 
 TEST(RaplDiscovery, HonoursZeusPowercapRootAndOptionsRootComesFirst) {
@@ -155,8 +155,8 @@ TEST(RaplDiscovery, HonoursZeusPowercapRootAndOptionsRootComesFirst) {
   FakePowercap from_options;
   from_options.add_zone("intel-rapl:0", "package-0");
   ScopedEnv env("ZEUS_POWERCAP_ROOT", from_env.root().c_str());
-  EXPECT_EQ(open_rapl_cpus(no_keepalive("")).cpus.size(), 2u);
-  EXPECT_EQ(open_rapl_cpus(no_keepalive(from_options.root())).cpus.size(), 1u);
+  EXPECT_EQ(device::open_rapl_cpus(no_keepalive("")).cpus.size(), 2u);
+  EXPECT_EQ(device::open_rapl_cpus(no_keepalive(from_options.root())).cpus.size(), 1u);
 }
 
 TEST(RaplDiscovery, DiscoverDevicesReportsUnreadableZonesAsNotes) {
@@ -164,10 +164,10 @@ TEST(RaplDiscovery, DiscoverDevicesReportsUnreadableZonesAsNotes) {
   fake.add_zone("intel-rapl:0", "package-0");
   fake.add_zone("intel-rapl:1", "package-1");
   fake.replace_energy_with_directory("intel-rapl:1");
-  DiscoveryOptions options;
+  device::DiscoveryOptions options;
   options.gpu_backend = "none";
   options.powercap_root = fake.root();
-  const DeviceInventory inv = discover_devices(options);
+  const device::DeviceInventory inv = device::discover_devices(options);
   EXPECT_EQ(inv.cpus.size(), 1u);
   EXPECT_THAT(inv.notes, ::testing::Contains(HasSubstr("RAPL package-1")));
 }
@@ -175,7 +175,7 @@ TEST(RaplDiscovery, DiscoverDevicesReportsUnreadableZonesAsNotes) {
 TEST(RaplEnergy, ReportsJoulesAndAddsUp) {
   FakePowercap fake;
   fake.add_zone("intel-rapl:0", "package-0", 1'234'567);
-  const RaplCpuSet set = open_rapl_cpus(no_keepalive(fake.root()));
+  const device::RaplCpuSet set = device::open_rapl_cpus(no_keepalive(fake.root()));
   ASSERT_EQ(set.cpus.size(), 1u);
   EXPECT_DOUBLE_EQ(set.cpus[0]->total_energy().package.value(), 1.234567);
   fake.set_energy("intel-rapl:0", 3'234'567);
@@ -186,9 +186,9 @@ TEST(RaplEnergy, TracksManyWrapsWhenReadAfterEach) {
   FakePowercap fake;
   fake.add_zone("intel-rapl:0", "package-0", 0, kSmallRange);
   fake.add_zone("intel-rapl:0:0", "dram", 0, kSmallRange);
-  const RaplCpuSet set = open_rapl_cpus(no_keepalive(fake.root()));
+  const device::RaplCpuSet set = device::open_rapl_cpus(no_keepalive(fake.root()));
   ASSERT_EQ(set.cpus.size(), 1u);
-  const CpuEnergy start = set.cpus[0]->total_energy();
+  const device::CpuEnergy start = set.cpus[0]->total_energy();
   int wraps = 0;
   for (int i = 0; i < 10; ++i) {
     const std::uint64_t before = fake.energy("intel-rapl:0");
@@ -197,7 +197,7 @@ TEST(RaplEnergy, TracksManyWrapsWhenReadAfterEach) {
     set.cpus[0]->total_energy();
   }
   ASSERT_GE(wraps, 3);
-  const CpuEnergy end = set.cpus[0]->total_energy();
+  const device::CpuEnergy end = set.cpus[0]->total_energy();
   EXPECT_NEAR((end.package - start.package).value(), 7.0, 1e-9);
   EXPECT_NEAR((*end.dram - *start.dram).value(), 3.0, 1e-9);
 }
@@ -206,7 +206,7 @@ TEST(RaplEnergy, WrapAddsTheFullCounterPeriod) {
   // With the real Intel range: 262143328850 -> 100 is 101 µJ later.
   FakePowercap fake;
   fake.add_zone("intel-rapl:0", "package-0", kIntelPackageRangeUj);
-  const RaplCpuSet set = open_rapl_cpus(no_keepalive(fake.root()));
+  const device::RaplCpuSet set = device::open_rapl_cpus(no_keepalive(fake.root()));
   const Joules start = set.cpus[0]->total_energy().package;
   fake.set_energy("intel-rapl:0", 100);
   EXPECT_NEAR((set.cpus[0]->total_energy().package - start).value(), 101e-6, 1e-9);
@@ -220,11 +220,11 @@ TEST(RaplKeepAlive, CatchesWrapsBetweenTwoUserReads) {
   FakePowercap fake;
   fake.add_zone("intel-rapl:0", "package-0", 500'000, kSmallRange);
   ManualClock clock;
-  RaplOptions options;
+  device::RaplOptions options;
   options.root = fake.root();
   options.keepalive_period = Seconds(1.0);
   options.clock = &clock;
-  const RaplCpuSet set = open_rapl_cpus(options);
+  const device::RaplCpuSet set = device::open_rapl_cpus(options);
   ASSERT_EQ(set.cpus.size(), 1u);
   ASSERT_TRUE(clock.await_blocked(1)) << "the keep-alive does not wait on the injected clock";
   const Joules start = set.cpus[0]->total_energy().package;
@@ -250,13 +250,13 @@ TEST(RaplKeepAlive, OneThreadPerSetThatStopsWhenTheLastCpuIsDestroyed) {
   fake.add_zone("intel-rapl:1", "package-1");
   const int before = rapl_internal::keepalive_threads_running();
   ManualClock clock;
-  RaplOptions options;
+  device::RaplOptions options;
   options.root = fake.root();
   options.keepalive_period = Seconds(3600.0);
   options.clock = &clock;
-  std::unique_ptr<Cpu> kept;
+  std::unique_ptr<device::Cpu> kept;
   {
-    RaplCpuSet set = open_rapl_cpus(options);
+    device::RaplCpuSet set = device::open_rapl_cpus(options);
     ASSERT_EQ(set.cpus.size(), 2u);
     EXPECT_EQ(rapl_internal::keepalive_threads_running(), before + 1);
     ASSERT_TRUE(clock.await_blocked(1));
@@ -273,7 +273,7 @@ TEST(RaplKeepAlive, NegativePeriodStartsNoThread) {
   FakePowercap fake;
   fake.add_zone("intel-rapl:0", "package-0");
   const int before = rapl_internal::keepalive_threads_running();
-  const RaplCpuSet set = open_rapl_cpus(no_keepalive(fake.root()));
+  const device::RaplCpuSet set = device::open_rapl_cpus(no_keepalive(fake.root()));
   EXPECT_EQ(set.cpus.size(), 1u);
   EXPECT_EQ(rapl_internal::keepalive_threads_running(), before);
 }
@@ -293,10 +293,10 @@ TEST(RaplPermissions, UnreadablePackageIsReportedAndTheOtherStillWorks) {
   if (file_is_readable(fake.energy_path("intel-rapl:1"))) {
     GTEST_SKIP() << "cannot make a file unreadable for this process";
   }
-  const RaplCpuSet set = open_rapl_cpus(no_keepalive(fake.root()));
+  const device::RaplCpuSet set = device::open_rapl_cpus(no_keepalive(fake.root()));
   EXPECT_THAT(cpu_names(set), ::testing::ElementsAre("package-0"));
   EXPECT_DOUBLE_EQ(set.cpus[0]->total_energy().package.value(), 1.0);
-  const RaplZoneInfo* bad = find_zone(set, "package-1");
+  const device::RaplZoneInfo* bad = find_zone(set, "package-1");
   ASSERT_NE(bad, nullptr);
   EXPECT_FALSE(bad->readable);
   EXPECT_EQ(bad->problem,
@@ -310,10 +310,10 @@ TEST(RaplPermissions, UnreadableDramKeepsThePackageWithoutDram) {
   fake.add_zone("intel-rapl:0", "package-0");
   fake.add_zone("intel-rapl:0:0", "dram");
   fake.replace_energy_with_dangling_symlink("intel-rapl:0:0");
-  const RaplCpuSet set = open_rapl_cpus(no_keepalive(fake.root()));
+  const device::RaplCpuSet set = device::open_rapl_cpus(no_keepalive(fake.root()));
   ASSERT_EQ(set.cpus.size(), 1u);
   EXPECT_FALSE(set.cpus[0]->has_dram());
-  const RaplZoneInfo* dram = find_zone(set, "dram");
+  const device::RaplZoneInfo* dram = find_zone(set, "dram");
   ASSERT_NE(dram, nullptr);
   EXPECT_FALSE(dram->readable);
   EXPECT_THAT(dram->problem, HasSubstr("energy_uj"));
@@ -324,9 +324,9 @@ TEST(RaplPermissions, EnergyFileThatCannotBeReadIsReportedWithTheReason) {
   fake.add_zone("intel-rapl:0", "package-0");
   fake.add_zone("intel-rapl:1", "package-1");
   fake.replace_energy_with_directory("intel-rapl:0");
-  const RaplCpuSet set = open_rapl_cpus(no_keepalive(fake.root()));
+  const device::RaplCpuSet set = device::open_rapl_cpus(no_keepalive(fake.root()));
   EXPECT_THAT(cpu_names(set), ::testing::ElementsAre("package-1"));
-  const RaplZoneInfo* bad = find_zone(set, "package-0");
+  const device::RaplZoneInfo* bad = find_zone(set, "package-0");
   ASSERT_NE(bad, nullptr);
   EXPECT_FALSE(bad->readable);
   EXPECT_THAT(bad->problem, HasSubstr("Is a directory"));
@@ -341,7 +341,7 @@ TEST(RaplPermissions, GarbageInEnergyFileIsAParseProblem) {
     std::fputs("12ab\n", f);
     std::fclose(f);
   }
-  const RaplCpuSet set = open_rapl_cpus(no_keepalive(fake.root()));
+  const device::RaplCpuSet set = device::open_rapl_cpus(no_keepalive(fake.root()));
   EXPECT_TRUE(set.cpus.empty());
   EXPECT_THAT(find_zone(set, "package-0")->problem, HasSubstr("expected an unsigned integer"));
 }
@@ -350,7 +350,7 @@ TEST(RaplErrors, EnergyFileVanishingMidRunThrowsAClearIoError) {
   FakePowercap fake;
   fake.add_zone("intel-rapl:0", "package-0", 1000);
   fake.add_zone("intel-rapl:1", "package-1", 1000);
-  const RaplCpuSet set = open_rapl_cpus(no_keepalive(fake.root()));
+  const device::RaplCpuSet set = device::open_rapl_cpus(no_keepalive(fake.root()));
   ASSERT_EQ(set.cpus.size(), 2u);
   fake.remove_energy("intel-rapl:0");
   try {
@@ -367,7 +367,7 @@ TEST(RaplErrors, EnergyFileVanishingMidRunThrowsAClearIoError) {
 TEST(RaplErrors, EnergyFileTurningRootOnlyMidRunThrowsNoPermission) {
   FakePowercap fake;
   fake.add_zone("intel-rapl:0", "package-0", 1000);
-  const RaplCpuSet set = open_rapl_cpus(no_keepalive(fake.root()));
+  const device::RaplCpuSet set = device::open_rapl_cpus(no_keepalive(fake.root()));
   ASSERT_EQ(set.cpus.size(), 1u);
   fake.remove_energy("intel-rapl:0");
   fake.set_energy("intel-rapl:0", 2000);  // recreated...
@@ -388,7 +388,7 @@ TEST(RaplErrors, EnergyFileTurningRootOnlyMidRunThrowsNoPermission) {
 TEST(RaplErrors, ReplacedEnergyFileIsReopenedAndKeepsCounting) {
   FakePowercap fake;
   fake.add_zone("intel-rapl:0", "package-0", 1'000'000);
-  const RaplCpuSet set = open_rapl_cpus(no_keepalive(fake.root()));
+  const device::RaplCpuSet set = device::open_rapl_cpus(no_keepalive(fake.root()));
   fake.remove_energy("intel-rapl:0");
   fake.set_energy("intel-rapl:0", 4'000'000);
   EXPECT_DOUBLE_EQ(set.cpus[0]->total_energy().package.value(), 4.0);

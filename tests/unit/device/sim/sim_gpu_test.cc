@@ -14,7 +14,7 @@ namespace {
 using namespace zeus::literals;
 
 TEST(SimGpuModel, SteadyStateFollowsTheCubicPowerLaw) {
-  SimGpuModel m;
+  device::SimGpuModel m;
   EXPECT_DOUBLE_EQ(m.clock_fraction_at(300000_mW), 1.0);  // cap above busy power
   EXPECT_DOUBLE_EQ(m.power_at(300000_mW).value(), m.busy_power.value());
   const double x =
@@ -31,15 +31,15 @@ TEST(SimGpuModel, SteadyStateFollowsTheCubicPowerLaw) {
 }
 
 TEST(SimGpuModel, JsonFilesAreValidatedField_By_Field) {
-  const auto m = parse_sim_gpu_model(
+  const auto m = device::parse_sim_gpu_model(
       R"({"name": "Old", "architecture": "pascal", "energy_counter": false, "busy_power_w": 250})",
       "model.json");
   EXPECT_EQ(m.name, "Old");
-  EXPECT_EQ(m.architecture, GpuArchitecture::kPascal);
+  EXPECT_EQ(m.architecture, device::GpuArchitecture::kPascal);
   EXPECT_FALSE(m.energy_counter);
   auto expect_bad = [](const char* text, const char* needle) {
     try {
-      parse_sim_gpu_model(text, "m.json");
+      device::parse_sim_gpu_model(text, "m.json");
       ADD_FAILURE() << text;
     } catch (const Error& e) {
       EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
@@ -60,13 +60,14 @@ TEST(SimGpuModel, JsonFilesAreValidatedField_By_Field) {
   expect_bad(R"({"power_limit_step_w": 1e-9})", "power_limit_step_w");
   expect_bad(R"({"memory_clocks_mhz": []})", "memory_clocks_mhz");
   expect_bad(R"({"memory_total_mib": 0})", "memory_total_mib");
-  EXPECT_EQ(parse_sim_gpu_model(R"({"memory_total_mib": 81920})", "m.json").memory_total.value(),
-            std::int64_t{81920} * 1048576);
+  EXPECT_EQ(
+      device::parse_sim_gpu_model(R"({"memory_total_mib": 81920})", "m.json").memory_total.value(),
+      std::int64_t{81920} * 1048576);
 }
 
 TEST(SimGpu, HasNoPciAddress) {
   ManualClock clock;
-  SimGpu gpu(SimGpuModel{}, clock);
+  device::SimGpu gpu(device::SimGpuModel{}, clock);
   try {
     gpu.pci_bus_id();
     ADD_FAILURE() << "a simulated GPU sits in no PCI slot";
@@ -78,10 +79,10 @@ TEST(SimGpu, HasNoPciAddress) {
 // Telemetry follows the model's state, so tests of its consumers can see it move.
 TEST(SimGpu, TelemetryFollowsLoadPowerLimitAndLock) {
   ManualClock clock;
-  SimGpuModel model;
+  device::SimGpuModel model;
   model.memory_clocks = {Megahertz(877), Megahertz(1215)};
-  SimGpu gpu(model, clock);
-  const GpuTelemetry full = gpu.telemetry();
+  device::SimGpu gpu(model, clock);
+  const device::GpuTelemetry full = gpu.telemetry();
   ASSERT_TRUE(full.gpu_utilization && full.memory_utilization && full.sm_clock &&
               full.memory_clock && full.clock_event_reasons && full.memory_used &&
               full.memory_free && full.memory_total && full.temperature);
@@ -95,24 +96,24 @@ TEST(SimGpu, TelemetryFollowsLoadPowerLimitAndLock) {
   EXPECT_DOUBLE_EQ(full.temperature->value(), gpu.temperature().value());
 
   gpu.set_power_limit(170000_mW);  // below busy power: the cap holds the clock down
-  const GpuTelemetry capped = gpu.telemetry();
+  const device::GpuTelemetry capped = gpu.telemetry();
   EXPECT_EQ(capped.sm_clock->value(), std::llround(model.clock_fraction_at(170000_mW) * 1410.0));
   EXPECT_LT(capped.sm_clock->value(), 1410);
-  EXPECT_EQ(*capped.clock_event_reasons, clock_event::kSwPowerCap);
+  EXPECT_EQ(*capped.clock_event_reasons, device::clock_event::kSwPowerCap);
   EXPECT_LT(capped.temperature->value(), full.temperature->value());
 
   gpu.reset_power_limit();
   gpu.set_gpu_locked_clocks(Megahertz(210), Megahertz(900));
-  const GpuTelemetry locked = gpu.telemetry();
+  const device::GpuTelemetry locked = gpu.telemetry();
   EXPECT_EQ(locked.sm_clock->value(), 900);
-  EXPECT_EQ(*locked.clock_event_reasons, clock_event::kApplicationsClocksSetting);
+  EXPECT_EQ(*locked.clock_event_reasons, device::clock_event::kApplicationsClocksSetting);
   gpu.reset_gpu_locked_clocks();
 
   gpu.set_load(0.0);
-  const GpuTelemetry idle = gpu.telemetry();
+  const device::GpuTelemetry idle = gpu.telemetry();
   EXPECT_DOUBLE_EQ(idle.gpu_utilization->value(), 0.0);
   EXPECT_EQ(idle.sm_clock->value(), 210);
-  EXPECT_EQ(*idle.clock_event_reasons, clock_event::kGpuIdle);
+  EXPECT_EQ(*idle.clock_event_reasons, device::clock_event::kGpuIdle);
   EXPECT_LT(idle.memory_used->value(), full.memory_used->value());
 
   gpu.fail_as_lost();
@@ -126,28 +127,29 @@ TEST(SimGpu, TelemetryFollowsLoadPowerLimitAndLock) {
 
 TEST(SimGpu, EnergyCounterIntegratesPowerOverTheInjectedClock) {
   ManualClock clock;
-  SimGpu gpu(SimGpuModel{}, clock);
+  device::SimGpu gpu(device::SimGpuModel{}, clock);
   const Joules e0 = gpu.total_energy();
   clock.advance(Seconds(2));
   gpu.set_load(0.5);
   clock.advance(Seconds(1));
-  const SimGpuModel& m = gpu.model();
+  const device::SimGpuModel& m = gpu.model();
   const double busy = m.busy_power.value();
   const double half = m.idle_power.value() + 0.5 * (busy - m.idle_power.value());
   EXPECT_NEAR((gpu.total_energy() - e0).value(), 2 * busy + half, 1e-9);
-  EXPECT_NEAR(gpu.power(PowerDomain::kDeviceInstant).value(), half, 1e-9);
+  EXPECT_NEAR(gpu.power(device::PowerDomain::kDeviceInstant).value(), half, 1e-9);
   // The 1 s average spans exactly the last (half-load) second.
-  EXPECT_NEAR(gpu.power(PowerDomain::kDeviceAverage).value(), half, 1e-9);
+  EXPECT_NEAR(gpu.power(device::PowerDomain::kDeviceAverage).value(), half, 1e-9);
   clock.advance(Seconds(0.5));
   gpu.set_load(1.0);
   clock.advance(Seconds(0.5));
-  EXPECT_NEAR(gpu.power(PowerDomain::kDeviceAverage).value(), (half + busy) / 2, 1e-9);
-  EXPECT_NEAR(gpu.power(PowerDomain::kMemoryAverage).value(), busy * m.memory_power_fraction, 1e-9);
+  EXPECT_NEAR(gpu.power(device::PowerDomain::kDeviceAverage).value(), (half + busy) / 2, 1e-9);
+  EXPECT_NEAR(gpu.power(device::PowerDomain::kMemoryAverage).value(),
+              busy * m.memory_power_fraction, 1e-9);
 }
 
 TEST(SimGpu, PowerLimitSlowsExecutionAndSavesEnergyPerWork) {
   ManualClock clock;
-  SimGpu gpu(SimGpuModel{}, clock);
+  device::SimGpu gpu(device::SimGpuModel{}, clock);
   gpu.set_load(0.0);
   const Joules e0 = gpu.true_energy();
   const Seconds fast = gpu.execute(100.0);
@@ -160,14 +162,14 @@ TEST(SimGpu, PowerLimitSlowsExecutionAndSavesEnergyPerWork) {
   EXPECT_GT(slow, fast);
   EXPECT_LT(slow_energy, fast_energy);
   EXPECT_DOUBLE_EQ(gpu.load(), 0.0);  // execute() restores the load
-  const SimGpuModel& m = gpu.model();
+  const device::SimGpuModel& m = gpu.model();
   EXPECT_NEAR(slow.count(), 100.0 / m.throughput_at(150000_mW), 1e-9);
   EXPECT_NEAR(slow_energy.value(), m.power_at(150000_mW).value() * slow.count(), 1e-6);
 }
 
 TEST(SimGpu, SettingsAreValidated) {
   ManualClock clock;
-  SimGpu gpu(SimGpuModel{}, clock);
+  device::SimGpu gpu(device::SimGpuModel{}, clock);
   EXPECT_THROW(gpu.set_power_limit(99000_mW), Error);
   EXPECT_THROW(gpu.set_power_limit(301000_mW), Error);
   gpu.set_power_limit(212345_mW);
@@ -190,9 +192,9 @@ TEST(SimGpu, SettingsAreValidated) {
 
 TEST(SimGpu, PreVoltaModelHasNoCounterAndCounterStepsQuantize) {
   ManualClock clock(Seconds(10.0));
-  SimGpuModel old;
+  device::SimGpuModel old;
   old.energy_counter = false;
-  SimGpu a(old, clock);
+  device::SimGpu a(old, clock);
   EXPECT_FALSE(a.supports_energy_counter());
   try {
     a.total_energy();
@@ -200,9 +202,9 @@ TEST(SimGpu, PreVoltaModelHasNoCounterAndCounterStepsQuantize) {
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), ErrorCode::kNotSupported);
   }
-  SimGpuModel stepped;
+  device::SimGpuModel stepped;
   stepped.counter_update_period = Seconds(0.1);
-  SimGpu b(stepped, clock);
+  device::SimGpu b(stepped, clock);
   const Joules e0 = b.total_energy();
   clock.advance(Seconds(0.05));
   EXPECT_DOUBLE_EQ((b.total_energy() - e0).value(), 0.0);
@@ -212,10 +214,10 @@ TEST(SimGpu, PreVoltaModelHasNoCounterAndCounterStepsQuantize) {
 
 TEST(SimGpu, LostGpuFailsEveryCall) {
   ManualClock clock;
-  SimGpu gpu(SimGpuModel{}, clock);
+  device::SimGpu gpu(device::SimGpuModel{}, clock);
   gpu.fail_as_lost();
   try {
-    gpu.power(PowerDomain::kDeviceInstant);
+    gpu.power(device::PowerDomain::kDeviceInstant);
     FAIL();
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), ErrorCode::kGpuLost);
@@ -224,17 +226,17 @@ TEST(SimGpu, LostGpuFailsEveryCall) {
 }
 
 TEST(Discovery, SimBackendCountAndModelComeFromOptions) {
-  DiscoveryOptions o;
+  device::DiscoveryOptions o;
   o.gpu_backend = "sim";
   o.sim_gpus = 3;
   o.cpus = false;
-  const auto inv = discover_devices(o);
+  const auto inv = device::discover_devices(o);
   EXPECT_EQ(inv.gpu_backend, "sim");
   ASSERT_EQ(inv.gpus.size(), 3u);
   EXPECT_NE(inv.gpus[0]->uuid(), inv.gpus[1]->uuid());
   o.gpu_backend = "quantum";
   try {
-    discover_devices(o);
+    device::discover_devices(o);
     FAIL();
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), ErrorCode::kInvalidArgument);
@@ -242,26 +244,26 @@ TEST(Discovery, SimBackendCountAndModelComeFromOptions) {
               std::string::npos);
   }
   o.gpu_backend = "none";
-  EXPECT_TRUE(discover_devices(o).gpus.empty());
+  EXPECT_TRUE(device::discover_devices(o).gpus.empty());
   o.gpu_backend = "sim";
   o.sim_gpus = -1;
-  EXPECT_THROW(discover_devices(o), Error);
+  EXPECT_THROW(device::discover_devices(o), Error);
   o.sim_gpus = 1;
   o.sim_model_path = "/nonexistent/model.json";
-  EXPECT_THROW(discover_devices(o), Error);
+  EXPECT_THROW(device::discover_devices(o), Error);
 }
 
 TEST(Discovery, MissingDriverIsANoteNotAnError) {
-  DiscoveryOptions o;
+  device::DiscoveryOptions o;
   o.gpu_backend = "auto";
   o.nvml_library = "/nonexistent/libnvidia-ml.so.1";
   o.cpus = false;
-  const auto inv = discover_devices(o);
+  const auto inv = device::discover_devices(o);
   EXPECT_EQ(inv.gpu_backend, "none");
   ASSERT_FALSE(inv.notes.empty());
   EXPECT_NE(inv.notes[0].find("no NVIDIA driver found"), std::string::npos);
   o.gpu_backend = "nvml";  // asked for explicitly: an error
-  EXPECT_THROW(discover_devices(o), Error);
+  EXPECT_THROW(device::discover_devices(o), Error);
 }
 
 }  // namespace

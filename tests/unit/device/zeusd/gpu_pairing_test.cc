@@ -27,8 +27,8 @@ TEST(ZeusdGpuPairing, BothVendorsSpellingsOfOneAddressAreEqual) {
   EXPECT_EQ(normalized_pci_address(""), "");
 }
 
-std::vector<ZeusdStatus::GpuInfo> daemon_gpus(std::vector<std::string> addresses) {
-  std::vector<ZeusdStatus::GpuInfo> out;
+std::vector<device::ZeusdStatus::GpuInfo> daemon_gpus(std::vector<std::string> addresses) {
+  std::vector<device::ZeusdStatus::GpuInfo> out;
   for (std::size_t i = 0; i < addresses.size(); ++i) {
     out.push_back({static_cast<int>(i), "GPU", addresses[i], true});
   }

@@ -30,7 +30,7 @@ double weight_of(const GpuSplit& split, std::uint32_t pid) {
 }
 
 TEST(GpuSplitSources, SamplesSumEachProcessesSmUtilizationExitedOnesIncluded) {
-  const GpuProcessSample samples[] = {
+  const device::GpuProcessSample samples[] = {
       {10, 100, 80, 5}, {20, 100, 20, 5}, {10, 200, 70, 5}, {30, 150, 40, 1}};  // 30 exited
   const auto split = split_from_samples(samples);
   EXPECT_EQ(split.method, Method::kProcessUtilization);
@@ -41,7 +41,7 @@ TEST(GpuSplitSources, SamplesSumEachProcessesSmUtilizationExitedOnesIncluded) {
 }
 
 TEST(GpuSplitSources, MemoryUtilizationWeighsWhenNoSampleShowsSmActivity) {
-  const GpuProcessSample samples[] = {{10, 100, 0, 30}, {20, 100, 0, 10}};
+  const device::GpuProcessSample samples[] = {{10, 100, 0, 30}, {20, 100, 0, 10}};
   const auto split = split_from_samples(samples);
   EXPECT_EQ(weight_of(split, 10), 30);
   EXPECT_EQ(weight_of(split, 20), 10);
@@ -49,9 +49,9 @@ TEST(GpuSplitSources, MemoryUtilizationWeighsWhenNoSampleShowsSmActivity) {
 
 TEST(GpuSplitSources, AccountingWeighsTheGrowthOfUtilizationTimesRunningTime) {
   const std::unordered_map<std::uint32_t, double> before = {{10, 50.0 * 1000}, {20, 10.0 * 1000}};
-  const GpuAccountingStat now[] = {{10, 50, 0, 3000, 0, true},    // 150000 - 50000
-                                   {20, 5, 0, 1500, 0, true},     // 7500 - 10000: shrank
-                                   {30, 100, 0, 200, 0, false}};  // new: 20000
+  const device::GpuAccountingStat now[] = {{10, 50, 0, 3000, 0, true},    // 150000 - 50000
+                                           {20, 5, 0, 1500, 0, true},     // 7500 - 10000: shrank
+                                           {30, 100, 0, 200, 0, false}};  // new: 20000
   const auto split = split_from_accounting(now, before);
   EXPECT_EQ(split.method, Method::kAccounting);
   EXPECT_EQ(weight_of(split, 10), 100000);
@@ -60,7 +60,7 @@ TEST(GpuSplitSources, AccountingWeighsTheGrowthOfUtilizationTimesRunningTime) {
 }
 
 TEST(GpuSplitSources, EqualSplitCountsEachProcessOnce) {
-  const GpuProcess running[] = {{10, 1}, {20, 2}, {10, 3}};
+  const device::GpuProcess running[] = {{10, 1}, {20, 2}, {10, 3}};
   const auto split = split_equally(running);
   EXPECT_EQ(split.method, Method::kEqualSplit);
   ASSERT_EQ(split.weights.size(), 2u);
@@ -71,7 +71,7 @@ TEST(GpuSplitSources, EqualSplitCountsEachProcessOnce) {
 }
 
 TEST(GpuSplitSources, MigWeighsEachInstancesSmFractionSharedByItsProcesses) {
-  GpuMigLayout layout;
+  device::GpuMigLayout layout;
   layout.enabled = true;
   layout.gpu_sm_count = 132;
   layout.instances = {{1, "MIG-a", 66, {{10, 0}}},           // 3g: one process
@@ -94,10 +94,10 @@ TEST(GpuSplitSources, MigWeighsEachInstancesSmFractionSharedByItsProcesses) {
 // A GPU whose energy counter and per-process sources follow a script on a
 // manual clock: power = idle + k × (Σ processes' SM utilization); the driver
 // samples each running process every 1/6 s.
-class TimelineGpu final : public ForwardingGpu {
+class TimelineGpu final : public device::ForwardingGpu {
  public:
-  TimelineGpu(ManualClock& clock, std::shared_ptr<Gpu> inner)
-      : ForwardingGpu(std::move(inner)), clock_(clock) {}
+  TimelineGpu(ManualClock& clock, std::shared_ptr<device::Gpu> inner)
+      : device::ForwardingGpu(std::move(inner)), clock_(clock) {}
 
   std::function<double(std::uint32_t pid, double t)> util;  // 0..100
   std::vector<std::uint32_t> pids;
@@ -124,40 +124,40 @@ class TimelineGpu final : public ForwardingGpu {
     clock_.set(Seconds(t));
   }
   Joules total_energy() override { return Joules(std::floor(energy_mj_) / 1000); }
-  std::vector<GpuProcessSample> process_utilization(std::uint64_t since_us) override {
+  std::vector<device::GpuProcessSample> process_utilization(std::uint64_t since_us) override {
     if (!samples_supported) throw_error(ErrorCode::kNotSupported, "no samples");
     ++sample_calls;
-    std::vector<GpuProcessSample> out;
+    std::vector<device::GpuProcessSample> out;
     for (const auto& s : samples_) {
       if (s.timestamp_us > since_us) out.push_back(s);
     }
     return out;
   }
-  std::vector<GpuAccountingStat> accounting_stats() override {
+  std::vector<device::GpuAccountingStat> accounting_stats() override {
     if (!accounting_supported) throw_error(ErrorCode::kNotSupported, "accounting off");
     return accounting;
   }
-  std::vector<GpuProcess> compute_processes() override {
-    std::vector<GpuProcess> out;
+  std::vector<device::GpuProcess> compute_processes() override {
+    std::vector<device::GpuProcess> out;
     for (auto pid : pids) out.push_back({pid, 0});
     return out;
   }
-  GpuMigLayout mig_layout() override { return {}; }
+  device::GpuMigLayout mig_layout() override { return {}; }
 
-  std::vector<GpuAccountingStat> accounting;
+  std::vector<device::GpuAccountingStat> accounting;
   int sample_calls = 0;
 
  private:
   ManualClock& clock_;
   long long steps_ = 0;
   double energy_mj_ = 0;
-  std::vector<GpuProcessSample> samples_;
+  std::vector<device::GpuProcessSample> samples_;
 };
 
 struct Timeline {
   ManualClock clock{Seconds(0)};
-  std::shared_ptr<TimelineGpu> gpu =
-      std::make_shared<TimelineGpu>(clock, std::make_shared<SimGpu>(SimGpuModel{}, clock, 0));
+  std::shared_ptr<TimelineGpu> gpu = std::make_shared<TimelineGpu>(
+      clock, std::make_shared<device::SimGpu>(device::SimGpuModel{}, clock, 0));
 };
 
 // Books the timeline into a ledger polling every `period` seconds; returns

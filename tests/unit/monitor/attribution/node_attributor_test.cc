@@ -61,11 +61,11 @@ class NodeAttributorGpu : public ::testing::Test {
     fake_.set_device_count(1);
     fake_.set_energy_mj(0, 1'000'000);
   }
-  std::vector<std::shared_ptr<Gpu>> open_gpus() {
-    NvmlOptions options;
+  std::vector<std::shared_ptr<device::Gpu>> open_gpus() {
+    device::NvmlOptions options;
     options.library_path = fake_.path();
-    auto set = open_nvml_gpus(options);
-    std::vector<std::shared_ptr<Gpu>> gpus;
+    auto set = device::open_nvml_gpus(options);
+    std::vector<std::shared_ptr<device::Gpu>> gpus;
     for (auto& g : set.gpus) gpus.push_back(std::move(g));
     return gpus;
   }
@@ -191,11 +191,11 @@ TEST(NodeAttributorCpu, TwoCgroupsSharesFollowTheirCpuTimeOnRealCgroups) {
 
   FakePowercap powercap;
   powercap.add_zone("intel-rapl:0", "package-0", 0, 262143328850ULL);
-  RaplOptions rapl;
+  device::RaplOptions rapl;
   rapl.root = powercap.root();
-  auto set = open_rapl_cpus(rapl);
+  auto set = device::open_rapl_cpus(rapl);
   ASSERT_EQ(set.cpus.size(), 1u);
-  std::vector<std::shared_ptr<Cpu>> cpus;
+  std::vector<std::shared_ptr<device::Cpu>> cpus;
   cpus.push_back(std::move(set.cpus[0]));
   AttributorOptions options;
   options.cpu_idle[0] = Watts(10);

@@ -31,8 +31,8 @@ std::pair<ErrorCode, std::string> error_of(F f) {
 
 class ElectricityMapsTest : public ::testing::Test {
  protected:
-  ElectricityMapsOptions options(double now = kLatestHour + 900.0) {
-    ElectricityMapsOptions o;
+  carbon::ElectricityMapsOptions options(double now = kLatestHour + 900.0) {
+    carbon::ElectricityMapsOptions o;
     o.latitude = 37.87;
     o.longitude = -122.26;
     o.base_url = server_.base_url();
@@ -45,7 +45,7 @@ class ElectricityMapsTest : public ::testing::Test {
 };
 
 TEST_F(ElectricityMapsTest, SendsTheUpstreamQueryAndTheTokenHeader) {
-  ElectricityMapsClient client(options());
+  carbon::ElectricityMapsClient client(options());
   EXPECT_EQ(client.latest(), 321);
   const auto seen = server_.seen();
   ASSERT_EQ(seen.size(), 1U);
@@ -61,18 +61,18 @@ TEST_F(ElectricityMapsTest, TokenComesFromTheEnvironment) {
   setenv("ELECTRICITYMAPS_API_TOKEN", "from-env", 1);
   auto o = options();
   o.api_token = std::nullopt;
-  ElectricityMapsClient(o).latest();
+  carbon::ElectricityMapsClient(o).latest();
   unsetenv("ELECTRICITYMAPS_API_TOKEN");
   auto without = options();
   without.api_token = std::nullopt;
-  ElectricityMapsClient(without).latest();
+  carbon::ElectricityMapsClient(without).latest();
   const auto seen = server_.seen();
   EXPECT_EQ(seen[0].auth_token, "from-env");
   EXPECT_EQ(seen[1].auth_token, "") << "no key anywhere: no header (upstream sends none)";
 }
 
 TEST_F(ElectricityMapsTest, PastHoursComeFromOneHistoryFetchAndTheCurrentHourFromLatest) {
-  ElectricityMapsClient client(options());
+  carbon::ElectricityMapsClient client(options());
   EXPECT_EQ(client.rate(kHistoryStart), 200);
   EXPECT_EQ(client.rate(kHistoryStart + 23 * kHour), 310);  // i = 23 -> 200 + 10 * 11
   EXPECT_EQ(client.rate(kHistoryStart + 2 * kHour), 220);
@@ -82,7 +82,7 @@ TEST_F(ElectricityMapsTest, PastHoursComeFromOneHistoryFetchAndTheCurrentHourFro
 }
 
 TEST_F(ElectricityMapsTest, HoursWithoutDataOrBeyondTheHistoryAreNotFound) {
-  ElectricityMapsClient client(options());
+  carbon::ElectricityMapsClient client(options());
   auto [code, message] = error_of([&] { client.rate(kHistoryStart + 5 * kHour); });
   EXPECT_EQ(code, ErrorCode::kNotFound);
   EXPECT_THAT(message, HasSubstr("2024-04-30T19:00:00Z"));
@@ -96,12 +96,12 @@ TEST_F(ElectricityMapsTest, HoursWithoutDataOrBeyondTheHistoryAreNotFound) {
 TEST_F(ElectricityMapsTest, EmptyHistory) {
   server_.script("/v3/carbon-intensity/history",
                  {200, carbon_fixture("electricitymaps_history_empty.json"), {}});
-  ElectricityMapsClient client(options());
+  carbon::ElectricityMapsClient client(options());
   EXPECT_EQ(error_of([&] { client.rate(kHistoryStart); }).first, ErrorCode::kNotFound);
 }
 
 TEST_F(ElectricityMapsTest, HttpErrorsSayWhatToDo) {
-  ElectricityMapsClient client(options());
+  carbon::ElectricityMapsClient client(options());
   server_.script("/v3/carbon-intensity/latest", {401, R"({"message":"Invalid token"})", {}});
   auto [code, message] = error_of([&] { client.latest(); });
   EXPECT_EQ(code, ErrorCode::kNoPermission);
@@ -126,19 +126,20 @@ TEST_F(ElectricityMapsTest, SlowProviderTimesOut) {
   auto o = options();
   o.timeout = Seconds(0.2);
   server_.script("/v3/carbon-intensity/latest", {200, "", std::chrono::milliseconds(1500)});
-  EXPECT_EQ(error_of([&] { ElectricityMapsClient(o).latest(); }).first, ErrorCode::kTimeout);
+  EXPECT_EQ(error_of([&] { carbon::ElectricityMapsClient(o).latest(); }).first,
+            ErrorCode::kTimeout);
 }
 
 TEST_F(ElectricityMapsTest, UnreachableProviderIsAnIoError) {
   auto o = options();
   o.base_url = "http://127.0.0.1:1";  // nothing listens on port 1
-  const auto [code, message] = error_of([&] { ElectricityMapsClient(o).latest(); });
+  const auto [code, message] = error_of([&] { carbon::ElectricityMapsClient(o).latest(); });
   EXPECT_EQ(code, ErrorCode::kIo);
   EXPECT_THAT(message, HasSubstr("127.0.0.1:1"));
 }
 
 TEST_F(ElectricityMapsTest, RefreshFetchesAtMostOncePerUpdatePeriod) {
-  ElectricityMapsClient client(options());
+  carbon::ElectricityMapsClient client(options());
   client.refresh(kLatestHour);
   client.refresh(kLatestHour + 1800);
   EXPECT_EQ(server_.count("/v3/carbon-intensity/history"), 1U);
@@ -147,18 +148,18 @@ TEST_F(ElectricityMapsTest, RefreshFetchesAtMostOncePerUpdatePeriod) {
 }
 
 TEST(ElectricityMapsOptionsCheck, RejectsBadLocationsAndFactorTypes) {
-  ElectricityMapsOptions o;
+  carbon::ElectricityMapsOptions o;
   o.latitude = 91;
-  EXPECT_EQ(error_of([&] { ElectricityMapsClient{o}; }).first, ErrorCode::kInvalidArgument);
+  EXPECT_EQ(error_of([&] { carbon::ElectricityMapsClient{o}; }).first, ErrorCode::kInvalidArgument);
   o.latitude = 0;
   o.emission_factor_type = "total";
-  EXPECT_EQ(error_of([&] { ElectricityMapsClient{o}; }).first, ErrorCode::kInvalidArgument);
+  EXPECT_EQ(error_of([&] { carbon::ElectricityMapsClient{o}; }).first, ErrorCode::kInvalidArgument);
 }
 
 class OpenEiTest : public ::testing::Test {
  protected:
-  OpenEiOptions options() {
-    OpenEiOptions o;
+  carbon::OpenEiOptions options() {
+    carbon::OpenEiOptions o;
     o.latitude = 37.87;
     o.longitude = -122.26;
     o.label = "5a1b2c3d4e5f60718293a4b5";
@@ -172,7 +173,7 @@ class OpenEiTest : public ::testing::Test {
 };
 
 TEST_F(OpenEiTest, PricesFollowTheScheduleByMonthDayTypeAndHour) {
-  OpenEiClient client(options());
+  carbon::OpenEiClient client(options());
   // 2024-05-01 is a Wednesday. 23:00Z = 16:00 PDT: peak tier 1.
   EXPECT_DOUBLE_EQ(client.rate(1714604400), 0.49);
   EXPECT_DOUBLE_EQ(client.rate(1714604400 - 3600), 0.31) << "15:00 PDT: off-peak (rate, not adj)";
@@ -193,11 +194,11 @@ TEST_F(OpenEiTest, PricesFollowTheScheduleByMonthDayTypeAndHour) {
 TEST_F(OpenEiTest, UnknownLabelAndDemandOnlyTariffs) {
   auto o = options();
   o.label = "nope";
-  auto [code, message] = error_of([&] { OpenEiClient(o).rate(0); });
+  auto [code, message] = error_of([&] { carbon::OpenEiClient(o).rate(0); });
   EXPECT_EQ(code, ErrorCode::kNotFound);
   EXPECT_THAT(message, HasSubstr("'nope'"));
   o.label = "60ffeeddccbbaa9988776655";
-  std::tie(code, message) = error_of([&] { OpenEiClient(o).rate(0); });
+  std::tie(code, message) = error_of([&] { carbon::OpenEiClient(o).rate(0); });
   EXPECT_EQ(code, ErrorCode::kParse);
   EXPECT_THAT(message, HasSubstr("energyratestructure"));
 }
@@ -206,17 +207,17 @@ TEST_F(OpenEiTest, KeyFromTheEnvironmentOrAClearError) {
   auto o = options();
   o.api_key = std::nullopt;
   unsetenv("OPENEI_API_KEY");
-  auto [code, message] = error_of([&] { OpenEiClient(o).rate(0); });
+  auto [code, message] = error_of([&] { carbon::OpenEiClient(o).rate(0); });
   EXPECT_EQ(code, ErrorCode::kNoPermission);
   EXPECT_THAT(message, HasSubstr("OPENEI_API_KEY"));
   EXPECT_EQ(server_.count("/utility_rates"), 0U) << "no request without a key";
   setenv("OPENEI_API_KEY", "env-key", 1);
-  OpenEiClient(o).rate(1714604400);
+  carbon::OpenEiClient(o).rate(1714604400);
   unsetenv("OPENEI_API_KEY");
   EXPECT_EQ(server_.seen().back().query.at("api_key"), "env-key");
 
   server_.script("/utility_rates", {403, carbon_fixture("openei_403.json"), {}});
-  std::tie(code, message) = error_of([&] { OpenEiClient(options()).rate(0); });
+  std::tie(code, message) = error_of([&] { carbon::OpenEiClient(options()).rate(0); });
   EXPECT_EQ(code, ErrorCode::kNoPermission);
   EXPECT_THAT(message, HasSubstr("invalid api_key"));
   EXPECT_THAT(message, ::testing::Not(HasSubstr("openei-key"))) << "keys never end up in messages";
@@ -225,13 +226,13 @@ TEST_F(OpenEiTest, KeyFromTheEnvironmentOrAClearError) {
 TEST(OpenEiTariff, MalformedSchedulesAreRejected) {
   const std::string body = R"({"items":[{"label":"x","energyratestructure":[[{"rate":0.2}]],
     "energyweekdayschedule":[[0]],"energyweekendschedule":[]}]})";
-  EXPECT_EQ(error_of([&] { parse_openei_tariff(body, "x"); }).first, ErrorCode::kParse);
+  EXPECT_EQ(error_of([&] { carbon::parse_openei_tariff(body, "x"); }).first, ErrorCode::kParse);
   const std::string tier =
       R"({"label":"y","energyratestructure":[[{"rate":0.2}]],
     "energyweekdayschedule":)" +
       nlohmann::json(std::vector<std::vector<int>>(12, std::vector<int>(24, 1))).dump() +
       R"(,"energyweekendschedule":[]})";
-  const auto [code, message] = error_of([&] { parse_openei_tariff(tier, "y"); });
+  const auto [code, message] = error_of([&] { carbon::parse_openei_tariff(tier, "y"); });
   EXPECT_THAT(message, HasSubstr("tier 1"));
 }
 

@@ -9,7 +9,7 @@
 namespace zeus {
 namespace {
 
-class Recorder final : public Callback {
+class Recorder final : public callback::Callback {
  public:
   Recorder(std::string tag, std::vector<std::string>& log) : tag_(std::move(tag)), log_(log) {}
   void on_train_begin() override { log_.push_back(tag_ + ":train_begin"); }
@@ -34,7 +34,7 @@ class Recorder final : public Callback {
 TEST(CallbackSet, FansEveryHookOutInOrder) {
   std::vector<std::string> log;
   Recorder a("a", log), b("b", log);
-  CallbackSet set{a, b};
+  callback::CallbackSet set{a, b};
   set.on_train_begin();
   set.on_epoch_begin();
   set.on_step_begin();
@@ -54,10 +54,10 @@ TEST(CallbackSet, FansEveryHookOutInOrder) {
 
 TEST(CallbackSet, DefaultHooksDoNothingAndSetsNest) {
   std::vector<std::string> log;
-  Callback plain;  // every hook is a no-op
+  callback::Callback plain;  // every hook is a no-op
   Recorder r("r", log);
-  CallbackSet inner{r};
-  CallbackSet outer{plain, inner};
+  callback::CallbackSet inner{r};
+  callback::CallbackSet outer{plain, inner};
   outer.add(r);
   EXPECT_EQ(outer.size(), 3u);
   outer.on_step_begin();

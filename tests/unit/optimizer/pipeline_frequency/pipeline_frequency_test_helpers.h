@@ -35,9 +35,10 @@ std::string fixture(const std::string& relative);
 // A Gpu that forwards to another and records clock and power-limit calls;
 // set_gpu_locked_clocks can be held (it blocks until released) or made to
 // fail. Thread-safe.
-class RecordingGpu final : public ForwardingGpu {
+class RecordingGpu final : public device::ForwardingGpu {
  public:
-  explicit RecordingGpu(std::shared_ptr<Gpu> inner) : ForwardingGpu(std::move(inner)) {}
+  explicit RecordingGpu(std::shared_ptr<device::Gpu> inner)
+      : device::ForwardingGpu(std::move(inner)) {}
   std::vector<Megahertz> locks();  // the max of each successful set_gpu_locked_clocks
   int resets();                    // reset_gpu_locked_clocks calls
   int memory_resets();

@@ -23,10 +23,10 @@ TEST(OptimizerRestore, ExceptionUnwindingRestores) {
   SimRig rig;
   rig.sims[0]->set_power_limit(260000_mW);
   auto train = [&] {
-    GlobalPowerLimitOptimizerOptions o;
+    power_limit::GlobalPowerLimitOptimizerOptions o;
     o.warmup_steps = 1;
     o.profile_steps = 2;
-    GlobalPowerLimitOptimizer opt(*rig.monitor, o);
+    power_limit::GlobalPowerLimitOptimizer opt(*rig.monitor, o);
     for (int i = 0; i < 10; ++i) {
       opt.on_step_begin();
       rig.step(10);
@@ -88,10 +88,10 @@ ChildResult run_child(Ending ending, int signal_from_parent = 0) {
     auto* rig = new SimRig();
     rig->sims[0]->set_power_limit(260000_mW);
     rig->gpus[0]->set_record_fd(rec[1]);
-    GlobalPowerLimitOptimizerOptions o;
+    power_limit::GlobalPowerLimitOptimizerOptions o;
     o.warmup_steps = 1;
     o.profile_steps = 2;
-    auto* opt = new GlobalPowerLimitOptimizer(*rig->monitor, o);
+    auto* opt = new power_limit::GlobalPowerLimitOptimizer(*rig->monitor, o);
     while (rig->sims[0]->power_limit() >= 250000_mW) {
       opt->on_step_begin();
       rig->step(10);

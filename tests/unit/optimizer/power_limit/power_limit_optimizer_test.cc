@@ -21,12 +21,12 @@ using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using testing::SetterCall;
 using testing::SimRig;
-using Phase = GlobalPowerLimitOptimizer::Phase;
+using Phase = power_limit::GlobalPowerLimitOptimizer::Phase;
 
 constexpr double kWork = 50.0;  // work units per step
 
-GlobalPowerLimitOptimizerOptions small_options() {
-  GlobalPowerLimitOptimizerOptions o;
+power_limit::GlobalPowerLimitOptimizerOptions small_options() {
+  power_limit::GlobalPowerLimitOptimizerOptions o;
   o.wait_steps = 1;
   o.warmup_steps = 2;
   o.profile_steps = 3;
@@ -35,7 +35,8 @@ GlobalPowerLimitOptimizerOptions small_options() {
 }
 
 // Runs steps (begin, work) until the optimizer is done or `max_steps` pass.
-int run_until_done(SimRig& rig, GlobalPowerLimitOptimizer& opt, int max_steps = 100000) {
+int run_until_done(SimRig& rig, power_limit::GlobalPowerLimitOptimizer& opt,
+                   int max_steps = 100000) {
   int steps = 0;
   while (!opt.done() && steps < max_steps) {
     opt.on_step_begin();
@@ -68,17 +69,18 @@ Error expect_error(F&& f) {
 TEST(GlobalPowerLimitOptimizer, RejectsInvalidParameters) {
   SimRig rig;
   auto with = [](auto change) {
-    GlobalPowerLimitOptimizerOptions o;
+    power_limit::GlobalPowerLimitOptimizerOptions o;
     change(o);
     return o;
   };
-  const std::vector<GlobalPowerLimitOptimizerOptions> bad = {
+  const std::vector<power_limit::GlobalPowerLimitOptimizerOptions> bad = {
       with([](auto& o) { o.wait_steps = -1; }),      with([](auto& o) { o.warmup_steps = -1; }),
       with([](auto& o) { o.profile_steps = 0; }),    with([](auto& o) { o.pl_step = Watts(0); }),
       with([](auto& o) { o.pl_step = Watts(-25); }),
   };
   for (const auto& o : bad) {
-    const Error e = expect_error([&] { GlobalPowerLimitOptimizer opt(*rig.monitor, o); });
+    const Error e =
+        expect_error([&] { power_limit::GlobalPowerLimitOptimizer opt(*rig.monitor, o); });
     EXPECT_EQ(e.code(), ErrorCode::kInvalidArgument) << e.what();
   }
   EXPECT_TRUE(rig.gpus[0]->calls().empty()) << "validation must come before any setting change";
@@ -86,9 +88,9 @@ TEST(GlobalPowerLimitOptimizer, RejectsInvalidParameters) {
 
 TEST(GlobalPowerLimitOptimizer, CandidatesRunFromMaximumDownOnTheGrid) {
   SimRig rig;
-  GlobalPowerLimitOptimizerOptions o;
+  power_limit::GlobalPowerLimitOptimizerOptions o;
   o.pl_step = Watts(25.0);
-  GlobalPowerLimitOptimizer a(*rig.monitor, o);
+  power_limit::GlobalPowerLimitOptimizer a(*rig.monitor, o);
   ASSERT_EQ(a.candidate_limits().size(), 11u);
   EXPECT_EQ(a.candidate_limits().front(), 300000_mW);
   EXPECT_EQ(a.candidate_limits().back(), 50000_mW);
@@ -96,9 +98,9 @@ TEST(GlobalPowerLimitOptimizer, CandidatesRunFromMaximumDownOnTheGrid) {
 
 TEST(GlobalPowerLimitOptimizer, MinimumIncludedOnlyOnTheGrid) {
   SimRig rig;
-  GlobalPowerLimitOptimizerOptions o;
+  power_limit::GlobalPowerLimitOptimizerOptions o;
   o.pl_step = Watts(60.0);
-  GlobalPowerLimitOptimizer a(*rig.monitor, o);
+  power_limit::GlobalPowerLimitOptimizer a(*rig.monitor, o);
   EXPECT_THAT(a.candidate_limits(),
               ElementsAre(300000_mW, 240000_mW, 180000_mW, 120000_mW, 60000_mW));
 }
@@ -106,7 +108,7 @@ TEST(GlobalPowerLimitOptimizer, MinimumIncludedOnlyOnTheGrid) {
 TEST(GlobalPowerLimitOptimizer, ConstructionTurnsOnPersistenceAndSetsMaximum) {
   SimRig rig;
   rig.sims[0]->set_power_limit(200000_mW);
-  GlobalPowerLimitOptimizer opt(*rig.monitor, small_options());
+  power_limit::GlobalPowerLimitOptimizer opt(*rig.monitor, small_options());
   EXPECT_TRUE(rig.sims[0]->persistence_mode());
   EXPECT_EQ(rig.sims[0]->power_limit(), 300000_mW);
   EXPECT_EQ(opt.state().phase, Phase::kReady);
@@ -116,7 +118,7 @@ TEST(GlobalPowerLimitOptimizer, ConstructionTurnsOnPersistenceAndSetsMaximum) {
 
 TEST(GlobalPowerLimitOptimizer, StateMachineStepByStep) {
   SimRig rig;
-  GlobalPowerLimitOptimizer opt(*rig.monitor, small_options());
+  power_limit::GlobalPowerLimitOptimizer opt(*rig.monitor, small_options());
   struct Expect {
     Phase phase;
     int watts;
@@ -138,7 +140,8 @@ TEST(GlobalPowerLimitOptimizer, StateMachineStepByStep) {
     EXPECT_EQ(s.power_limit, Milliwatts(trace[i].watts * 1000)) << "step " << i + 1;
     EXPECT_EQ(s.steps, trace[i].steps) << "step " << i + 1;
     const bool profiling = s.phase == Phase::kProfiling;
-    EXPECT_EQ(rig.monitor->window_running(GlobalPowerLimitOptimizer::window_name(s.power_limit)),
+    EXPECT_EQ(rig.monitor->window_running(
+                  power_limit::GlobalPowerLimitOptimizer::window_name(s.power_limit)),
               profiling)
         << "step " << i + 1;
     if (s.phase != Phase::kReady) {
@@ -165,7 +168,7 @@ TEST(GlobalPowerLimitOptimizer, StateMachineStepByStep) {
 
 TEST(GlobalPowerLimitOptimizer, MeasuresExactlyProfileStepsPerLimit) {
   SimRig rig;
-  GlobalPowerLimitOptimizer opt(*rig.monitor, small_options());
+  power_limit::GlobalPowerLimitOptimizer opt(*rig.monitor, small_options());
   run_until_done(rig, opt);
   ASSERT_EQ(opt.measurements().size(), 3u);
   for (const auto& m : opt.measurements()) {
@@ -181,7 +184,7 @@ TEST(GlobalPowerLimitOptimizer, ZeroWaitAndWarmupStepsWork) {
   auto o = small_options();
   o.wait_steps = 0;
   o.warmup_steps = 0;
-  GlobalPowerLimitOptimizer opt(*rig.monitor, o);
+  power_limit::GlobalPowerLimitOptimizer opt(*rig.monitor, o);
   opt.on_step_begin();
   EXPECT_EQ(opt.state().phase, Phase::kProfiling);
   EXPECT_EQ(opt.state().power_limit, 300000_mW);
@@ -193,7 +196,7 @@ TEST(GlobalPowerLimitOptimizer, ZeroWaitAndWarmupStepsWork) {
 
 TEST(GlobalPowerLimitOptimizer, EpochEndDuringWarmupRetriesThatLimit) {
   SimRig rig;
-  GlobalPowerLimitOptimizer opt(*rig.monitor, small_options());
+  power_limit::GlobalPowerLimitOptimizer opt(*rig.monitor, small_options());
   for (int i = 0; i < 7; ++i) opt.on_step_begin();  // warm-up at 200 W, 2 steps left
   ASSERT_EQ(opt.state().phase, Phase::kWarmup);
   ASSERT_EQ(opt.state().power_limit, 200000_mW);
@@ -216,14 +219,14 @@ TEST(GlobalPowerLimitOptimizer, EpochEndDuringWarmupRetriesThatLimit) {
 
 TEST(GlobalPowerLimitOptimizer, EpochEndDuringProfilingCancelsWindowAndRetries) {
   SimRig rig;
-  GlobalPowerLimitOptimizer opt(*rig.monitor, small_options());
+  power_limit::GlobalPowerLimitOptimizer opt(*rig.monitor, small_options());
   for (int i = 0; i < 9; ++i) {  // profiling 200 W, 1 step measured
     opt.on_step_begin();
     rig.step(kWork);
   }
   ASSERT_EQ(opt.state().phase, Phase::kProfiling);
   ASSERT_EQ(opt.state().power_limit, 200000_mW);
-  const std::string window = GlobalPowerLimitOptimizer::window_name(200000_mW);
+  const std::string window = power_limit::GlobalPowerLimitOptimizer::window_name(200000_mW);
   ASSERT_TRUE(rig.monitor->window_running(window));
   opt.on_epoch_end();
   EXPECT_FALSE(rig.monitor->window_running(window));
@@ -240,15 +243,17 @@ TEST(GlobalPowerLimitOptimizer, EpochEndDuringProfilingCancelsWindowAndRetries) 
 
 TEST(GlobalPowerLimitOptimizer, EpochEndInReadyChangesNothing) {
   SimRig rig;
-  GlobalPowerLimitOptimizer opt(*rig.monitor, small_options());
+  power_limit::GlobalPowerLimitOptimizer opt(*rig.monitor, small_options());
   opt.on_epoch_end();
   EXPECT_EQ(opt.state().phase, Phase::kReady);
   EXPECT_EQ(opt.state().steps, 2);
 }
 
 TEST(GlobalPowerLimitOptimizer, WindowNameCarriesTheLimitInWatts) {
-  EXPECT_EQ(GlobalPowerLimitOptimizer::window_name(250000_mW), "__GlobalPowerLimitOptimizer_250");
-  EXPECT_EQ(GlobalPowerLimitOptimizer::window_name(287500_mW), "__GlobalPowerLimitOptimizer_287.5");
+  EXPECT_EQ(power_limit::GlobalPowerLimitOptimizer::window_name(250000_mW),
+            "__GlobalPowerLimitOptimizer_250");
+  EXPECT_EQ(power_limit::GlobalPowerLimitOptimizer::window_name(287500_mW),
+            "__GlobalPowerLimitOptimizer_287.5");
 }
 
 // The true optimum of a selector, computed from the model's curves alone.
@@ -257,7 +262,8 @@ struct Truth {
   std::vector<double> energy, time;
 };
 
-Truth truth(const SimGpuModel& model, const std::vector<Milliwatts>& limits, int gpus, int steps) {
+Truth truth(const device::SimGpuModel& model, const std::vector<Milliwatts>& limits, int gpus,
+            int steps) {
   Truth t{limits, {}, {}};
   for (Milliwatts l : limits) {
     const double time = steps * kWork / model.throughput_at(l);
@@ -305,8 +311,8 @@ TEST_P(SelectorOnSimGpu, ChoiceEqualsModelOptimum) {
   o.profile_steps = 20;
   std::string full_spec = spec;
   if (spec.starts_with("zeus-cost")) full_spec += ":" + std::to_string(gpus);
-  o.selector = make_power_limit_selector(full_spec);
-  GlobalPowerLimitOptimizer opt(*rig.monitor, o);
+  o.selector = power_limit::make_power_limit_selector(full_spec);
+  power_limit::GlobalPowerLimitOptimizer opt(*rig.monitor, o);
   run_until_done(rig, opt);
   ASSERT_TRUE(opt.done());
   const Truth t = truth(rig.model(), opt.candidate_limits(), gpus, o.profile_steps);
@@ -329,8 +335,8 @@ TEST(GlobalPowerLimitOptimizer, EnergyOptimumOfTheTestModelIsInterior) {
   SimRig rig;
   auto o = small_options();
   o.pl_step = Watts(25.0);
-  o.selector = std::make_shared<EnergySelector>();
-  GlobalPowerLimitOptimizer opt(*rig.monitor, o);
+  o.selector = std::make_shared<power_limit::EnergySelector>();
+  power_limit::GlobalPowerLimitOptimizer opt(*rig.monitor, o);
   run_until_done(rig, opt);
   EXPECT_LT(*opt.optimal_power_limit(), opt.candidate_limits().front());
   EXPECT_GT(*opt.optimal_power_limit(), opt.candidate_limits().back());
@@ -338,12 +344,12 @@ TEST(GlobalPowerLimitOptimizer, EnergyOptimumOfTheTestModelIsInterior) {
 
 TEST(GlobalPowerLimitOptimizer, DefaultSelectorIsZeusCostHalfOverAllGpus) {
   SimRig rig(3);
-  GlobalPowerLimitOptimizer opt(*rig.monitor, small_options());
+  power_limit::GlobalPowerLimitOptimizer opt(*rig.monitor, small_options());
   EXPECT_EQ(opt.selector().name(), "zeus-cost(eta=0.5, world_size=3)");
 }
 
 // Simulates being one of `ranks` identical ranks: the others measured the same.
-class FakeReducer final : public Reducer {
+class FakeReducer final : public power_limit::Reducer {
  public:
   explicit FakeReducer(int ranks) : ranks_(ranks) {}
   double all_reduce_sum(double local) override {
@@ -367,7 +373,7 @@ TEST(GlobalPowerLimitOptimizer, MeasurementsAreReducedAcrossRanks) {
   FakeReducer reducer(4);
   auto o = small_options();
   o.reducer = &reducer;
-  GlobalPowerLimitOptimizer opt(*rig.monitor, o);
+  power_limit::GlobalPowerLimitOptimizer opt(*rig.monitor, o);
   EXPECT_EQ(opt.selector().name(), "zeus-cost(eta=0.5, world_size=4)");
   run_until_done(rig, opt);
   ASSERT_EQ(opt.measurements().size(), 3u);
@@ -385,8 +391,8 @@ TEST(GlobalPowerLimitOptimizer, ObserverModeStaysAtMaximumAndReportsChoice) {
   auto o = small_options();
   o.pl_step = Watts(25.0);
   o.observer_mode = true;
-  o.selector = std::make_shared<EnergySelector>();
-  GlobalPowerLimitOptimizer opt(*rig.monitor, o);
+  o.selector = std::make_shared<power_limit::EnergySelector>();
+  power_limit::GlobalPowerLimitOptimizer opt(*rig.monitor, o);
   run_until_done(rig, opt);
   ASSERT_TRUE(opt.done());
   EXPECT_EQ(rig.sims[0]->power_limit(), 300000_mW);
@@ -412,7 +418,7 @@ TEST(GlobalPowerLimitOptimizer, DryRunNeverCallsASetter) {
   o.dry_run = true;
   o.profile_path = temp_path("dry_run.json");
   {
-    GlobalPowerLimitOptimizer opt(*rig.monitor, o);
+    power_limit::GlobalPowerLimitOptimizer opt(*rig.monitor, o);
     EXPECT_EQ(opt.applied_power_limit(), 300000_mW);  // what it would have set
     run_until_done(rig, opt);
     ASSERT_TRUE(opt.done());
@@ -432,7 +438,7 @@ TEST(GlobalPowerLimitOptimizer, DryRunNeverCallsASetter) {
 TEST(GlobalPowerLimitOptimizer, NoPermissionSaysWhatToDo) {
   SimRig rig;
   rig.gpus[0]->set_deny_setters(true);
-  const Error e = expect_error([&] { GlobalPowerLimitOptimizer opt(*rig.monitor); });
+  const Error e = expect_error([&] { power_limit::GlobalPowerLimitOptimizer opt(*rig.monitor); });
   EXPECT_EQ(e.code(), ErrorCode::kNoPermission);
   EXPECT_THAT(e.what(), HasSubstr("CAP_SYS_ADMIN"));
   EXPECT_THAT(e.what(), HasSubstr("zeusd"));
@@ -444,18 +450,19 @@ TEST(GlobalPowerLimitOptimizer, HeterogeneousGpusAreRejected) {
   auto other = testing::test_model();
   other.power_limit_max = Watts(250.0);
   other.power_limit_default = Watts(250.0);
-  auto sim = std::make_shared<SimGpu>(other, rig.clock, 1);
+  auto sim = std::make_shared<device::SimGpu>(other, rig.clock, 1);
   rig.inventory.gpus[1] = std::make_shared<testing::ObservedGpu>(sim);
   rig.make_monitor();
-  const Error e = expect_error([&] { GlobalPowerLimitOptimizer opt(*rig.monitor); });
+  const Error e = expect_error([&] { power_limit::GlobalPowerLimitOptimizer opt(*rig.monitor); });
   EXPECT_EQ(e.code(), ErrorCode::kHeterogeneous);
   EXPECT_THAT(e.what(), HasSubstr("250"));
 
   SimRig named(2);
   named.inventory.gpus[1] = std::make_shared<testing::ObservedGpu>(named.sims[1], "Other GPU");
   named.make_monitor();
-  EXPECT_EQ(expect_error([&] { GlobalPowerLimitOptimizer opt(*named.monitor); }).code(),
-            ErrorCode::kHeterogeneous);
+  EXPECT_EQ(
+      expect_error([&] { power_limit::GlobalPowerLimitOptimizer opt(*named.monitor); }).code(),
+      ErrorCode::kHeterogeneous);
   EXPECT_TRUE(named.gpus[0]->calls().empty());
 }
 
@@ -463,11 +470,11 @@ TEST(GlobalPowerLimitOptimizer, SavesProfileAndAppliesItAtOnceNextTime) {
   const std::string path = temp_path("profile.json");
   auto o = small_options();
   o.profile_path = path;
-  std::vector<PowerLimitMeasurement> first;
+  std::vector<power_limit::PowerLimitMeasurement> first;
   Milliwatts chosen;
   {
     SimRig rig;
-    GlobalPowerLimitOptimizer opt(*rig.monitor, o);
+    power_limit::GlobalPowerLimitOptimizer opt(*rig.monitor, o);
     run_until_done(rig, opt);
     first = opt.measurements();
     chosen = *opt.optimal_power_limit();
@@ -479,7 +486,7 @@ TEST(GlobalPowerLimitOptimizer, SavesProfileAndAppliesItAtOnceNextTime) {
         << "leftover temporary file " << entry.path();
   }
   SimRig rig;
-  GlobalPowerLimitOptimizer opt(*rig.monitor, o);
+  power_limit::GlobalPowerLimitOptimizer opt(*rig.monitor, o);
   EXPECT_TRUE(opt.done());
   EXPECT_EQ(*opt.optimal_power_limit(), chosen);
   EXPECT_EQ(rig.sims[0]->power_limit(), chosen);
@@ -490,16 +497,18 @@ TEST(GlobalPowerLimitOptimizer, SavesProfileAndAppliesItAtOnceNextTime) {
     EXPECT_DOUBLE_EQ(opt.measurements()[i].time.count(), first[i].time.count());
   }
   opt.on_step_begin();
-  EXPECT_FALSE(rig.monitor->window_running(GlobalPowerLimitOptimizer::window_name(chosen)));
+  EXPECT_FALSE(
+      rig.monitor->window_running(power_limit::GlobalPowerLimitOptimizer::window_name(chosen)));
 }
 
 TEST(GlobalPowerLimitOptimizer, ProfileFileIsReferenceCompatibleJson) {
-  const std::string text = power_limit_profile_json(
+  const std::string text = power_limit::power_limit_profile_json(
       {{300000_mW, Joules(1000.5), Seconds(2.5)}, {287500_mW, Joules(900), Seconds(2.75)}});
   EXPECT_THAT(text, HasSubstr("\"measurements\""));
   EXPECT_THAT(text, HasSubstr("\"power_limit\": 300,"));
   EXPECT_THAT(text, HasSubstr("\"power_limit\": 287.5,"));
-  const auto back = parse_power_limit_profile(text, "x.json", {300000_mW, 287500_mW, 275000_mW});
+  const auto back =
+      power_limit::parse_power_limit_profile(text, "x.json", {300000_mW, 287500_mW, 275000_mW});
   ASSERT_EQ(back.size(), 2u);
   EXPECT_EQ(back[1].power_limit, 287500_mW);
   EXPECT_DOUBLE_EQ(back[1].time.count(), 2.75);
@@ -522,7 +531,8 @@ TEST_P(BadProfileFile, GivesClearErrorNamingTheFile) {
   auto o = small_options();
   o.pl_step = Watts(25.0);
   o.profile_path = path;
-  const Error e = expect_error([&] { GlobalPowerLimitOptimizer opt(*rig.monitor, o); });
+  const Error e =
+      expect_error([&] { power_limit::GlobalPowerLimitOptimizer opt(*rig.monitor, o); });
   EXPECT_EQ(e.code(), bad.code) << e.what();
   EXPECT_THAT(e.what(), HasSubstr(path));
   EXPECT_THAT(e.what(), HasSubstr("Delete the file"));
@@ -581,7 +591,7 @@ TEST(GlobalPowerLimitOptimizer, ProfileWriteFailureKeepsTheChoice) {
   SimRig rig;
   auto o = small_options();
   o.profile_path = (dir / "plo.json").string();
-  GlobalPowerLimitOptimizer opt(*rig.monitor, o);
+  power_limit::GlobalPowerLimitOptimizer opt(*rig.monitor, o);
   std::filesystem::create_directories(dir / "plo.json");
   run_until_done(rig, opt);
   EXPECT_TRUE(opt.done());
@@ -594,7 +604,7 @@ TEST(GlobalPowerLimitOptimizer, ProfileWriteFailureKeepsTheChoice) {
   write_file_atomically(file.string(), "x");
   o.profile_path = (file / "plo.json").string();
   SimRig again;
-  EXPECT_THROW(GlobalPowerLimitOptimizer(*again.monitor, o), Error);
+  EXPECT_THROW(power_limit::GlobalPowerLimitOptimizer(*again.monitor, o), Error);
   EXPECT_TRUE(again.gpus[0]->calls().empty()) << "nothing was changed";
   std::filesystem::remove(file);
 }
@@ -610,7 +620,7 @@ TEST(GlobalPowerLimitOptimizer, ProfileInFoldersStillToCreateIsSaved) {
   SimRig rig;
   auto o = small_options();
   o.profile_path = (dir / "runs" / "a" / "plo.json").string();
-  GlobalPowerLimitOptimizer opt(*rig.monitor, o);
+  power_limit::GlobalPowerLimitOptimizer opt(*rig.monitor, o);
   run_until_done(rig, opt);
   EXPECT_EQ(opt.profile_save_error(), "");
   EXPECT_TRUE(std::filesystem::is_regular_file(o.profile_path));
@@ -623,13 +633,13 @@ TEST(GlobalPowerLimitOptimizer, ProfileInFoldersStillToCreateIsSaved) {
 TEST(GlobalPowerLimitOptimizer, OneZeroEnergyWarningPerProfile) {
   auto sink = std::make_shared<log::CapturingSink>();
   log::ScopedSink scoped(sink, log::Level::kWarn);
-  SimGpuModel model = testing::test_model();
+  device::SimGpuModel model = testing::test_model();
   model.counter_update_period = Seconds(60.0);  // the counter never moves during the run
   SimRig rig(1, model);
   rig.clock.set(Seconds(1200.5));  // just after a counter update: the next is at 1260 s
   auto o = small_options();
   o.pl_step = Watts(100.0);
-  GlobalPowerLimitOptimizer opt(*rig.monitor, o);
+  power_limit::GlobalPowerLimitOptimizer opt(*rig.monitor, o);
   run_until_done(rig, opt);
   ASSERT_TRUE(opt.done());
   EXPECT_EQ(sink->count(log::Level::kWarn, "measured no energy"), 1u);
@@ -649,7 +659,7 @@ TEST(GlobalPowerLimitOptimizer, EpochsTooShortToProfileAreWarnedOnceWithTheFix) 
     auto sink = std::make_shared<log::CapturingSink>();
     log::ScopedSink scoped(sink, log::Level::kWarn);
     SimRig rig;
-    GlobalPowerLimitOptimizer opt(*rig.monitor, small_options());
+    power_limit::GlobalPowerLimitOptimizer opt(*rig.monitor, small_options());
     for (int epoch = 0; epoch < 8 && !opt.done(); ++epoch) {
       for (int i = 0; i < epoch_steps; ++i) {
         opt.on_step_begin();
@@ -675,8 +685,8 @@ TEST(GlobalPowerLimitOptimizer, EpochsTooShortToProfileAreWarnedOnceWithTheFix) 
 
 TEST(GlobalPowerLimitOptimizer, PositionalConstructorMatchesReferenceSignature) {
   SimRig rig;
-  GlobalPowerLimitOptimizer opt(*rig.monitor, std::make_shared<TimeSelector>(), 0, 0, 1,
-                                Watts(100.0));
+  power_limit::GlobalPowerLimitOptimizer opt(
+      *rig.monitor, std::make_shared<power_limit::TimeSelector>(), 0, 0, 1, Watts(100.0));
   EXPECT_EQ(opt.candidate_limits().size(), 3u);
   EXPECT_EQ(run_until_done(rig, opt), 4);  // 1 measured step per limit, 3 limits
   EXPECT_EQ(*opt.optimal_power_limit(), 300000_mW);

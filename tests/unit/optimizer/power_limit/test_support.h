@@ -28,10 +28,12 @@ struct SetterCall {
 // record_fd when >= 0, so a forked child can report what it did even when it
 // is killed). deny_setters: setters throw kNoPermission like NVML without
 // CAP_SYS_ADMIN.
-class ObservedGpu final : public ForwardingGpu {
+class ObservedGpu final : public device::ForwardingGpu {
  public:
-  explicit ObservedGpu(std::shared_ptr<SimGpu> sim, std::string name_override = {})
-      : ForwardingGpu(sim), sim_(std::move(sim)), name_override_(std::move(name_override)) {}
+  explicit ObservedGpu(std::shared_ptr<device::SimGpu> sim, std::string name_override = {})
+      : device::ForwardingGpu(sim),
+        sim_(std::move(sim)),
+        name_override_(std::move(name_override)) {}
 
   std::string name() override { return name_override_.empty() ? sim_->name() : name_override_; }
   void set_power_limit(Milliwatts limit) override {
@@ -101,7 +103,7 @@ class ObservedGpu final : public ForwardingGpu {
     }
   }
 
-  std::shared_ptr<SimGpu> sim_;
+  std::shared_ptr<device::SimGpu> sim_;
   std::string name_override_;
   mutable std::mutex mutex_;
   std::vector<SetterCall> calls_;
@@ -112,8 +114,8 @@ class ObservedGpu final : public ForwardingGpu {
 
 // A model whose energy optimum is inside the limit range (the default model's
 // lies at its minimum limit).
-inline SimGpuModel test_model() {
-  SimGpuModel m;
+inline device::SimGpuModel test_model() {
+  device::SimGpuModel m;
   m.power_limit_min = Watts(50.0);
   m.power_limit_max = Watts(300.0);
   m.power_limit_default = Watts(300.0);
@@ -124,9 +126,9 @@ inline SimGpuModel test_model() {
 // n simulated GPUs (all at load 1: they are busy whenever time advances), a
 // ManualClock and a monitor over all of them.
 struct SimRig {
-  explicit SimRig(int n = 1, SimGpuModel model = test_model()) : model_(model) {
+  explicit SimRig(int n = 1, device::SimGpuModel model = test_model()) : model_(model) {
     for (int i = 0; i < n; ++i) {
-      sims.push_back(std::make_shared<SimGpu>(model, clock, i));
+      sims.push_back(std::make_shared<device::SimGpu>(model, clock, i));
       gpus.push_back(std::make_shared<ObservedGpu>(sims.back()));
       inventory.gpus.push_back(gpus.back());
       inventory.gpu_physical_indices.push_back(static_cast<unsigned>(i));
@@ -135,10 +137,10 @@ struct SimRig {
     make_monitor();
   }
   void make_monitor() {
-    EnergyMonitorOptions o;
+    monitor::EnergyMonitorOptions o;
     o.clock = &clock;
     o.cpu_indices = std::vector<int>{};
-    monitor = std::make_unique<EnergyMonitor>(inventory, o);
+    monitor = std::make_unique<monitor::EnergyMonitor>(inventory, o);
   }
   // One training step of `work` units on every GPU at once (data parallel):
   // the GPUs run concurrently, so the clock moves by the slowest one's time.
@@ -147,14 +149,14 @@ struct SimRig {
     for (const auto& s : sims) rate = std::min(rate, s->throughput());
     clock.advance(Seconds(work / rate));
   }
-  const SimGpuModel& model() const { return model_; }
+  const device::SimGpuModel& model() const { return model_; }
 
-  SimGpuModel model_;
+  device::SimGpuModel model_;
   ManualClock clock;
-  std::vector<std::shared_ptr<SimGpu>> sims;
+  std::vector<std::shared_ptr<device::SimGpu>> sims;
   std::vector<std::shared_ptr<ObservedGpu>> gpus;
-  DeviceInventory inventory;
-  std::unique_ptr<EnergyMonitor> monitor;
+  device::DeviceInventory inventory;
+  std::unique_ptr<monitor::EnergyMonitor> monitor;
 };
 
 }  // namespace zeus::testing

@@ -40,7 +40,7 @@ class BatchSizeOptimizer {
   // GPUs and registers the job (POST /jobs). kInvalidArgument without GPUs,
   // kHeterogeneous for mixed models, the server's message on a refusal
   // (kAlreadyExists for a different spec under the same job_id).
-  BatchSizeOptimizer(EnergyMonitor& monitor, std::string server_url, JobSpec job,
+  BatchSizeOptimizer(monitor::EnergyMonitor& monitor, std::string server_url, JobSpec job,
                      ClientOptions options = {});
   ~BatchSizeOptimizer();
   BatchSizeOptimizer(const BatchSizeOptimizer&) = delete;
@@ -68,7 +68,7 @@ class BatchSizeOptimizer {
                       const http::Headers& headers = {});
   nlohmann::json expect_ok(const http::Response& r, const char* what);
 
-  EnergyMonitor& monitor_;
+  monitor::EnergyMonitor& monitor_;
   http::Client http_;
   JobSpec job_;
   ClientOptions options_;

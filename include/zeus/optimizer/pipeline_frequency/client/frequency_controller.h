@@ -37,7 +37,8 @@ class FrequencyController {
   // Does the start-up settings now, on the calling thread, so a refusal
   // (kNoPermission without privileges, kNotSupported) is thrown here, then
   // starts the thread. Settings made before a failure are restored.
-  explicit FrequencyController(std::shared_ptr<Gpu> gpu, FrequencyControllerOptions options = {});
+  explicit FrequencyController(std::shared_ptr<device::Gpu> gpu,
+                               FrequencyControllerOptions options = {});
   // Stops the thread and restores the GPU's settings.
   ~FrequencyController();
   FrequencyController(const FrequencyController&) = delete;
@@ -62,8 +63,8 @@ class FrequencyController {
   void run();
   void rethrow_locked();  // requires mutex_
 
-  const std::shared_ptr<Gpu> gpu_;
-  GpuSettingsGuard guard_;
+  const std::shared_ptr<device::Gpu> gpu_;
+  device::GpuSettingsGuard guard_;
   Megahertz max_frequency_{0};
   Megahertz last_requested_{0};  // the calling thread's, for dropping repeats
   mutable std::mutex mutex_;     // guards everything below

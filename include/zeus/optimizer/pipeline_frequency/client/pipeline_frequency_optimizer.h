@@ -55,7 +55,8 @@ class PipelineFrequencyOptimizer {
   // Throws what registration or the controller's start-up throw:
   // kInvalidArgument (bad shape, no way to learn the job id), the server's
   // refusals (ServerClient), the GPU's (kNoPermission...).
-  PipelineFrequencyOptimizer(std::shared_ptr<Gpu> gpu, PipelineFrequencyOptimizerOptions options);
+  PipelineFrequencyOptimizer(std::shared_ptr<device::Gpu> gpu,
+                             PipelineFrequencyOptimizerOptions options);
   ~PipelineFrequencyOptimizer();
 
   void on_step_begin();
@@ -75,7 +76,7 @@ class PipelineFrequencyOptimizer {
   void fetch_schedule();
   void report();
 
-  const std::shared_ptr<Gpu> gpu_;
+  const std::shared_ptr<device::Gpu> gpu_;
   const PipelineFrequencyOptimizerOptions options_;
   Clock& clock_;
   ServerClient server_;

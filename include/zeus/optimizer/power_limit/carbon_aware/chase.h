@@ -15,7 +15,7 @@
 #include "zeus/optimizer/power_limit/selection/power_limit_selector.h"
 #include "zeus/util/units.h"
 
-namespace zeus {
+namespace zeus::carbon_aware {
 
 // eta * forecast / (eta * forecast + (1 - eta) * signal_max). Outside [0, 1]
 // only for a negative forecast (a negative price); kInvalidArgument when the
@@ -48,11 +48,12 @@ class ChasePolicy {
   };
   // The limit for a period whose signal is forecast to be `forecast`, from the
   // profile's measurements (same amount of work at every limit).
-  Choice choose(std::span<const PowerLimitMeasurement> measurements, double forecast) const;
+  Choice choose(std::span<const power_limit::PowerLimitMeasurement> measurements,
+                double forecast) const;
 
   // The paper's per-work cost of one measurement (eq. 6 times the work):
   // eta * E * S_hat + (1 - eta) * MaxPower * S_max * T. For tests and reports.
-  double cost(const PowerLimitMeasurement& m, double forecast, Watts max_power) const;
+  double cost(const power_limit::PowerLimitMeasurement& m, double forecast, Watts max_power) const;
 
  private:
   double eta_;
@@ -60,4 +61,4 @@ class ChasePolicy {
   int world_size_;
 };
 
-}  // namespace zeus
+}  // namespace zeus::carbon_aware

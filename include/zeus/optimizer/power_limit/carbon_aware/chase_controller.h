@@ -18,7 +18,7 @@
 #include "zeus/optimizer/power_limit/power_limit_optimizer.h"
 #include "zeus/optimizer/power_limit/reducer.h"
 
-namespace zeus {
+namespace zeus::carbon_aware {
 
 struct ChaseControllerOptions {
   double eta = 0.25;                       // carbon (or cost) vs time, [0, 1]
@@ -39,7 +39,7 @@ struct ChaseControllerOptions {
   // (one all-reduce), rank 0 alone reads the source and decides, and every rank
   // applies rank 0's decision. nullptr or world size 1: one process, no
   // collective calls. Must outlive the controller.
-  Reducer* reducer = nullptr;
+  power_limit::Reducer* reducer = nullptr;
   // Look at the clock every this many steps after profiling (>= 1). Across
   // ranks each look is one all-reduce; a boundary is seen up to
   // check_steps - 1 steps late.
@@ -51,10 +51,10 @@ struct ChaseControllerOptions {
 // A training Callback that wraps the GlobalPowerLimitOptimizer: give it to the
 // loop instead of the optimizer (it forwards every hook). Not thread-safe
 // (the training thread calls it). The optimizer and source must outlive it.
-class ChaseController final : public Callback {
+class ChaseController final : public callback::Callback {
  public:
   // kInvalidArgument for bad options (naming the option).
-  ChaseController(GlobalPowerLimitOptimizer& optimizer, SignalSource& source,
+  ChaseController(power_limit::GlobalPowerLimitOptimizer& optimizer, SignalSource& source,
                   ChaseControllerOptions options = {});
 
   void on_step_begin() override;
@@ -82,14 +82,14 @@ class ChaseController final : public Callback {
   bool refit_due(std::int64_t period_start) const;
   bool distributed() const { return reducer_ != nullptr; }
 
-  GlobalPowerLimitOptimizer& optimizer_;
+  power_limit::GlobalPowerLimitOptimizer& optimizer_;
   SignalSource& source_;
   ChaseControllerOptions options_;
   std::optional<ChasePolicy> policy_;
   std::unique_ptr<SignalForecaster> forecaster_;
-  Reducer* reducer_ = nullptr;             // null in one process
-  long long steps_done_ = 0;               // steps since profiling ended
-  std::optional<std::int64_t> fitted_at_;  // the period the forecaster was last fitted at
+  power_limit::Reducer* reducer_ = nullptr;  // null in one process
+  long long steps_done_ = 0;                 // steps since profiling ended
+  std::optional<std::int64_t> fitted_at_;    // the period the forecaster was last fitted at
   std::optional<std::int64_t> last_period_;
   std::vector<ChaseDecision> decisions_;
   bool warned_ = false;
@@ -97,4 +97,4 @@ class ChaseController final : public Callback {
   std::string last_error_;
 };
 
-}  // namespace zeus
+}  // namespace zeus::carbon_aware

@@ -13,7 +13,7 @@
 
 #include "zeus/optimizer/power_limit/carbon_aware/grid_signal.h"
 
-namespace zeus {
+namespace zeus::carbon_aware {
 
 class SignalForecaster {
  public:
@@ -119,4 +119,4 @@ class OracleForecaster final : public SignalForecaster {
 std::unique_ptr<SignalForecaster> make_forecaster(const std::string& name,
                                                   const GridSignal* truth = nullptr);
 
-}  // namespace zeus
+}  // namespace zeus::carbon_aware

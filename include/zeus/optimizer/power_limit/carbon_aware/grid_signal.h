@@ -12,7 +12,7 @@
 #include <utility>
 #include <vector>
 
-namespace zeus {
+namespace zeus::carbon_aware {
 
 enum class SignalKind { kCarbon, kPrice };
 
@@ -73,4 +73,4 @@ class GridSignal {
   std::string source_;
 };
 
-}  // namespace zeus
+}  // namespace zeus::carbon_aware

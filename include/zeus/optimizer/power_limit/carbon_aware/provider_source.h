@@ -5,20 +5,20 @@
 #include "zeus/monitor/carbon/rate_provider.h"
 #include "zeus/optimizer/power_limit/carbon_aware/signal_source.h"
 
-namespace zeus {
+namespace zeus::carbon_aware {
 
 // Hourly rates averaged over each period (weighted by overlap). The kind
 // follows the provider's unit (gCO2eq/kWh: carbon; anything else: price).
 // The provider must outlive this object. Provider errors pass through.
 class ProviderSignalSource final : public SignalSource {
  public:
-  explicit ProviderSignalSource(HourlyRateProvider& provider) : provider_(provider) {}
+  explicit ProviderSignalSource(carbon::HourlyRateProvider& provider) : provider_(provider) {}
   double value(std::int64_t start_utc, std::int64_t period_s) override;
   SignalKind kind() const override;
   std::string description() const override { return provider_.description(); }
 
  private:
-  HourlyRateProvider& provider_;
+  carbon::HourlyRateProvider& provider_;
 };
 
-}  // namespace zeus
+}  // namespace zeus::carbon_aware

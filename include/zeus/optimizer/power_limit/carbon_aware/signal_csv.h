@@ -19,7 +19,7 @@
 
 #include "zeus/optimizer/power_limit/carbon_aware/grid_signal.h"
 
-namespace zeus {
+namespace zeus::carbon_aware {
 
 struct SignalCsvOptions {
   // The input's unit: "g/kWh", "kg/kWh" (carbon, converted to g/kWh) or
@@ -37,4 +37,4 @@ GridSignal read_signal_csv(const std::string& path, const SignalCsvOptions& opti
 GridSignal parse_signal_csv(std::string_view text, const std::string& source,
                             const SignalCsvOptions& options = {});
 
-}  // namespace zeus
+}  // namespace zeus::carbon_aware

@@ -9,7 +9,7 @@
 
 #include "zeus/optimizer/power_limit/carbon_aware/grid_signal.h"
 
-namespace zeus {
+namespace zeus::carbon_aware {
 
 class SignalSource {
  public:
@@ -34,4 +34,4 @@ class GridSignalSource final : public SignalSource {
   GridSignal signal_;
 };
 
-}  // namespace zeus
+}  // namespace zeus::carbon_aware

@@ -15,7 +15,7 @@
 
 #include "zeus/optimizer/power_limit/reducer.h"
 
-namespace zeus {
+namespace zeus::power_limit {
 
 // All-reduce over an MPI communicator (MPI_COMM_WORLD by default). MPI must be
 // initialized before construction and finalized after the last use. Calls are
@@ -36,4 +36,4 @@ class MpiReducer final : public Reducer {
   int size_ = 1;
 };
 
-}  // namespace zeus
+}  // namespace zeus::power_limit

@@ -9,7 +9,7 @@
 
 #include "zeus/util/units.h"
 
-namespace zeus {
+namespace zeus::power_limit {
 
 // What was measured while training ran at one power limit: the energy and time
 // of the same amount of work (a fixed number of steps, or one epoch).
@@ -88,4 +88,4 @@ class MaxSlowdownSelector final : public PowerLimitSelector {
 // and "max-slowdown:FACTOR". kInvalidArgument naming the accepted forms.
 std::unique_ptr<PowerLimitSelector> make_power_limit_selector(const std::string& spec);
 
-}  // namespace zeus
+}  // namespace zeus::power_limit

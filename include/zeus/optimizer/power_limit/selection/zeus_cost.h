@@ -3,7 +3,7 @@
 
 #include "zeus/util/units.h"
 
-namespace zeus {
+namespace zeus::power_limit {
 
 // The Zeus cost of a run: eta * energy + (1 - eta) * max_power * time.
 // eta in [0, 1] trades energy (eta = 1) against time (eta = 0); max_power is
@@ -13,4 +13,4 @@ constexpr double zeus_cost(Joules energy, Seconds time, double eta, Watts max_po
   return eta * energy.value() + (1.0 - eta) * max_power.value() * time.count();
 }
 
-}  // namespace zeus
+}  // namespace zeus::power_limit

@@ -19,19 +19,19 @@ using ::testing::HasSubstr;
 
 struct SimTraining {
   SimTraining() {
-    DiscoveryOptions d;
+    device::DiscoveryOptions d;
     d.gpu_backend = "sim";
     d.sim_gpus = 2;
     d.clock = &clock;
     d.cpus = false;
-    devices = discover_devices(d);
-    EnergyMonitorOptions o;
+    devices = device::discover_devices(d);
+    monitor::EnergyMonitorOptions o;
     o.clock = &clock;
-    monitor = std::make_unique<EnergyMonitor>(devices, o);
+    monitor = std::make_unique<monitor::EnergyMonitor>(devices, o);
   }
   ManualClock clock;
-  DeviceInventory devices;
-  std::unique_ptr<EnergyMonitor> monitor;
+  device::DeviceInventory devices;
+  std::unique_ptr<monitor::EnergyMonitor> monitor;
 };
 
 JobSpec spec(const std::string& id) {

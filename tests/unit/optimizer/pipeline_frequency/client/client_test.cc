@@ -37,13 +37,13 @@ std::string error_of(const std::function<void()>& f) {
 class PipelineFrequencyControllerTest : public ::testing::Test {
  protected:
   std::shared_ptr<RecordingGpu> make_gpu() {
-    auto sim = std::make_shared<SimGpu>(SimGpuModel{}, clock_);
+    auto sim = std::make_shared<device::SimGpu>(device::SimGpuModel{}, clock_);
     sim->set_power_limit(Milliwatts(200'000));  // the user's own setting
     sim_ = sim;
     return std::make_shared<RecordingGpu>(sim);
   }
   ManualClock clock_;
-  std::shared_ptr<SimGpu> sim_;
+  std::shared_ptr<device::SimGpu> sim_;
   log::ScopedSink quiet_{std::make_shared<log::CapturingSink>()};
 };
 
@@ -134,7 +134,8 @@ class PipelineFrequencyOptimizerTest : public ::testing::Test {
     return o;
   }
   std::shared_ptr<RecordingGpu> gpu() {
-    return std::make_shared<RecordingGpu>(std::make_shared<SimGpu>(SimGpuModel{}, clock_));
+    return std::make_shared<RecordingGpu>(
+        std::make_shared<device::SimGpu>(device::SimGpuModel{}, clock_));
   }
   ManualClock clock_;
   std::promise<std::string> job_id_;
@@ -215,7 +216,7 @@ TEST_F(PipelineFrequencyOptimizerTest, ReportsResultsAndFollowsAReactingServer) 
       stage_plan(*frontier, pipeline_frequency::select_straggler(pts, Seconds(t_prime)));
   ASSERT_NE(fastest, slow);
 
-  auto run_rank = [&](int rank, std::shared_ptr<Gpu> g) {
+  auto run_rank = [&](int rank, std::shared_ptr<device::Gpu> g) {
     auto o = options(rank, server.url());
     o.report_every = 1;
     PipelineFrequencyOptimizer opt(g, o);

@@ -28,30 +28,31 @@ constexpr std::int64_t kHour = 3600;
 constexpr double kLow = 100.0, kHigh = 900.0;
 
 // 48 h of history at a flat 500 g/kWh, then hours alternating low, high, ...
-GridSignal scripted() {
+carbon_aware::GridSignal scripted() {
   std::vector<double> v(48, 500.0);
   for (int h = 0; h < 48; ++h) v.push_back(h % 2 == 0 ? kLow : kHigh);
-  return GridSignal(SignalKind::kCarbon, "gCO2/kWh", kT0 - 48 * kHour, kHour, v, "scripted");
+  return carbon_aware::GridSignal(carbon_aware::SignalKind::kCarbon, "gCO2/kWh", kT0 - 48 * kHour,
+                                  kHour, v, "scripted");
 }
 
 // A source that fails for the periods starting in `down`.
-class FlakySource final : public SignalSource {
+class FlakySource final : public carbon_aware::SignalSource {
  public:
-  explicit FlakySource(GridSignal s) : inner_(std::move(s)) {}
+  explicit FlakySource(carbon_aware::GridSignal s) : inner_(std::move(s)) {}
   double value(std::int64_t start, std::int64_t period) override {
     if (down.count(start)) throw_error(ErrorCode::kIo, "provider unreachable (simulated)");
     return inner_.value(start, period);
   }
-  SignalKind kind() const override { return SignalKind::kCarbon; }
+  carbon_aware::SignalKind kind() const override { return carbon_aware::SignalKind::kCarbon; }
   std::string description() const override { return "flaky"; }
   std::set<std::int64_t> down;
 
  private:
-  GridSignalSource inner_;
+  carbon_aware::GridSignalSource inner_;
 };
 
-GlobalPowerLimitOptimizerOptions small_options() {
-  GlobalPowerLimitOptimizerOptions o;
+power_limit::GlobalPowerLimitOptimizerOptions small_options() {
+  power_limit::GlobalPowerLimitOptimizerOptions o;
   o.wait_steps = 1;
   o.warmup_steps = 2;
   o.profile_steps = 3;
@@ -61,12 +62,12 @@ GlobalPowerLimitOptimizerOptions small_options() {
 
 struct Rig {
   SimRig sim;
-  GlobalPowerLimitOptimizer opt{*sim.monitor, small_options()};
+  power_limit::GlobalPowerLimitOptimizer opt{*sim.monitor, small_options()};
   FlakySource source{scripted()};
-  ChaseController chase;
+  carbon_aware::ChaseController chase;
   explicit Rig(double eta = 0.9, int refit_periods = 0, int check_steps = 1)
       : chase(opt, source, [&] {
-          ChaseControllerOptions o;
+          carbon_aware::ChaseControllerOptions o;
           o.eta = eta;
           o.refit_periods = refit_periods;
           o.check_steps = check_steps;
@@ -92,7 +93,7 @@ TEST(ChaseController, SwitchesLimitsAtPeriodBoundariesFromTheStoredProfile) {
   for (int i = 0; i < 1000 && !rig.opt.done(); ++i) rig.step();
   ASSERT_TRUE(rig.opt.done());
   ASSERT_LT(rig.sim.clock.now().count(), 1800.0) << "profiling should end within the first hour";
-  const ChasePolicy policy(0.9, kHigh);
+  const carbon_aware::ChasePolicy policy(0.9, kHigh);
   const Milliwatts fast = policy.choose(rig.opt.measurements(), kLow).power_limit;
   const Milliwatts slow = policy.choose(rig.opt.measurements(), kHigh).power_limit;
   ASSERT_LT(slow, fast) << "the scripted signal must make the choices differ";
@@ -160,7 +161,7 @@ TEST(ChaseController, ProviderFailureKeepsTheLimitWarnsOnceAndRetries) {
 // Two ranks on two threads: every call waits for the other rank's matching call.
 class PairReducer {
  public:
-  class Rank final : public Reducer {
+  class Rank final : public power_limit::Reducer {
    public:
     Rank(PairReducer& pair, int rank) : pair_(pair), rank_(rank) {}
     double all_reduce_sum(double local) override { return pair_.reduce(local, false); }
@@ -198,13 +199,13 @@ class PairReducer {
 };
 
 // A source that must never be read (rank 1's: rank 0 decides for everyone).
-class CountingSource final : public SignalSource {
+class CountingSource final : public carbon_aware::SignalSource {
  public:
   double value(std::int64_t, std::int64_t) override {
     ++reads;
     throw_error(ErrorCode::kIo, "rank 1 read its source");
   }
-  SignalKind kind() const override { return SignalKind::kCarbon; }
+  carbon_aware::SignalKind kind() const override { return carbon_aware::SignalKind::kCarbon; }
   std::string description() const override { return "rank 1's"; }
   int reads = 0;
 };
@@ -216,24 +217,24 @@ TEST(ChaseController, RanksApplyRankZerosDecisionAtTheSameStep) {
   CountingSource source1;
   struct RankRig {
     SimRig sim;
-    std::unique_ptr<GlobalPowerLimitOptimizer> opt;
-    std::unique_ptr<ChaseController> chase;
+    std::unique_ptr<power_limit::GlobalPowerLimitOptimizer> opt;
+    std::unique_ptr<carbon_aware::ChaseController> chase;
     double skew;  // this rank's clock error (s)
   };
   RankRig rank[2];
   rank[1].skew = -2.0;  // rank 1's clock is 2 s behind
   // Built on two threads: construction is collective too (world size).
-  auto build = [&](int i, Reducer& reducer, SignalSource& source) {
+  auto build = [&](int i, power_limit::Reducer& reducer, carbon_aware::SignalSource& source) {
     auto o = small_options();
     o.reducer = &reducer;
-    rank[i].opt = std::make_unique<GlobalPowerLimitOptimizer>(*rank[i].sim.monitor, o);
-    ChaseControllerOptions c;
+    rank[i].opt = std::make_unique<power_limit::GlobalPowerLimitOptimizer>(*rank[i].sim.monitor, o);
+    carbon_aware::ChaseControllerOptions c;
     c.eta = 0.9;
     c.period_s = kHour;
     c.signal_max = kHigh;
     c.reducer = &reducer;
     c.unix_now = [&rig = rank[i]] { return kT0 + rig.skew + rig.sim.clock.now().count(); };
-    rank[i].chase = std::make_unique<ChaseController>(*rank[i].opt, source, c);
+    rank[i].chase = std::make_unique<carbon_aware::ChaseController>(*rank[i].opt, source, c);
   };
   // Both ranks step at the same true times; a step at `unix` (true time).
   auto run = [&](int i) {
@@ -310,11 +311,11 @@ TEST(ChaseController, RefitsTheForecasterEveryNPeriods) {
     EXPECT_EQ(rig.chase.decisions().back().forecast, kHigh);  // hour 3 was high
   }
   SimRig sim;
-  GlobalPowerLimitOptimizer opt(*sim.monitor, small_options());
-  GridSignalSource source(scripted());
-  ChaseControllerOptions bad;
+  power_limit::GlobalPowerLimitOptimizer opt(*sim.monitor, small_options());
+  carbon_aware::GridSignalSource source(scripted());
+  carbon_aware::ChaseControllerOptions bad;
   bad.refit_periods = -1;
-  EXPECT_THROW(ChaseController(opt, source, bad), Error);
+  EXPECT_THROW(carbon_aware::ChaseController(opt, source, bad), Error);
 }
 
 TEST(ChaseController, LooksAtTheClockEveryCheckSteps) {
@@ -328,32 +329,32 @@ TEST(ChaseController, LooksAtTheClockEveryCheckSteps) {
   ASSERT_EQ(rig.chase.decisions().size(), 2u);
   EXPECT_EQ(rig.chase.decisions().back().period_start_utc, kT0 + kHour);
   SimRig sim;
-  GlobalPowerLimitOptimizer opt(*sim.monitor, small_options());
-  GridSignalSource source(scripted());
-  ChaseControllerOptions bad;
+  power_limit::GlobalPowerLimitOptimizer opt(*sim.monitor, small_options());
+  carbon_aware::GridSignalSource source(scripted());
+  carbon_aware::ChaseControllerOptions bad;
   bad.check_steps = 0;
-  EXPECT_THROW(ChaseController(opt, source, bad), Error);
+  EXPECT_THROW(carbon_aware::ChaseController(opt, source, bad), Error);
 }
 
 TEST(ChaseController, RejectsBadOptionsAndEarlyApply) {
   SimRig sim;
-  GlobalPowerLimitOptimizer opt(*sim.monitor, small_options());
-  GridSignalSource source(scripted());
-  ChaseControllerOptions bad;
+  power_limit::GlobalPowerLimitOptimizer opt(*sim.monitor, small_options());
+  carbon_aware::GridSignalSource source(scripted());
+  carbon_aware::ChaseControllerOptions bad;
   bad.eta = 2;
-  EXPECT_THROW(ChaseController(opt, source, bad), Error);
-  ChaseControllerOptions oracle;
+  EXPECT_THROW(carbon_aware::ChaseController(opt, source, bad), Error);
+  carbon_aware::ChaseControllerOptions oracle;
   oracle.forecaster = "oracle";
-  EXPECT_THROW(ChaseController(opt, source, oracle), Error);
-  ChaseControllerOptions period;
+  EXPECT_THROW(carbon_aware::ChaseController(opt, source, oracle), Error);
+  carbon_aware::ChaseControllerOptions period;
   period.period_s = 0;
-  EXPECT_THROW(ChaseController(opt, source, period), Error);
+  EXPECT_THROW(carbon_aware::ChaseController(opt, source, period), Error);
   // A normaliser of 0, below 0 or not finite would make every decision fail,
   // counted as signal outages: refused up front instead.
   for (double smax : {0.0, -1.0, std::nan(""), double{INFINITY}}) {
-    ChaseControllerOptions normaliser;
+    carbon_aware::ChaseControllerOptions normaliser;
     normaliser.signal_max = smax;
-    EXPECT_THROW(ChaseController(opt, source, normaliser), Error) << smax;
+    EXPECT_THROW(carbon_aware::ChaseController(opt, source, normaliser), Error) << smax;
   }
   try {
     opt.apply_power_limit(Milliwatts(200000));
@@ -364,13 +365,13 @@ TEST(ChaseController, RejectsBadOptionsAndEarlyApply) {
 }
 
 TEST(ChaseController, ProviderSourceAveragesHours) {
-  ConstantRate rate(250.0, kCarbonIntensityUnit);
-  ProviderSignalSource s(rate);
-  EXPECT_EQ(s.kind(), SignalKind::kCarbon);
+  carbon::ConstantRate rate(250.0, carbon::kCarbonIntensityUnit);
+  carbon_aware::ProviderSignalSource s(rate);
+  EXPECT_EQ(s.kind(), carbon_aware::SignalKind::kCarbon);
   EXPECT_DOUBLE_EQ(s.value(kT0 + 1800, 3600), 250.0);
-  ConstantRate price(0.3, kPriceUnit);
-  EXPECT_EQ(ProviderSignalSource(price).kind(), SignalKind::kPrice);
-  GridSignalSource g(scripted());
+  carbon::ConstantRate price(0.3, carbon::kPriceUnit);
+  EXPECT_EQ(carbon_aware::ProviderSignalSource(price).kind(), carbon_aware::SignalKind::kPrice);
+  carbon_aware::GridSignalSource g(scripted());
   EXPECT_DOUBLE_EQ(g.value(kT0 + 1800, 3600), 0.5 * kLow + 0.5 * kHigh);  // spans two hours
 }
 

@@ -13,13 +13,13 @@ namespace {
 
 // ResNet-50/ImageNet, batch 128, on an A40 (data/zeus-traces/summary_power_a40.csv,
 // adadelta): per-epoch energy (time x average power) and time at each limit.
-std::vector<PowerLimitMeasurement> a40_resnet50() {
+std::vector<power_limit::PowerLimitMeasurement> a40_resnet50() {
   const double rows[][3] = {{300, 3739.5, 244.26058546458663},  {275, 3777.29, 230.7632940180274},
                             {250, 3804.21, 216.21927459289037}, {225, 3862.42, 198.38104893564224},
                             {200, 3992.39, 179.22631615034337}, {175, 4463.24, 160.86341752430866},
                             {150, 6147.46, 144.2607231260645},  {125, 9375.09, 125.06183716668464},
                             {100, 11009.39, 114.70916054489874}};
-  std::vector<PowerLimitMeasurement> out;
+  std::vector<power_limit::PowerLimitMeasurement> out;
   for (const auto& r : rows) {
     out.push_back(
         {Milliwatts(static_cast<std::int64_t>(r[0]) * 1000), Joules(r[1] * r[2]), Seconds(r[1])});
@@ -28,8 +28,8 @@ std::vector<PowerLimitMeasurement> a40_resnet50() {
 }
 
 // The argmin of the paper's eq. 6 written out, independent of the selectors.
-Milliwatts paper_argmin(const std::vector<PowerLimitMeasurement>& m, double eta, double ci,
-                        double ci_max, double max_power) {
+Milliwatts paper_argmin(const std::vector<power_limit::PowerLimitMeasurement>& m, double eta,
+                        double ci, double ci_max, double max_power) {
   Milliwatts best{0};
   double best_cost = INFINITY;
   for (const auto& x : m) {  // highest limit first: ties keep it
@@ -59,17 +59,17 @@ TEST(Chase, ReferenceVectorsMatchEtaEffAndChoice) {
       {0.5, 750, 0.5, 200},      {0.5, 1000, 0.5714, 200}};
   const auto m = a40_resnet50();
   for (const auto& v : vectors) {
-    const ChasePolicy chase(v.eta, 750.0);
+    const carbon_aware::ChasePolicy chase(v.eta, 750.0);
     const auto choice = chase.choose(m, v.ci);
     EXPECT_NEAR(choice.eta_eff, v.eta_eff, 5e-5) << v.eta << " " << v.ci;
-    EXPECT_NEAR(chase_eta_eff(v.eta, v.ci, 750.0), v.eta_eff, 5e-5);
+    EXPECT_NEAR(carbon_aware::chase_eta_eff(v.eta, v.ci, 750.0), v.eta_eff, 5e-5);
     EXPECT_EQ(choice.power_limit, Milliwatts(v.watts * 1000)) << v.eta << " " << v.ci;
   }
 }
 
 TEST(Chase, ReferenceCostValues) {
   const auto m = a40_resnet50();
-  const ChasePolicy chase(0.25, 750.0);
+  const carbon_aware::ChasePolicy chase(0.25, 750.0);
   EXPECT_NEAR(chase.cost(m[0], 620, Watts(300)), 7.7262e8, 5e4);  // 300 W
   EXPECT_NEAR(chase.cost(m[2], 620, Watts(300)), 7.6945e8, 5e4);  // 250 W, the optimum
 }
@@ -80,7 +80,7 @@ TEST(Chase, IdentityWithZeusCostOfEtaEff) {
   std::mt19937_64 rng(7);
   std::uniform_real_distribution<double> u(0.0, 1.0);
   for (int trial = 0; trial < 2000; ++trial) {
-    std::vector<PowerLimitMeasurement> m;
+    std::vector<power_limit::PowerLimitMeasurement> m;
     double t = 100.0;
     for (int w = 300; w >= 100; w -= 25) {
       t *= 1.0 + 0.3 * u(rng) * u(rng);
@@ -91,16 +91,16 @@ TEST(Chase, IdentityWithZeusCostOfEtaEff) {
     const double eta = u(rng);
     const double ci_max = 50 + 900 * u(rng);
     const double ci = 1200 * u(rng);
-    const ChasePolicy chase(eta, ci_max, world);
+    const carbon_aware::ChasePolicy chase(eta, ci_max, world);
     const auto choice = chase.choose(m, ci);
-    EXPECT_EQ(choice.power_limit, ZeusCostSelector(choice.eta_eff, world).select(m));
+    EXPECT_EQ(choice.power_limit, power_limit::ZeusCostSelector(choice.eta_eff, world).select(m));
     EXPECT_EQ(choice.power_limit, paper_argmin(m, eta, ci, ci_max, 300.0 * world));
   }
 }
 
 TEST(Chase, NegativePriceRunsFast) {
   const auto m = a40_resnet50();
-  const ChasePolicy chase(0.25, 0.5);
+  const carbon_aware::ChasePolicy chase(0.25, 0.5);
   // A slightly negative price: eta_eff < 0, cheaper to burn energy: the top limit.
   const auto mild = chase.choose(m, -0.05);
   EXPECT_LT(mild.eta_eff, 0.0);
@@ -113,12 +113,12 @@ TEST(Chase, NegativePriceRunsFast) {
 }
 
 TEST(Chase, RejectsBadParameters) {
-  EXPECT_THROW(ChasePolicy(1.5, 750), Error);
-  EXPECT_THROW(ChasePolicy(0.5, 0.0), Error);
-  EXPECT_THROW(ChasePolicy(0.5, NAN), Error);
-  EXPECT_THROW(ChasePolicy(0.5, 750, 0), Error);
-  EXPECT_THROW(ChasePolicy(0.5, 750).choose({}, 500), Error);
-  EXPECT_THROW(chase_eta_eff(0.5, -1.0, 1.0), Error);  // k == 0
+  EXPECT_THROW(carbon_aware::ChasePolicy(1.5, 750), Error);
+  EXPECT_THROW(carbon_aware::ChasePolicy(0.5, 0.0), Error);
+  EXPECT_THROW(carbon_aware::ChasePolicy(0.5, NAN), Error);
+  EXPECT_THROW(carbon_aware::ChasePolicy(0.5, 750, 0), Error);
+  EXPECT_THROW(carbon_aware::ChasePolicy(0.5, 750).choose({}, 500), Error);
+  EXPECT_THROW(carbon_aware::chase_eta_eff(0.5, -1.0, 1.0), Error);  // k == 0
 }
 
 }  // namespace

@@ -18,22 +18,22 @@ constexpr std::int64_t kT0 = 1'672'531'200;  // 2023-01-01T00:00:00Z
 std::vector<double> linear_series(int n, std::int64_t step) {
   std::vector<double> y = {300.0};
   for (int i = 1; i < n; ++i) {
-    const auto f = forecast_features(kT0 + i * step, y.back());
+    const auto f = carbon_aware::forecast_features(kT0 + i * step, y.back());
     y.push_back(50 + 20 * f[0] + 10 * f[1] + 0.5 * f[2]);
   }
   return y;
 }
 
 TEST(Forecaster, FeaturesAreUtcTimeOfDay) {
-  const auto f = forecast_features(kT0 + 6 * 3600, 42.0);
+  const auto f = carbon_aware::forecast_features(kT0 + 6 * 3600, 42.0);
   EXPECT_NEAR(f[0], 1.0, 1e-12);  // 06:00 is a quarter day
   EXPECT_NEAR(f[1], 0.0, 1e-12);
   EXPECT_EQ(f[2], 42.0);
-  EXPECT_NEAR(forecast_features(kT0 + 86400 + 6 * 3600, 0)[0], 1.0, 1e-12);
+  EXPECT_NEAR(carbon_aware::forecast_features(kT0 + 86400 + 6 * 3600, 0)[0], 1.0, 1e-12);
 }
 
 TEST(Forecaster, PersistenceAndItsMape) {
-  PersistenceForecaster p;
+  carbon_aware::PersistenceForecaster p;
   EXPECT_FALSE(p.mape());
   p.fit(std::vector<double>{100, 110, 99}, kT0, 3600);
   EXPECT_EQ(p.predict(kT0, 123.0), 123.0);
@@ -43,7 +43,7 @@ TEST(Forecaster, PersistenceAndItsMape) {
 
 TEST(Forecaster, LinearRecoversAnExactModel) {
   const auto y = linear_series(25, 3600);
-  LinearForecaster lin;
+  carbon_aware::LinearForecaster lin;
   lin.fit(y, kT0, 3600);
   ASSERT_TRUE(lin.fitted());
   EXPECT_NEAR(lin.coefficients()[0], 50, 1e-6);
@@ -59,7 +59,7 @@ TEST(Forecaster, LinearRecoversAnExactModel) {
 }
 
 TEST(Forecaster, LinearFallsBackToPersistence) {
-  LinearForecaster lin;
+  carbon_aware::LinearForecaster lin;
   lin.fit(linear_series(10, 3600), kT0, 3600);  // less than a day
   EXPECT_FALSE(lin.fitted());
   EXPECT_EQ(lin.predict(kT0, 77.0), 77.0);
@@ -69,25 +69,26 @@ TEST(Forecaster, LinearFallsBackToPersistence) {
 }
 
 TEST(Forecaster, OracleReturnsTheTruth) {
-  const GridSignal truth(SignalKind::kCarbon, "gCO2/kWh", kT0, 3600, {5, 6, 7}, "t");
-  OracleForecaster o(truth);
+  const carbon_aware::GridSignal truth(carbon_aware::SignalKind::kCarbon, "gCO2/kWh", kT0, 3600,
+                                       {5, 6, 7}, "t");
+  carbon_aware::OracleForecaster o(truth);
   EXPECT_EQ(o.predict(kT0 + 3600, 0.0), 6.0);
   EXPECT_THROW(o.predict(kT0 + 3 * 3600, 0.0), Error);
-  EXPECT_THROW(make_forecaster("oracle"), Error);
-  EXPECT_THROW(make_forecaster("arima"), Error);
+  EXPECT_THROW(carbon_aware::make_forecaster("oracle"), Error);
+  EXPECT_THROW(carbon_aware::make_forecaster("arima"), Error);
 }
 
 TEST(Forecaster, SvrOnTheChaseTrace) {
-  if (!SvrForecaster::available()) {
-    EXPECT_THROW(SvrForecaster(), Error);
+  if (!carbon_aware::SvrForecaster::available()) {
+    EXPECT_THROW(carbon_aware::SvrForecaster(), Error);
     GTEST_SKIP() << "built without libsvm";
   }
   // The released code's setting: fit on 48 points (24 h of 30-min data), then
   // forecast one step ahead from the true previous value.
-  const GridSignal s = read_signal_csv(
+  const carbon_aware::GridSignal s = carbon_aware::read_signal_csv(
       std::string(ZEUS_SOURCE_DIR) + "/data/grid-signals/miso-carbon-intensity-2022-10-chase.csv");
   const auto v = s.values();
-  SvrForecaster svr;
+  carbon_aware::SvrForecaster svr;
   svr.fit(v.subspan(12, 48), s.sample_start(12), 1800);
   ASSERT_TRUE(svr.fitted());
   ASSERT_TRUE(svr.mape());

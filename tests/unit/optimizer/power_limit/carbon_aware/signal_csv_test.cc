@@ -28,8 +28,9 @@ std::pair<ErrorCode, std::string> error_of(F f) {
 }
 
 TEST(SignalCsv, GbCarbonYearIsConvertedFromKgToGrams) {
-  const GridSignal s = read_signal_csv(kData + "gb-carbon-intensity-2022-hourly.csv");
-  EXPECT_EQ(s.kind(), SignalKind::kCarbon);
+  const carbon_aware::GridSignal s =
+      carbon_aware::read_signal_csv(kData + "gb-carbon-intensity-2022-hourly.csv");
+  EXPECT_EQ(s.kind(), carbon_aware::SignalKind::kCarbon);
   EXPECT_EQ(s.unit(), "gCO2/kWh");
   EXPECT_EQ(s.size(), 8760u);
   EXPECT_EQ(s.resolution_s(), 3600);
@@ -41,8 +42,9 @@ TEST(SignalCsv, GbCarbonYearIsConvertedFromKgToGrams) {
 }
 
 TEST(SignalCsv, GbAgilePriceKeepsNegativeHours) {
-  const GridSignal s = read_signal_csv(kData + "gb-agile-octopus-price-2022-hourly.csv");
-  EXPECT_EQ(s.kind(), SignalKind::kPrice);
+  const carbon_aware::GridSignal s =
+      carbon_aware::read_signal_csv(kData + "gb-agile-octopus-price-2022-hourly.csv");
+  EXPECT_EQ(s.kind(), carbon_aware::SignalKind::kPrice);
   EXPECT_EQ(s.unit(), "GBP/kWh");
   EXPECT_EQ(s.size(), 8760u);
   EXPECT_DOUBLE_EQ(s.value(0), 0.1654);
@@ -50,8 +52,9 @@ TEST(SignalCsv, GbAgilePriceKeepsNegativeHours) {
 }
 
 TEST(SignalCsv, ChaseMisoTraceUsesHistAt30Minutes) {
-  const GridSignal s = read_signal_csv(kData + "miso-carbon-intensity-2022-10-chase.csv");
-  EXPECT_EQ(s.kind(), SignalKind::kCarbon);
+  const carbon_aware::GridSignal s =
+      carbon_aware::read_signal_csv(kData + "miso-carbon-intensity-2022-10-chase.csv");
+  EXPECT_EQ(s.kind(), carbon_aware::SignalKind::kCarbon);
   EXPECT_EQ(s.size(), 167u);
   EXPECT_EQ(s.resolution_s(), 1800);
   EXPECT_EQ(format_iso8601(s.start_utc()), "2022-10-20T06:20:00Z");
@@ -65,40 +68,40 @@ TEST(SignalCsv, ElectricityMapsExportsBothColumnSets) {
       "eq/kWh (LCA),Low Carbon Percentage\n"
       "2023-01-01 00:00:00,DE,Germany,DE,300,400,50\n"
       "2023-01-01 01:00:00,DE,Germany,DE,310,410,50\n";
-  const GridSignal lca = parse_signal_csv(old_cols, "em.csv");
+  const carbon_aware::GridSignal lca = carbon_aware::parse_signal_csv(old_cols, "em.csv");
   EXPECT_DOUBLE_EQ(lca.value(1), 410.0);
-  SignalCsvOptions direct;
+  carbon_aware::SignalCsvOptions direct;
   direct.emission_factor = "direct";
-  EXPECT_DOUBLE_EQ(parse_signal_csv(old_cols, "em.csv", direct).value(1), 310.0);
+  EXPECT_DOUBLE_EQ(carbon_aware::parse_signal_csv(old_cols, "em.csv", direct).value(1), 310.0);
   const std::string new_cols =
       "Datetime (UTC),Country,Zone name,Zone id,Carbon intensity gCO\xe2\x82\x82"
       "eq/kWh (direct),Carbon intensity gCO\xe2\x82\x82"
       "eq/kWh (Life cycle),Carbon-free energy percentage (CFE%)\n"
       "2024-01-01T00:00:00.000Z,FR,France,FR,20,40,90\n"
       "2024-01-01T01:00:00.000Z,FR,France,FR,21,41,90\n";
-  EXPECT_DOUBLE_EQ(parse_signal_csv(new_cols, "em.csv").value(0), 40.0);
+  EXPECT_DOUBLE_EQ(carbon_aware::parse_signal_csv(new_cols, "em.csv").value(0), 40.0);
 }
 
 TEST(SignalCsv, PlainFileNeedsItsUnit) {
   const std::string plain = "timestamp,value\n2024-01-01T00:00Z,0.2\n2024-01-01T01:00Z,0.3\n";
-  const auto [code, msg] = error_of([&] { parse_signal_csv(plain, "p.csv"); });
+  const auto [code, msg] = error_of([&] { carbon_aware::parse_signal_csv(plain, "p.csv"); });
   EXPECT_EQ(code, ErrorCode::kInvalidArgument);
   EXPECT_THAT(msg, HasSubstr("does not state its unit"));
-  SignalCsvOptions kg;
+  carbon_aware::SignalCsvOptions kg;
   kg.unit = "kg/kWh";
-  EXPECT_DOUBLE_EQ(parse_signal_csv(plain, "p.csv", kg).value(1), 300.0);
-  SignalCsvOptions usd;
+  EXPECT_DOUBLE_EQ(carbon_aware::parse_signal_csv(plain, "p.csv", kg).value(1), 300.0);
+  carbon_aware::SignalCsvOptions usd;
   usd.unit = "USD/kWh";
-  const GridSignal price = parse_signal_csv(plain, "p.csv", usd);
-  EXPECT_EQ(price.kind(), SignalKind::kPrice);
+  const carbon_aware::GridSignal price = carbon_aware::parse_signal_csv(plain, "p.csv", usd);
+  EXPECT_EQ(price.kind(), carbon_aware::SignalKind::kPrice);
   EXPECT_DOUBLE_EQ(price.value(1), 0.3);
 }
 
 TEST(SignalCsv, StatedUnitConflictingWithTheGivenOneIsRefused) {
-  SignalCsvOptions g;
+  carbon_aware::SignalCsvOptions g;
   g.unit = "g/kWh";
-  const auto [code, msg] =
-      error_of([&] { read_signal_csv(kData + "gb-carbon-intensity-2022-hourly.csv", g); });
+  const auto [code, msg] = error_of(
+      [&] { carbon_aware::read_signal_csv(kData + "gb-carbon-intensity-2022-hourly.csv", g); });
   EXPECT_EQ(code, ErrorCode::kInvalidArgument);
   EXPECT_THAT(msg, HasSubstr("not the unit given"));
 }
@@ -132,7 +135,7 @@ TEST(SignalCsv, BadRowsNameFileAndLine) {
       {"one row", head + "2024-01-01 00:00,1\n", "at least two", "s.csv"},
   };
   for (const auto& c : cases) {
-    const auto [code, msg] = error_of([&] { parse_signal_csv(c.body, "s.csv"); });
+    const auto [code, msg] = error_of([&] { carbon_aware::parse_signal_csv(c.body, "s.csv"); });
     EXPECT_EQ(code, ErrorCode::kParse) << c.name << ": " << msg;
     EXPECT_THAT(msg, HasSubstr(c.message)) << c.name;
     EXPECT_THAT(msg, HasSubstr(c.line)) << c.name;
@@ -141,7 +144,7 @@ TEST(SignalCsv, BadRowsNameFileAndLine) {
 
 TEST(SignalCsv, NegativePriceIsValid) {
   const std::string body = "time,price [GBP/kWh]\n2024-01-01 00:00,0.1\n2024-01-01 01:00,-0.05\n";
-  EXPECT_DOUBLE_EQ(parse_signal_csv(body, "p.csv").value(1), -0.05);
+  EXPECT_DOUBLE_EQ(carbon_aware::parse_signal_csv(body, "p.csv").value(1), -0.05);
 }
 
 TEST(SignalCsv, OffsetsAreApplied) {
@@ -153,16 +156,17 @@ TEST(SignalCsv, OffsetsAreApplied) {
 }
 
 TEST(GridSignal, IndexingNeverWraps) {
-  const GridSignal s(SignalKind::kCarbon, "gCO2/kWh", 3600, 1800, {1, 2, 3, 4}, "x");
+  const carbon_aware::GridSignal s(carbon_aware::SignalKind::kCarbon, "gCO2/kWh", 3600, 1800,
+                                   {1, 2, 3, 4}, "x");
   EXPECT_EQ(s.index_at(3600), 0u);
   EXPECT_EQ(s.index_at(3600 + 1800 * 4 - 1), 3u);
   EXPECT_THROW(s.index_at(3600 + 1800 * 4), Error);
   EXPECT_THROW(s.index_at(3599), Error);
-  const GridSignal hourly = s.coarsened(2);
+  const carbon_aware::GridSignal hourly = s.coarsened(2);
   EXPECT_EQ(hourly.resolution_s(), 3600);
   EXPECT_DOUBLE_EQ(hourly.value(1), 3.5);
   EXPECT_THROW(s.coarsened(3), Error);  // 4 samples are not whole groups of 3
-  const GridSignal w = s.periodic_extension();
+  const carbon_aware::GridSignal w = s.periodic_extension();
   EXPECT_EQ(w.size(), 12u);
   EXPECT_EQ(w.start_utc(), 3600 - 4 * 1800);
   EXPECT_DOUBLE_EQ(w.value(w.index_at(3600)), 1.0);
