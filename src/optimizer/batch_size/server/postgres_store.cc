@@ -180,7 +180,7 @@ class PostgresStore final : public Store {
   }
   ~PostgresStore() override { close(); }
 
-  void run(const std::string& job_id, Work work, Done done) override {
+  void run(const std::string& job_id, Work work, OutcomeCallback done) override {
     {
       std::lock_guard lock(mutex_);
       if (!closing_) {
@@ -189,7 +189,8 @@ class PostgresStore final : public Store {
         return;
       }
     }
-    done(std::make_exception_ptr(Error(ErrorCode::kFailedPrecondition, "the store is closed")));
+    done(Outcome::failed(
+        std::make_exception_ptr(Error(ErrorCode::kFailedPrecondition, "the store is closed"))));
   }
 
   void close() override {
@@ -208,7 +209,7 @@ class PostgresStore final : public Store {
   struct Task {
     std::string job_id;
     Work work;
-    Done done;
+    OutcomeCallback done;
   };
 
   static void migrate(pqxx::connection& c) {
@@ -241,7 +242,7 @@ class PostgresStore final : public Store {
   }
 
   void execute(std::unique_ptr<pqxx::connection>& conn, Task& task) {
-    std::exception_ptr error;
+    Outcome outcome;
     for (int attempt = 0;; ++attempt) {
       try {
         if (!conn || !conn->is_open()) {
@@ -250,34 +251,33 @@ class PostgresStore final : public Store {
         }
         pqxx::work w(*conn);
         PostgresTransaction txn(w, task.job_id);
-        task.work(txn);
+        outcome = task.work(txn);
         txn.flush();
         w.commit();
-        error = nullptr;
         break;
       } catch (const pqxx::unique_violation&) {
         // Another replica registered the same job meanwhile: run again on its row.
         if (attempt < 3) continue;
-        error = std::make_exception_ptr(
-            Error(ErrorCode::kAlreadyExists, "the job changed concurrently; retry"));
+        outcome = Outcome::failed(std::make_exception_ptr(
+            Error(ErrorCode::kAlreadyExists, "the job changed concurrently; retry")));
         break;
       } catch (const pqxx::broken_connection& e) {
         conn.reset();
         if (attempt < 1) continue;
-        error = std::make_exception_ptr(
-            Error(ErrorCode::kIo, fmt::format("lost the PostgreSQL connection: {}", e.what())));
+        outcome = Outcome::failed(std::make_exception_ptr(
+            Error(ErrorCode::kIo, fmt::format("lost the PostgreSQL connection: {}", e.what()))));
         break;
       } catch (const pqxx::sql_error& e) {
         log::error("bso: PostgreSQL error on job {}: {}", task.job_id, e.what());
-        error = std::make_exception_ptr(
-            Error(ErrorCode::kIo, fmt::format("the database failed: {}", e.what())));
+        outcome = Outcome::failed(std::make_exception_ptr(
+            Error(ErrorCode::kIo, fmt::format("the database failed: {}", e.what()))));
         break;
       } catch (...) {
-        error = std::current_exception();
+        outcome = Outcome::failed(std::current_exception());
         break;
       }
     }
-    task.done(error);
+    task.done(std::move(outcome));
   }
 
   std::string conninfo_;

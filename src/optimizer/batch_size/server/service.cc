@@ -65,23 +65,6 @@ JobRecord& existing_job(JobTransaction& txn, const std::string& job_id) {
   return *job;
 }
 
-// Runs `work` on one job and hands its outcome to `done` after the commit.
-void run_job(Store& store, const std::string& job_id, std::function<Outcome(JobTransaction&)> work,
-             OutcomeCallback done) {
-  auto result = std::make_shared<Outcome>();
-  store.run(
-      job_id, [work = std::move(work), result](JobTransaction& txn) { *result = work(txn); },
-      [result, done = std::move(done)](std::exception_ptr error) {
-        if (error) {
-          Outcome o;
-          o.error = error;
-          done(std::move(o));
-        } else {
-          done(std::move(*result));
-        }
-      });
-}
-
 }  // namespace
 
 Service::Service(Store& store, ServiceLimits limits) : store_(store), limits_(limits) {}
@@ -90,8 +73,8 @@ void Service::register_job(JobSpec spec, OutcomeCallback done) {
   const bool generated = spec.job_id.empty();
   if (generated) spec.job_id = generated_job_id(spec.job_id_prefix);
   const std::string id = spec.job_id;
-  run_job(
-      store_, id,
+  store_.run(
+      id,
       [spec = std::move(spec), generated, max_jobs = limits_.max_jobs](JobTransaction& txn) {
         if (const JobRecord* existing = txn.job()) {
           if (generated) {
@@ -124,8 +107,8 @@ void Service::register_job(JobSpec spec, OutcomeCallback done) {
 
 void Service::next_batch_size(const std::string& job_id, std::optional<std::string> key,
                               OutcomeCallback done) {
-  run_job(
-      store_, job_id,
+  store_.run(
+      job_id,
       [job_id, key = std::move(key)](JobTransaction& txn) {
         JobRecord& job = existing_job(txn, job_id);
         if (key) {
@@ -169,8 +152,8 @@ void Service::next_batch_size(const std::string& job_id, std::optional<std::stri
 }
 
 void Service::report(const TrainingResult& result, OutcomeCallback done) {
-  run_job(
-      store_, result.trial.job_id,
+  store_.run(
+      result.trial.job_id,
       [result](JobTransaction& txn) {
         const auto& id = result.trial;
         JobRecord& job = existing_job(txn, id.job_id);
@@ -248,8 +231,8 @@ void Service::report(const TrainingResult& result, OutcomeCallback done) {
 }
 
 void Service::end_trial(const TrialId& id, OutcomeCallback done) {
-  run_job(
-      store_, id.job_id,
+  store_.run(
+      id.job_id,
       [id](JobTransaction& txn) {
         auto trial = txn.trial(id.trial_number);
         if (!trial || trial->batch_size != id.batch_size) {
@@ -277,8 +260,8 @@ void Service::end_trial(const TrialId& id, OutcomeCallback done) {
 }
 
 void Service::delete_job(const std::string& job_id, OutcomeCallback done) {
-  run_job(
-      store_, job_id,
+  store_.run(
+      job_id,
       [job_id](JobTransaction& txn) {
         if (txn.job() == nullptr) {
           throw_error(ErrorCode::kNotFound, fmt::format("no job {} to delete", job_id));

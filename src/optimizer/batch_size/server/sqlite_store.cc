@@ -339,9 +339,9 @@ class SqliteStore final : public Store, private StoredTrials {
     for (int fd : wal_fds_) ::close(fd);
   }
 
-  void run(const std::string& job_id, Work work, Done done) override {
+  void run(const std::string& job_id, Work work, OutcomeCallback done) override {
     std::shared_ptr<CachedJob> cached = entry(job_id);
-    bool answer_now = false;
+    Item item{{}, {{}, std::move(done)}, 0, cached};
     try {
       std::lock_guard lock(cached->mutex);
       {
@@ -354,19 +354,19 @@ class SqliteStore final : public Store, private StoredTrials {
       }
       if (cached->generation != generation_.load()) load(job_id, *cached);
       SqliteTransaction txn(job_id, *cached, *this, registered_jobs_);
-      work(txn);
-      std::vector<Change> changes = txn.commit_to_cache();
-      if (changes.empty() && !txn.barrier()) {
-        answer_now = true;
-      } else {
+      item.answer.outcome = work(txn);
+      item.changes = txn.commit_to_cache();
+      item.generation = cached->generation;
+      if (!item.changes.empty() || txn.barrier()) {
         // Queued under the job's mutex, so one job's changes commit in order.
-        enqueue({std::move(changes), std::move(done), cached->generation, cached});
+        enqueue(item);
+        return;
       }
     } catch (...) {
-      done(std::current_exception());
+      item.answer.send(std::current_exception());
       return;
     }
-    if (answer_now) done(nullptr);
+    item.answer.send(nullptr);  // nothing to commit or to wait for
   }
 
   void close() override {
@@ -390,16 +390,25 @@ class SqliteStore final : public Store, private StoredTrials {
   std::string describe() const override { return "sqlite:" + path_; }
 
  private:
+  // The work's outcome, held until its commit is durable.
+  struct Answer {
+    Outcome outcome;
+    OutcomeCallback done;
+    // Sends the outcome, or `error` in its place when there is one.
+    void send(std::exception_ptr error) {
+      done(error ? Outcome::failed(std::move(error)) : std::move(outcome));
+    }
+  };
   struct Item {
     std::vector<Change> changes;
-    Done done;
+    Answer answer;
     std::uint64_t generation;
     std::shared_ptr<CachedJob> cached;
   };
   // An answer waiting for the log to be synced up to commit `seq`.
   struct Unsynced {
     std::uint64_t seq;
-    Done done;
+    Answer answer;
   };
   // Syncs of the log in flight at once. More than one lets a commit's sync
   // start while the previous one runs; a sync covers every commit before it.
@@ -412,7 +421,8 @@ class SqliteStore final : public Store, private StoredTrials {
     return e;
   }
 
-  void enqueue(Item item) {
+  // Moves `item` to the writer's queue; throws, leaving it as it was, once closing.
+  void enqueue(Item& item) {
     {
       std::lock_guard lock(queue_mutex_);
       if (closing_) throw_error(ErrorCode::kFailedPrecondition, "the store is closed");
@@ -592,14 +602,14 @@ class SqliteStore final : public Store, private StoredTrials {
     // are at or before it).
     std::vector<Unsynced> waiting;
     for (auto& item : batch) {
-      if (!item.done) continue;
+      if (!item.answer.done) continue;
       if (error) {
-        item.done(error);
+        item.answer.send(error);
       } else if (item.generation != generation) {
-        item.done(std::make_exception_ptr(
+        item.answer.send(std::make_exception_ptr(
             Error(ErrorCode::kIo, "an earlier database write failed; this change was not stored")));
       } else {
-        waiting.push_back({0, std::move(item.done)});
+        waiting.push_back({0, std::move(item.answer)});
       }
     }
     if (waiting.empty()) return;
@@ -617,7 +627,7 @@ class SqliteStore final : public Store, private StoredTrials {
       }
     }
     sync_cv_.notify_one();
-    for (auto& w : waiting) w.done(failed);  // durable already (or the log cannot be synced)
+    for (auto& w : waiting) w.answer.send(failed);  // durable already (or the log cannot be synced)
   }
 
   // After a commit wrote the log: the descriptor the sync threads fdatasync.
@@ -671,7 +681,7 @@ class SqliteStore final : public Store, private StoredTrials {
       const bool ok = fd >= 0 && ::fdatasync(fd) == 0;
       const int err = errno;
       lock.lock();
-      std::vector<Done> ready;
+      std::vector<Answer> ready;
       std::exception_ptr error;
       if (!ok && !sync_error_) {
         // The kernel may have dropped the pages it failed to write: nothing
@@ -685,12 +695,12 @@ class SqliteStore final : public Store, private StoredTrials {
       error = sync_error_;
       if (!error) durable_seq_ = std::max(durable_seq_, cover);
       while (!unsynced_.empty() && (error || unsynced_.front().seq <= durable_seq_)) {
-        ready.push_back(std::move(unsynced_.front().done));
+        ready.push_back(std::move(unsynced_.front().answer));
         unsynced_.pop_front();
       }
       if (unsynced_.empty()) sync_cv_.notify_all();  // close() may be waiting
       lock.unlock();
-      for (auto& d : ready) d(error);
+      for (auto& a : ready) a.send(error);
       lock.lock();
     }
   }

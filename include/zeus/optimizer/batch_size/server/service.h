@@ -4,14 +4,12 @@
 // the same code the trace simulator runs; its state lives in a Store. The
 // HTTP adapter (http_api.h) only parses bodies and calls these.
 //
-// Every call completes asynchronously: `done` runs once the change is
-// committed, on a store thread or the caller's. Thread-safe; a store
-// serializes the work on each job.
+// Every call completes asynchronously: `done` gets the Outcome of the store's
+// unit of work (store.h) once its change is committed, on a store thread or
+// the caller's. Thread-safe; a store serializes the work on each job.
 #pragma once
 
 #include <cstdint>
-#include <functional>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 
@@ -19,15 +17,6 @@
 #include "zeus/optimizer/batch_size/server/store.h"
 
 namespace zeus::batch_size {
-
-// A successful answer (status, JSON body) or the error that stopped the call
-// (a zeus::Error; FieldError for bad input).
-struct Outcome {
-  int status = 200;
-  nlohmann::json body;
-  std::exception_ptr error;
-};
-using OutcomeCallback = std::function<void(Outcome)>;
 
 struct ServiceLimits {
   // Jobs registered at once; a registration beyond is 503 with Retry-After

@@ -9,9 +9,11 @@
 #include <exception>
 #include <functional>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "zeus/optimizer/batch_size/batch_size_search.h"
 #include "zeus/optimizer/batch_size/common/api.h"
@@ -76,16 +78,34 @@ struct StoreOptions {
   Seconds connect_timeout{10.0};
 };
 
+// How a unit of work ends, from the work to the caller: a successful answer
+// (status, JSON body) or the error that stopped it (a zeus::Error;
+// FieldError for bad input). The service's calls complete with it too.
+struct Outcome {
+  int status = 200;
+  nlohmann::json body;
+  std::exception_ptr error;
+
+  static Outcome failed(std::exception_ptr error) {
+    Outcome o;
+    o.error = std::move(error);
+    return o;
+  }
+};
+using OutcomeCallback = std::function<void(Outcome)>;
+
 class Store {
  public:
-  using Work = std::function<void(JobTransaction&)>;
-  using Done = std::function<void(std::exception_ptr error)>;
+  // A unit of work: reads and changes one job, and returns the answer to
+  // send once its changes are committed. It fails by throwing.
+  using Work = std::function<Outcome(JobTransaction&)>;
   virtual ~Store() = default;
   // Runs `work` with exclusive access to job `job_id`, commits its changes,
-  // then calls `done` (nullptr on success; the exception of the work or of
-  // the database otherwise) on a store thread or the calling one. Work that
+  // then calls `done` with the work's Outcome, or with one whose `error` is
+  // the exception of the work or of the database (the commit, or the sync
+  // that makes it durable), on a store thread or the calling one. Work that
   // throws changes nothing. Thread-safe.
-  virtual void run(const std::string& job_id, Work work, Done done) = 0;
+  virtual void run(const std::string& job_id, Work work, OutcomeCallback done) = 0;
   // Finishes queued work, then refuses more. Idempotent.
   virtual void close() = 0;
   // "sqlite:/path/to/file" or "postgresql://host/db" without a password.
