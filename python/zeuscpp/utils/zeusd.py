@@ -180,8 +180,9 @@ class ZeusdClient:
                 raise ValueError("No Zeusd connection configured. Set ZEUSD_SOCK_PATH or ZEUSD_HOST_PORT, or pass a ZeusdConfig.")
         self._config = config
         token = config.token if config.token is not None else os.environ.get("ZEUSD_TOKEN", "")
+        url, endpoint = config._url(), config.endpoint
         self._conn = _calling(ZeusdConnectionError,
-                              lambda: _zeusd.Connection(config._url(), config.endpoint, token or "", persistent))
+                              lambda: _zeusd.Connection(url, endpoint, token or "", persistent))
         s = self._conn.status()
         self._gpus = [GpuInfo(**g) for g in s["gpus"]]
         self._cpus = [CpuInfo(**c) for c in s["cpus"]]
