@@ -23,7 +23,33 @@ from zeuscpp.exception import (
     ZeusGPUUnknownError as ZeusGPUUnknownError,
 )
 
-__all__: list[str]
+__all__ = [
+    "get_gpus",
+    "GPUs",
+    "SimulatedGPU",
+    "ZeusBaseGPUError",
+    "ZeusGPUInitError",
+    "ZeusGPUInvalidArgError",
+    "ZeusGPUNotSupportedError",
+    "ZeusGPUNoPermissionError",
+    "ZeusGPUAlreadyInitializedError",
+    "ZeusGPUNotFoundError",
+    "ZeusGPUInsufficientSizeError",
+    "ZeusGPUInsufficientPowerError",
+    "ZeusGPUDriverNotLoadedError",
+    "ZeusGPUTimeoutError",
+    "ZeusGPUIRQError",
+    "ZeusGPULibraryNotFoundError",
+    "ZeusGPUFunctionNotFoundError",
+    "ZeusGPUCorruptedInfoROMError",
+    "ZeusGPULostError",
+    "ZeusGPUResetRequiredError",
+    "ZeusGPUOperatingSystemError",
+    "ZeusGPULibRMVersionMismatchError",
+    "ZeusGPUMemoryError",
+    "ZeusGPUUnknownError",
+    "ZeusGPUHeterogeneousError",
+]
 
 class SimulatedGPU:
     """Controls of a simulated GPU."""

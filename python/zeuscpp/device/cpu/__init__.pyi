@@ -5,7 +5,15 @@ from zeuscpp.exception import (
     ZeusCPUNotFoundError as ZeusCPUNotFoundError,
 )
 
-__all__: list[str]
+__all__ = [
+    "get_cpus",
+    "CPUs",
+    "CpuDramMeasurement",
+    "ZeusBaseCPUError",
+    "ZeusCPUInitError",
+    "ZeusCPUNoPermissionError",
+    "ZeusCPUNotFoundError",
+]
 
 class CpuDramMeasurement:
     """Cumulative energy of a CPU package and its DRAM (mJ)."""
