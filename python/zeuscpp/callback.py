@@ -39,8 +39,12 @@ class Callback:
     def on_step_end(self) -> None:
         """Called at the end of each step."""
 
-    def on_evaluate(self, metric: float) -> None:
-        """Called after evaluating the model."""
+    def on_evaluate(self, metric: float) -> object:
+        """Called after evaluating the model.
+
+        An override may return something (the batch-size optimizer returns the
+        service's answer); :class:`CallbackSet` does not collect it.
+        """
 
     def on_instruction_begin(self, name: str) -> None:
         """Called at the beginning of pipeline instructions like forward or backward."""

@@ -246,7 +246,8 @@ def _summarize(duration: float, cooldown: float, trials: list[TrialResult], thre
     )
 
 
-def _single_sweep(fn: Callable[[], Any], monitor: Any, swept: str, values: list[float], fixed: str,
+def _single_sweep(fn: Callable[[], Any], monitor: Any, swept: Literal["measurement_duration", "cooldown_duration"],
+                  values: list[float], fixed: str,
                   fixed_value: float, num_trials: int, num_warmup_trials: int, threshold: float, warmup: int,
                   calibration: int, iteration_duration: float | None) -> SweepReport:
     """What profile_measurement_duration and profile_cooldown_duration share once their ranges are read."""

@@ -82,7 +82,7 @@ def _gpu_name(summary_power: Any) -> str:
 
 
 @functools.lru_cache(maxsize=8)
-def _tables(train_csv: str, power_csv: str, gpu: str) -> _legacy.TraceTables:
+def _tables(train_csv: str, power_csv: str, gpu: str) -> Any:  # a _core.legacy.TraceTables
     """Parsed traces, shared by Simulators on the same contents (they are immutable).
 
     Parsing is most of a short replay's cost: a sweep that builds one Simulator

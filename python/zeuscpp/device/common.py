@@ -31,10 +31,15 @@ def has_sys_admin() -> bool:
 
 class _CapHeader(ctypes.Structure):
     _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
+    version: int
+    pid: int
 
 
 class _CapData(ctypes.Structure):
     _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32), ("inheritable", ctypes.c_uint32)]
+    effective: int
+    permitted: int
+    inheritable: int
 
 
 def _capget_sys_admin() -> bool:

@@ -1,3 +1,4 @@
+# Signatures only: the docstrings are the module's own (help(), the .py or the binding).
 from zeuscpp.exception import (
     ZeusBaseGPUError as ZeusBaseGPUError,
     ZeusGPUAlreadyInitializedError as ZeusGPUAlreadyInitializedError,
@@ -23,34 +24,49 @@ from zeuscpp.exception import (
     ZeusGPUUnknownError as ZeusGPUUnknownError,
 )
 
-__all__: list[str]
+__all__ = [
+    "get_gpus",
+    "GPUs",
+    "SimulatedGPU",
+    "ZeusBaseGPUError",
+    "ZeusGPUInitError",
+    "ZeusGPUInvalidArgError",
+    "ZeusGPUNotSupportedError",
+    "ZeusGPUNoPermissionError",
+    "ZeusGPUAlreadyInitializedError",
+    "ZeusGPUNotFoundError",
+    "ZeusGPUInsufficientSizeError",
+    "ZeusGPUInsufficientPowerError",
+    "ZeusGPUDriverNotLoadedError",
+    "ZeusGPUTimeoutError",
+    "ZeusGPUIRQError",
+    "ZeusGPULibraryNotFoundError",
+    "ZeusGPUFunctionNotFoundError",
+    "ZeusGPUCorruptedInfoROMError",
+    "ZeusGPULostError",
+    "ZeusGPUResetRequiredError",
+    "ZeusGPUOperatingSystemError",
+    "ZeusGPULibRMVersionMismatchError",
+    "ZeusGPUMemoryError",
+    "ZeusGPUUnknownError",
+    "ZeusGPUHeterogeneousError",
+]
 
 class SimulatedGPU:
-    """Controls of a simulated GPU."""
-
-    def execute(self, work_units: float) -> float:
-        """Runs work at full load; returns the seconds taken."""
-    def set_load(self, load: float) -> None:
-        """Sets the utilization in [0, 1]."""
+    def execute(self, work_units: float) -> float: ...
+    def set_load(self, load: float) -> None: ...
     @property
-    def load(self) -> float:
-        """Current utilization."""
+    def load(self) -> float: ...
     @property
-    def throughput(self) -> float:
-        """Current work rate (units per second)."""
-    def true_energy(self) -> float:
-        """Energy (J) the model used since creation."""
+    def throughput(self) -> float: ...
+    def true_energy(self) -> float: ...
 
 class GPUs:
-    """The GPUs this process can see (index first; mW, mJ, MHz, degrees Celsius)."""
-
     def __len__(self) -> int: ...
     @property
-    def backend(self) -> str:
-        """'nvml', 'sim' or 'none'."""
+    def backend(self) -> str: ...
     @property
-    def physical_indices(self) -> list[int]:
-        """NVML (or simulator) index of each GPU."""
+    def physical_indices(self) -> list[int]: ...
     def get_name(self, gpu_index: int) -> str: ...
     def get_uuid(self, gpu_index: int) -> str: ...
     def get_architecture(self, gpu_index: int) -> str: ...
@@ -80,5 +96,4 @@ class GPUs:
     def get_gpu_temperature(self, gpu_index: int) -> float: ...
     def simulated(self, gpu_index: int) -> SimulatedGPU: ...
 
-def get_gpus(ensure_homogeneous: bool = False) -> GPUs:
-    """The process's GPU manager."""
+def get_gpus(ensure_homogeneous: bool = False) -> GPUs: ...

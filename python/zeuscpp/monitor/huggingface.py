@@ -48,6 +48,9 @@ class HFEnergyCallback(_HFBase):  # type: ignore[misc, valid-type]
     puts it first. Each process measures its own GPUs; under
     torch.distributed the reporters write rank 0's.
 
+    Attributes:
+        last: The measurement of the latest log's window, or None before the first.
+
     Raises:
         ImportError: ``transformers`` is not installed (as
             :class:`~zeuscpp.optimizer.power_limit.HFGlobalPowerLimitOptimizer`).

@@ -1,3 +1,4 @@
+# Signatures only: the docstrings are the module's own (help(), the .py or the binding).
 from typing import Any
 
 from zeuscpp.callback import Callback

@@ -1,3 +1,4 @@
+# Signatures only: the docstrings are the module's own (help(), the .py or the binding).
 import abc
 import dataclasses
 import datetime
@@ -27,111 +28,77 @@ __all__ = [
 ]
 
 class PowerLimitMeasurement:
-    """Energy (J) and time (s) of the same amount of training at one power limit (W)."""
-
     def __init__(self, power_limit: float, energy: float, time: float) -> None: ...
     @property
-    def power_limit(self) -> int | float:
-        """Power limit (W)."""
+    def power_limit(self) -> int | float: ...
     @property
-    def energy(self) -> float:
-        """Energy (J)."""
+    def energy(self) -> float: ...
     @property
-    def time(self) -> float:
-        """Time (s)."""
+    def time(self) -> float: ...
 
 class OptimumSelector(abc.ABC):
-    """Base class of optimum power-limit selectors."""
-
     @abc.abstractmethod
-    def select(self, measurements: list[PowerLimitMeasurement]) -> int:
-        """Select the optimal power limit (W) from measurements."""
+    def select(self, measurements: list[PowerLimitMeasurement]) -> int: ...
 
 class Energy(OptimumSelector):
-    """Selects the power limit that minimizes energy."""
-
     def __init__(self) -> None: ...
     def select(self, measurements: list[PowerLimitMeasurement]) -> int: ...
 
 class Time(OptimumSelector):
-    """Selects the power limit that minimizes time."""
-
     def __init__(self) -> None: ...
     def select(self, measurements: list[PowerLimitMeasurement]) -> int: ...
 
 class ZeusCost(OptimumSelector):
-    """Selects the power limit that minimizes the Zeus time-energy cost."""
-
     eta_knob: float
     world_size: int
     def __init__(self, eta_knob: float, world_size: int = 1) -> None: ...
     def select(self, measurements: list[PowerLimitMeasurement]) -> int: ...
 
 class MaxSlowdownConstraint(OptimumSelector):
-    """Selects the lowest power limit within a slowdown factor of the maximum limit's time."""
-
     factor: float
     def __init__(self, factor: float) -> None: ...
     def select(self, measurements: list[PowerLimitMeasurement]) -> int: ...
 
 class OptimizerState:
-    """Base of the optimizer's states (upstream's Ready, Warmup, Profiling, Done)."""
-
     phase: ClassVar[Literal["ready", "warmup", "profiling", "done"]]
     @property
-    def power_limit(self) -> int | float:
-        """The power limit (W) this state concerns."""
+    def power_limit(self) -> int | float: ...
     steps: int
 
 @dataclasses.dataclass(frozen=True)
 class Ready(OptimizerState):
-    """Waiting to profile next_power_limit (mW)."""
-
     next_power_limit: int
     steps: int
     phase: ClassVar[Literal["ready"]]
     @property
-    def power_limit(self) -> int | float:
-        """The limit to profile next, in W."""
+    def power_limit(self) -> int | float: ...
 
 @dataclasses.dataclass(frozen=True)
 class Warmup(OptimizerState):
-    """Warming up at current_power_limit (mW)."""
-
     current_power_limit: int
     steps: int
     phase: ClassVar[Literal["warmup"]]
     @property
-    def power_limit(self) -> int | float:
-        """The limit being warmed up, in W."""
+    def power_limit(self) -> int | float: ...
 
 @dataclasses.dataclass(frozen=True)
 class Profiling(OptimizerState):
-    """Measuring current_power_limit (mW)."""
-
     current_power_limit: int
     steps: int
     phase: ClassVar[Literal["profiling"]]
     @property
-    def power_limit(self) -> int | float:
-        """The limit being measured, in W."""
+    def power_limit(self) -> int | float: ...
 
 @dataclasses.dataclass(frozen=True)
 class Done(OptimizerState):
-    """Profiling is over; optimal_power_limit (mW) is set."""
-
     optimal_power_limit: int
     phase: ClassVar[Literal["done"]]
     @property
-    def power_limit(self) -> int | float:
-        """The chosen limit, in W."""
+    def power_limit(self) -> int | float: ...
     @property
-    def steps(self) -> int:  # type: ignore[override]
-        """Always 0."""
+    def steps(self) -> int: ...  # type: ignore[override]
 
 class GlobalPowerLimitOptimizer(Callback):
-    """Finds the power limit that best trades time for energy, during training."""
-
     monitor: Any
     optimum_selector: OptimumSelector | None
     reducer: Any
@@ -154,44 +121,30 @@ class GlobalPowerLimitOptimizer(Callback):
         observer_mode: bool = False,
         reducer: Any | None = None,
     ) -> None: ...
-    def on_step_begin(self) -> None:
-        """Call before every training step."""
-    def on_epoch_end(self) -> None:
-        """Call after every epoch."""
+    def on_step_begin(self) -> None: ...
+    def on_epoch_end(self) -> None: ...
     @property
-    def state(self) -> OptimizerState:
-        """The current state: Ready, Warmup, Profiling or Done."""
+    def state(self) -> OptimizerState: ...
     @property
-    def power_limits(self) -> list[int]:
-        """Candidate limits in mW, highest first."""
+    def power_limits(self) -> list[int]: ...
     @property
-    def current_power_limit(self) -> int:
-        """The limit last set on the GPUs (mW)."""
+    def current_power_limit(self) -> int: ...
     @property
-    def measurements(self) -> list[PowerLimitMeasurement]:
-        """Completed measurements, in profiling order."""
+    def measurements(self) -> list[PowerLimitMeasurement]: ...
     @property
-    def optimal_power_limit(self) -> int | float | None:
-        """The selector's choice (W) once done."""
+    def optimal_power_limit(self) -> int | float | None: ...
     @property
-    def done(self) -> bool:
-        """Whether profiling is over."""
+    def done(self) -> bool: ...
     @property
-    def selector_name(self) -> str:
-        """The selector in use."""
+    def selector_name(self) -> str: ...
     @property
-    def dry_run(self) -> bool:
-        """Dry-run mode."""
+    def dry_run(self) -> bool: ...
     @property
-    def observer_mode(self) -> bool:
-        """Observer mode."""
+    def observer_mode(self) -> bool: ...
     @property
-    def saving(self) -> dict[str, float] | None:
-        """Energy saved and time changed at the chosen limit against the maximum."""
+    def saving(self) -> dict[str, float] | None: ...
 
 class HFGlobalPowerLimitOptimizer:
-    """GlobalPowerLimitOptimizer as a Hugging Face TrainerCallback (ImportError without transformers)."""
-
     optimizer: GlobalPowerLimitOptimizer
     def __init__(
         self,
@@ -212,20 +165,15 @@ class HFGlobalPowerLimitOptimizer:
 
 @dataclasses.dataclass(frozen=True)
 class ChaseDecision:
-    """One period's decision: period start (UTC), signal seen, forecast, eta_eff, limit (W)."""
-
     period_start: datetime.datetime
     signal_seen: float
     forecast: float
     eta_eff: float
     power_limit: int | float
     @property
-    def period_start_utc(self) -> int:
-        """The period's start in Unix seconds."""
+    def period_start_utc(self) -> int: ...
 
 class ChasePowerLimitOptimizer(Callback):
-    """Carbon- or price-aware power limits (Chase): Zeus's profiling, then a limit per period."""
-
     monitor: Any
     signal: Any
     reducer: Any
@@ -257,58 +205,39 @@ class ChasePowerLimitOptimizer(Callback):
         observer_mode: bool = False,
         reducer: Any | None = None,
     ) -> None: ...
-    def on_step_begin(self) -> None:
-        """Call before every training step."""
-    def on_epoch_end(self) -> None:
-        """Call after every epoch."""
+    def on_step_begin(self) -> None: ...
+    def on_epoch_end(self) -> None: ...
     @property
-    def state(self) -> OptimizerState:
-        """The profiling state: Ready, Warmup, Profiling or Done."""
+    def state(self) -> OptimizerState: ...
     @property
-    def decisions(self) -> list[ChaseDecision]:
-        """Every decision so far, oldest first."""
-    def decisions_csv(self) -> str:
-        """The decisions as CSV: period_start_utc,signal_seen,forecast,eta_eff,power_limit_w."""
+    def decisions(self) -> list[ChaseDecision]: ...
+    def decisions_csv(self) -> str: ...
     @property
-    def failed_periods(self) -> int:
-        """Periods where the signal failed and the last limit was kept."""
+    def failed_periods(self) -> int: ...
     @property
-    def last_error(self) -> str | None:
-        """Why the last failed period failed; None once a decision succeeds again."""
+    def last_error(self) -> str | None: ...
     @property
-    def world_size(self) -> int:
-        """The job's GPU count (MaxPower = the largest limit times this)."""
+    def world_size(self) -> int: ...
     @property
-    def forecaster_name(self) -> str | None:
-        """The fitted forecaster's name (None before the first decision, and on ranks > 0)."""
+    def forecaster_name(self) -> str | None: ...
     @property
-    def forecaster_mape(self) -> float | None:
-        """The forecaster's one-step MAPE (%) on its history, or None."""
+    def forecaster_mape(self) -> float | None: ...
     @property
-    def signal_kind(self) -> Literal["carbon", "price"]:
-        """'carbon' or 'price'."""
+    def signal_kind(self) -> Literal["carbon", "price"]: ...
     @property
-    def signal_description(self) -> str:
-        """Where the signal comes from."""
+    def signal_description(self) -> str: ...
     @property
-    def measurements(self) -> list[PowerLimitMeasurement]:
-        """The profile: completed measurements, in profiling order."""
+    def measurements(self) -> list[PowerLimitMeasurement]: ...
     @property
-    def current_power_limit(self) -> int:
-        """The limit last set on the GPUs (mW)."""
+    def current_power_limit(self) -> int: ...
     @property
-    def done(self) -> bool:
-        """Whether profiling is over."""
+    def done(self) -> bool: ...
     @property
-    def dry_run(self) -> bool:
-        """Dry-run mode."""
+    def dry_run(self) -> bool: ...
     @property
-    def observer_mode(self) -> bool:
-        """Observer mode."""
+    def observer_mode(self) -> bool: ...
 
 class HFChasePowerLimitOptimizer:
-    """ChasePowerLimitOptimizer as a Hugging Face TrainerCallback (ImportError without transformers)."""
-
     optimizer: ChasePowerLimitOptimizer
     def __init__(
         self,

@@ -43,7 +43,11 @@ def get_ip_lat_long(url: str | None = None, timeout: float = 5.0) -> tuple[float
             body = response.read()
     except (urllib.error.URLError, OSError, ValueError) as e:
         status = getattr(e, "code", None)  # an HTTP error status
-        reason = f"HTTP {status} {getattr(e, 'reason', '')}".strip() if status else getattr(e, "reason", e)
+        reason: object = getattr(e, "reason", None)
+        if status:
+            reason = f"HTTP {status} {'' if reason is None else reason}".strip()
+        elif reason is None:
+            reason = e
         raise ZeusIOError(f"could not get this machine's location from {url}: {reason} (offline?); {hint}") from e
     try:
         lat_text, lon_text = json.loads(body)["loc"].split(",")

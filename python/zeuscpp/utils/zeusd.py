@@ -180,8 +180,9 @@ class ZeusdClient:
                 raise ValueError("No Zeusd connection configured. Set ZEUSD_SOCK_PATH or ZEUSD_HOST_PORT, or pass a ZeusdConfig.")
         self._config = config
         token = config.token if config.token is not None else os.environ.get("ZEUSD_TOKEN", "")
+        url, endpoint = config._url(), config.endpoint
         self._conn = _calling(ZeusdConnectionError,
-                              lambda: _zeusd.Connection(config._url(), config.endpoint, token or "", persistent))
+                              lambda: _zeusd.Connection(url, endpoint, token or "", persistent))
         s = self._conn.status()
         self._gpus = [GpuInfo(**g) for g in s["gpus"]]
         self._cpus = [CpuInfo(**c) for c in s["cpus"]]
@@ -190,18 +191,48 @@ class ZeusdClient:
         self.auth_error: str | None = s["auth_error"]
         self.granted_scopes = frozenset(s["scopes"])
 
-    endpoint = property(lambda self: self._config.endpoint, doc="The socket path or host:port.")
-    gpus = property(lambda self: list(self._gpus), doc="The GPUs the daemon serves (GpuInfo).")
-    cpus = property(lambda self: list(self._cpus), doc="The CPU packages the daemon serves (CpuInfo).")
-    gpu_ids = property(lambda self: [g.id for g in self._gpus], doc="The served GPU ids.")
-    cpu_ids = property(lambda self: [c.id for c in self._cpus], doc="The served CPU ids.")
+    @property
+    def endpoint(self) -> str:
+        """The socket path or host:port."""
+        return self._config.endpoint
+
+    @property
+    def gpus(self) -> list[GpuInfo]:
+        """The GPUs the daemon serves (GpuInfo)."""
+        return list(self._gpus)
+
+    @property
+    def cpus(self) -> list[CpuInfo]:
+        """The CPU packages the daemon serves (CpuInfo)."""
+        return list(self._cpus)
+
+    @property
+    def gpu_ids(self) -> list[int]:
+        """The served GPU ids."""
+        return [g.id for g in self._gpus]
+
+    @property
+    def cpu_ids(self) -> list[int]:
+        """The served CPU ids."""
+        return [c.id for c in self._cpus]
 
     def _can(self, group: str) -> bool:
         return group in self._groups and (not self.auth_required or group in self.granted_scopes)
 
-    can_read_gpu = property(lambda self: self._can("gpu-read"), doc="gpu-read is enabled (and granted, with auth).")
-    can_control_gpu = property(lambda self: self._can("gpu-control"), doc="gpu-control is enabled (and granted).")
-    can_read_cpu = property(lambda self: self._can("cpu-read"), doc="cpu-read is enabled (and granted).")
+    @property
+    def can_read_gpu(self) -> bool:
+        """gpu-read is enabled (and granted, with auth)."""
+        return self._can("gpu-read")
+
+    @property
+    def can_control_gpu(self) -> bool:
+        """gpu-control is enabled (and granted)."""
+        return self._can("gpu-control")
+
+    @property
+    def can_read_cpu(self) -> bool:
+        """cpu-read is enabled (and granted)."""
+        return self._can("cpu-read")
 
     @property
     def dram_available(self) -> list[bool]:

@@ -8,6 +8,8 @@ policy) starts from the constructor's arguments, without registered jobs.
 
 from __future__ import annotations
 
+from typing import Any
+
 from zeuscpp._legacy.job import Job
 from zeuscpp._legacy.policy.interface import BatchSizeOptimizer, PowerLimitOptimizer
 from zeuscpp._parts import core_part
@@ -49,7 +51,7 @@ class PruningGTSBatchSizeOptimizer(_Builtin, BatchSizeOptimizer):
         self.concurrency = concurrency
         self.seed = seed
         self.verbose = verbose
-        self._jobs: dict[Job, _legacy.BatchSizeHandle] = {}
+        self._jobs: dict[Job, Any] = {}  # each a _core.legacy.BatchSizeHandle
 
     def _zeuscpp_knobs(self) -> dict:
         return {
@@ -97,7 +99,7 @@ class JITPowerLimitOptimizer(_Builtin, PowerLimitOptimizer):
     def __init__(self, verbose: bool = True) -> None:
         """`verbose` prints nothing here."""
         self.verbose = verbose
-        self._jobs: dict[Job, _legacy.PowerLimitHandle] = {}
+        self._jobs: dict[Job, Any] = {}  # each a _core.legacy.PowerLimitHandle
 
     def _zeuscpp_knobs(self) -> dict:
         return {}

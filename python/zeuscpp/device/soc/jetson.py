@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 import threading
 
-from zeuscpp.device.soc.common import SoC, SoCMeasurement, ZeusSoCInitError
+from zeuscpp.device.soc.common import SoC, SoCMeasurement, ZeusBaseSoCError, ZeusSoCInitError
 
 __all__ = ["Jetson", "JetsonMeasurement", "ZeusJetsonInitError", "jetson_is_available"]
 
@@ -61,6 +61,13 @@ class JetsonMeasurement(SoCMeasurement):
                 setattr(self, field.name, 0.0)
 
 
+def _rails_energy(energy: SoCMeasurement | None) -> JetsonMeasurement:
+    """A window's board energy, which the library measures whenever it found the rails."""
+    if not isinstance(energy, JetsonMeasurement):
+        raise ZeusBaseSoCError("the library measured no Jetson rails over this window")
+    return energy
+
+
 class Jetson(SoC):
     """A Jetson board's CPU, GPU and module rails, measured by the library.
 
@@ -92,7 +99,7 @@ class Jetson(SoC):
 
     def get_total_energy_consumption(self, timeout: float = 15.0) -> JetsonMeasurement:
         """Energy since this object was made (mJ). ``timeout`` is upstream's; nothing here waits."""
-        return self._monitor.running(self._TOTAL).soc_energy
+        return _rails_energy(self._monitor.running(self._TOTAL).soc_energy)
 
     def begin_window(self, key: str, restart: bool = False) -> None:
         """Begins window `key` (``ValueError`` when it runs, unless restart)."""
@@ -100,7 +107,7 @@ class Jetson(SoC):
 
     def end_window(self, key: str) -> JetsonMeasurement:
         """Ends window `key` and returns the rails' energy over it (mJ)."""
-        return self._monitor.end_window(self._key(key), sync_execution=False).soc_energy
+        return _rails_energy(self._monitor.end_window(self._key(key), sync_execution=False).soc_energy)
 
     def _key(self, key: str) -> str:
         if key == self._TOTAL:
