@@ -1,7 +1,8 @@
-// Property tests for the Perseus file parsers: mutated inputs must either
-// parse or throw zeus::Error, never crash, hang or throw anything else. The
-// other parsers are coverage-guided fuzz targets in tests/fuzz/ (README.md
-// there); these move there too. ZEUS_FUZZ_ITERATIONS raises the count.
+// Mutation property tests for the planner's two files (a stage profile and
+// plans.json): mutated inputs must either parse or throw zeus::Error, never
+// crash, hang or throw anything else. The coverage-guided fuzz targets of the
+// same parsers are tests/fuzz/fuzz_pipeline_frequency_{profile,plans}.cc;
+// these run in the planner's unit suite. ZEUS_FUZZ_ITERATIONS raises the count.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -83,7 +84,7 @@ void fuzz(const std::string& seed, std::uint64_t rng_seed,
   EXPECT_GT(accepted, 0) << "no mutant was accepted";
 }
 
-TEST(ParserFuzz, PerseusStageProfile) {
+TEST(PlannerParserMutation, PerseusStageProfile) {
   fuzz(
       "stage,instruction,frequency,time,energy\n0,forward,1410,0.010,2.0\n0,forward,1200,0.012,"
       "1.8\n0,backward,1410,0.020,4.0\n0,backward,1200,0.024,3.5\n",
@@ -94,7 +95,7 @@ TEST(ParserFuzz, PerseusStageProfile) {
 
 // plans.json is a file users keep and may edit: a mutated one must give a
 // clear error from reading, selecting or printing a plan, never a crash.
-TEST(ParserFuzz, PerseusPlansJson) {
+TEST(PlannerParserMutation, PerseusPlansJson) {
   const auto profile = pipeline_frequency::StageProfile::parse(
       "stage,instruction,frequency,time,energy\n"
       "0,forward,1410,0.010,2.0\n0,forward,1200,0.013,1.8\n0,forward,1000,0.016,1.7\n"
