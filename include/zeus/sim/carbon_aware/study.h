@@ -23,7 +23,13 @@ struct StudySpec {
   std::string gpu = "a40";
   std::string workload = "imagenet/resnet50";
   int batch_size = 128;
-  ReplayOptions replay;  // epochs 0: the median epochs-to-target of the trace
+  // epochs 0 (the default here, as in the CLI): the median epochs-to-target
+  // of the trace; ReplayOptions' own default (1 epoch) would be a 1-epoch job.
+  ReplayOptions replay = [] {
+    ReplayOptions o;
+    o.epochs = 0.0;
+    return o;
+  }();
   std::vector<std::string> policies = {"max", "zeus-cost:0.25", "max-slowdown:1.05", "chase:0.25"};
   // The Pareto sweep: chase:ETA:FORECASTER for each eta, beside every fixed limit.
   std::vector<double> pareto_etas;
