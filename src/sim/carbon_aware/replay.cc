@@ -16,6 +16,9 @@ namespace zeus::sim::carbon_aware {
 namespace {
 
 constexpr double kJoulesPerKwh = 3.6e6;
+// Work left after a slot below this many epochs is rounding, not work (the
+// job's end would be at most a billionth of an epoch later).
+constexpr double kLeftoverEpochs = 1e-9;
 
 std::int64_t floor_mod(std::int64_t a, std::int64_t b) { return ((a % b) + b) % b; }
 
@@ -199,8 +202,13 @@ struct JobProgress {
           std::min(until, static_cast<double>(signal.sample_start(i) + signal.resolution_s()));
       const double need = work * tau;
       double dt = slot_end - t;
-      if (need <= dt) {
-        dt = need;
+      // Work is counted down slot by slot (work -= dt / tau), and that rounds:
+      // a job whose work ends exactly on a slot's end can be left ~1e-13
+      // epochs short, which would spill into the next sample (past the
+      // series' end: kNotFound; elsewhere: an extra, empty period). Less than
+      // kLeftoverEpochs after this slot is rounding: the job ends here.
+      if (need <= dt || work - dt / tau < kLeftoverEpochs) {
+        dt = std::min(need, dt);
         work = 0.0;
         t += dt;
       } else {
