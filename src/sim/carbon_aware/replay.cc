@@ -66,7 +66,7 @@ Policy parse_policy(const std::string& spec) {
   const auto colon = spec.find(':');
   const std::string kind = spec.substr(0, colon);
   const std::string arg = colon == std::string::npos ? "" : spec.substr(colon + 1);
-  if (kind == "max" && arg.empty()) {
+  if (spec == "max") {  // not "max:" with an empty argument
     p.kind = Policy::Kind::kMax;
   } else if (kind == "limit" && !arg.empty()) {
     p.kind = Policy::Kind::kFixed;

@@ -85,8 +85,8 @@ class Replayer {
   // does not fit the profile (a fixed limit it lacks).
   ReplayResult run(const Policy& policy, std::int64_t start_utc, bool record = false) const;
 
-  // The earliest and one-past-latest period starts whose history is covered
-  // (a job may still outlast the series from a late start).
+  // The earliest period start whose history is covered (a job may still
+  // outlast the series from a late start).
   std::int64_t first_start() const;
   std::int64_t period_s() const { return period_; }
   // Into this replayer: not on a temporary, where they would dangle.

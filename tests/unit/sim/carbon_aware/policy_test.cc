@@ -71,7 +71,7 @@ TEST(ChasePolicySpec, BadFormsAreInvalidArgumentsThatSayWhatIsAccepted) {
   };
   // An unknown name, or a known one missing its argument (or given one it
   // does not take), lists every accepted form.
-  for (const std::string spec : {"", "min", "maxx", "max:1", "limit", "limit:", "zeus-cost",
+  for (const std::string spec : {"", "min", "maxx", "max:", "max:1", "limit", "limit:", "zeus-cost",
                                  "max-slowdown", "chase", "chase0.25", "oracle", "Max"}) {
     const std::string m = message_of(spec);
     EXPECT_THAT(m, HasSubstr("'" + spec + "'")) << spec;
