@@ -8,6 +8,14 @@ nested in it, an anonymous one, or a private helper's `zeus::<name>_internal`
 batch-size file) counts as a mismatch: the declarations in it would land in
 the wrong namespace.
 
+A private header (under src/) that only its own part's files include (its
+tests aside) holds that part's helpers: its names go in a
+`zeus::<name>_internal` (or a nested `detail`), so a reader of a .cc file
+tells the part's API from its plumbing. Parts only the programs use
+(PROGRAMS_ONLY in CMakeLists.txt: zeusd, the simulator, the services'
+servers...) install nothing, so the rule does not apply there; PRIVATE_OK
+lists the headers it cannot apply to, with the reason.
+
   scripts/check_namespaces.py [ROOT]   exit 0: all follow; 1: mismatches listed
   scripts/check_namespaces.py --self-test   the checker against a made-up tree
 """
@@ -38,6 +46,13 @@ FOLDERS = {
     "integrations/slurm": "zeus::slurm",
 }
 
+# Private headers that must open their part's own namespace.
+PRIVATE_OK = {
+    # Defines Executor::Impl, a member of the public class zeus::http::Executor.
+    "src/http/executor_impl.h",
+    # Aliases of Boost's names (asio, beast, tcp...) for the part's .cc files.
+    "src/http/beast.h",
+}
 
 HELPER = re.compile(r"^zeus::\w+_(internal|abi)(::\w+)*$")
 TOKEN = re.compile(r'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'|'
@@ -103,6 +118,63 @@ def check(root):
     return problems
 
 
+def programs_only_dirs(root):
+    """The source folders (relative to src/) of the PROGRAMS_ONLY parts."""
+    path = os.path.join(root, "CMakeLists.txt")
+    if not os.path.exists(path):
+        return set()
+    with open(path, encoding="utf-8") as fh:
+        text = fh.read()
+    return {m.group(1) for m in re.finditer(r"zeus_add_part\(\w+\s+src/(\S+)([^)]*)\)", text)
+            if "PROGRAMS_ONLY" in m.group(2)}
+
+
+def includers(root):
+    """'part/x.h' -> the files (relative to root) that include it by that name."""
+    out = {}
+    for base in ("src", "apps", "python/src", "bench", "tests"):
+        for dirpath, _, files in os.walk(os.path.join(root, base)):
+            for f in files:
+                if not f.endswith((".h", ".cc")):
+                    continue
+                path = os.path.join(dirpath, f)
+                with open(path, encoding="utf-8") as fh:
+                    for m in re.finditer(r'#include "([^"]+)"', fh.read()):
+                        out.setdefault(m.group(1), []).append(os.path.relpath(path, root))
+    return out
+
+
+def check_private(root):
+    """Part-private headers of installed parts keep their names in a helper namespace."""
+    problems = []
+    programs = programs_only_dirs(root)
+    users = includers(root)
+    src = os.path.join(root, "src")
+    for dirpath, _, files in os.walk(src):
+        for f in sorted(files):
+            if not f.endswith(".h"):
+                continue
+            rel = os.path.relpath(os.path.join(dirpath, f), src)
+            shown = "src/" + rel
+            folder, _ = expected(os.path.dirname(rel))
+            if shown in PRIVATE_OK or folder is None:
+                continue
+            if any(os.path.dirname(rel) == d or os.path.dirname(rel).startswith(d + "/")
+                   for d in programs):
+                continue
+            outside = [u for u in users.get(rel, []) if not u.startswith("tests/") and not (
+                u.startswith("src/") and expected(os.path.dirname(u[4:]))[0] == folder)]
+            if outside:
+                continue  # shared with other parts or the programs: the part's own namespace
+            with open(os.path.join(src, rel), encoding="utf-8") as fh:
+                opened = opened_namespaces(fh.read())
+            for line, name, _ in opened:
+                if name and not HELPER.match(name) and "::detail" not in name:
+                    problems.append(f"{shown}:{line}: namespace {name} in a header only "
+                                    f"{folder}/ includes; its helpers go in zeus::<name>_internal")
+    return problems
+
+
 def self_test():
     """A tree with one file of each kind: only the bad ones are reported."""
     import tempfile
@@ -119,14 +191,21 @@ def self_test():
         "src/monitor/carbon/carbon.cc": "namespace zeus::carbon {\n}\n",
         "src/monitor/carbon/parent.cc": "namespace zeus::monitor {\n}\n",
         "src/nowhere/lost.cc": "namespace zeus {\n}\n",
+        "src/metric/own.h": "namespace zeus::metric {\n}\n",
+        "src/metric/own_helper.h": "namespace zeus::metric_internal {\n}\n",
+        "src/metric/shared.h": "namespace zeus::metric {\n}\n",
+        "src/metric/user.cc": '#include "metric/own.h"\n#include "metric/own_helper.h"\n',
+        "apps/zeus/cmd.cc": '#include "metric/shared.h"\n',
+        "src/zeusd/program.h": "namespace zeus::zeusd {\n}\n",
+        "CMakeLists.txt": "zeus_add_part(zeusd src/zeusd DEPS zeus_util PROGRAMS_ONLY)\n",
     }
     with tempfile.TemporaryDirectory() as root:
         for rel, text in files.items():
             os.makedirs(os.path.dirname(os.path.join(root, rel)), exist_ok=True)
             with open(os.path.join(root, rel), "w") as f:
                 f.write(text)
-        got = sorted(p.split(":")[0] for p in check(root))
-    want = sorted(["include/zeus/sim/paper/wrong.h", "src/nowhere/lost.cc",
+        got = sorted(p.split(":")[0] for p in check(root) + check_private(root))
+    want = sorted(["include/zeus/sim/paper/wrong.h", "src/nowhere/lost.cc", "src/metric/own.h",
                    "src/device/plain.cc", "src/monitor/carbon/parent.cc",
                    "src/proxy/ancestor.cc", "src/proxy/old_name.cc"])
     if got != want:
@@ -140,7 +219,7 @@ def main():
     if sys.argv[1:] == ["--self-test"]:
         return self_test()
     root = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..")
-    problems = check(os.path.abspath(root))
+    problems = check(os.path.abspath(root)) + check_private(os.path.abspath(root))
     for p in problems:
         print(p)
     if problems:

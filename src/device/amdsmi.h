@@ -22,7 +22,7 @@
 #include "zeus/device/gpu.h"
 #include "zeus/util/error.h"
 
-namespace zeus::device {
+namespace zeus::amdsmi_internal {
 
 struct AmdSmiOptions {
   // A library file to load, skipping the search. Empty: $ZEUS_AMDSMI_LIBRARY,
@@ -44,7 +44,7 @@ struct AmdSmiOptions {
 struct AmdSmiGpuSet {
   // Entry k is HIP device k of this process; hip_indices[k] its index among
   // all the node's AMD GPUs.
-  std::vector<std::unique_ptr<Gpu>> gpus;
+  std::vector<std::unique_ptr<device::Gpu>> gpus;
   std::vector<unsigned> hip_indices;
   std::string library_path;     // the file that was loaded
   std::string library_version;  // "24.7.1.0", "26.2.0", ...
@@ -85,4 +85,4 @@ class AmdSmiError : public Error {
 // The zeus::ErrorCode an amdsmi_status_t maps to (kUnknown for new codes).
 ErrorCode amdsmi_error_code(std::uint32_t status);
 
-}  // namespace zeus::device
+}  // namespace zeus::amdsmi_internal

@@ -42,7 +42,8 @@ void add_sim_gpus(const DiscoveryOptions& options, DeviceInventory& inv) {
                 fmt::format("ZEUS_SIM_GPUS must be between 0 and 1024, got {}", count));
   }
   const std::string model_path = options.sim_model_path.value_or(env_or("ZEUS_SIM_MODEL", ""));
-  const SimGpuModel model = model_path.empty() ? SimGpuModel{} : read_sim_gpu_model(model_path);
+  const SimGpuModel model =
+      model_path.empty() ? SimGpuModel{} : device_internal::read_sim_gpu_model(model_path);
   Clock& clock = options.clock != nullptr ? *options.clock : SteadyClock::instance();
   auto gpus = make_sim_gpus(count, model, clock);
   // CUDA_VISIBLE_DEVICES selects simulated GPUs as it selects real ones.
@@ -83,9 +84,9 @@ void add_nvml_gpus(const DiscoveryOptions& options, DeviceInventory& inv) {
 }
 
 void add_amdsmi_gpus(const DiscoveryOptions& options, DeviceInventory& inv) {
-  AmdSmiOptions amd;
+  amdsmi_internal::AmdSmiOptions amd;
   amd.library_path = options.amdsmi_library;
-  AmdSmiGpuSet set = open_amdsmi_gpus(amd);
+  amdsmi_internal::AmdSmiGpuSet set = amdsmi_internal::open_amdsmi_gpus(amd);
   for (auto& gpu : set.gpus) inv.gpus.push_back(std::move(gpu));
   inv.gpu_physical_indices = set.hip_indices;
   inv.amdsmi_version = fmt::format("{} (ABI {}, {}{})", set.library_version, set.abi,
@@ -132,7 +133,8 @@ void add_auto_gpus(const DiscoveryOptions& options, DeviceInventory& inv) {
     // words) goes to the details.
     std::vector<std::string> diagnoses;
     for (const auto& m : missing) diagnoses.push_back(diagnosis(m));
-    inv.notes.push_back(fmt::format("{}{}", fmt::join(diagnoses, "; "), kContinuingWithoutGpus));
+    inv.notes.push_back(
+        fmt::format("{}{}", fmt::join(diagnoses, "; "), device_internal::kContinuingWithoutGpus));
     inv.details.insert(inv.details.end(), missing.begin(), missing.end());
     return;
   }
@@ -173,7 +175,8 @@ std::string why_no_device(const DeviceInventory& devices) {
   if (devices.notes.empty()) return fmt::format("GPU backend '{}'", devices.gpu_backend);
   std::vector<std::string_view> reasons;
   for (std::string_view note : devices.notes) {
-    if (note.ends_with(kContinuingWithoutGpus)) note.remove_suffix(kContinuingWithoutGpus.size());
+    if (note.ends_with(device_internal::kContinuingWithoutGpus))
+      note.remove_suffix(device_internal::kContinuingWithoutGpus.size());
     reasons.push_back(note);
   }
   return fmt::format("{}", fmt::join(reasons, "; "));
@@ -256,7 +259,7 @@ DeviceInventory discover_devices(const DiscoveryOptions& options) {
     }
   }
   if (options.use_zeusd) {
-    attach_zeusd(backend, options.cpus, options.zeusd_persistent_settings, inv);
+    device_internal::attach_zeusd(backend, options.cpus, options.zeusd_persistent_settings, inv);
   } else if (backend == "zeusd") {
     throw_error(ErrorCode::kInvalidArgument, "the zeusd GPU backend is not available here");
   }

@@ -15,13 +15,13 @@
 
 #include "zeus/device/sim_gpu.h"
 
-namespace zeus::device {
+namespace zeus::device_internal {
 
 // Parses a model. FieldError naming `source` and the field for malformed
 // JSON, unknown fields, wrong types and values outside their sensible range
 // (see SimGpuModel::validate()).
-SimGpuModel parse_sim_gpu_model(std::string_view text, const std::string& source);
+device::SimGpuModel parse_sim_gpu_model(std::string_view text, const std::string& source);
 // Reads (bounded, regular files only) and parses a model file.
-SimGpuModel read_sim_gpu_model(const std::string& path);
+device::SimGpuModel read_sim_gpu_model(const std::string& path);
 
-}  // namespace zeus::device
+}  // namespace zeus::device_internal

@@ -1,6 +1,6 @@
 #include "metric/energy_families.h"
 
-namespace zeus::metric {
+namespace zeus::metric_internal {
 namespace {
 
 bool any_dram(const device::DeviceInventory& devices, const std::vector<int>& cpus) {
@@ -15,9 +15,9 @@ bool any_dram(const device::DeviceInventory& devices, const std::vector<int>& cp
 
 }  // namespace
 
-void add_energy_families(PushRegistry& registry, const device::DeviceInventory& devices,
+void add_energy_families(metric::PushRegistry& registry, const device::DeviceInventory& devices,
                          const std::vector<int>& cpu_indices, const std::vector<int>& gpu_indices,
-                         PushRegistry::Type type,
+                         metric::PushRegistry::Type type,
                          const std::array<std::vector<double>, 3>& buckets) {
   const std::array<bool, 3> fed = {!gpu_indices.empty(), !cpu_indices.empty(),
                                    !cpu_indices.empty() && any_dram(devices, cpu_indices)};
@@ -28,4 +28,4 @@ void add_energy_families(PushRegistry& registry, const device::DeviceInventory& 
   }
 }
 
-}  // namespace zeus::metric
+}  // namespace zeus::metric_internal

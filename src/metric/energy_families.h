@@ -12,7 +12,7 @@
 #include "zeus/metric/pushgateway.h"
 #include "zeus/monitor/energy_monitor.h"
 
-namespace zeus::metric {
+namespace zeus::metric_internal {
 
 struct EnergyFamily {
   const char* name;  // the metric
@@ -34,19 +34,20 @@ inline constexpr std::array<EnergyFamily, 3> kEnergyFamilies{{
 // Adds, in kEnergyFamilies' order, the families the devices feed: GPU with
 // GPUs, CPU with CPUs, DRAM with a CPU that has DRAM. Family k of a histogram
 // gets buckets[k].
-void add_energy_families(PushRegistry& registry, const device::DeviceInventory& devices,
+void add_energy_families(metric::PushRegistry& registry, const device::DeviceInventory& devices,
                          const std::vector<int>& cpu_indices, const std::vector<int>& gpu_indices,
-                         PushRegistry::Type type,
+                         metric::PushRegistry::Type type,
                          const std::array<std::vector<double>, 3>& buckets = {});
 
 // Calls record(k, device_index, energy) for every energy of `m` whose family
 // kEnergyFamilies[k] the registry has.
 template <class Record>
-void for_each_energy(const PushRegistry& registry, const monitor::Measurement& m, Record record) {
+void for_each_energy(const metric::PushRegistry& registry, const monitor::Measurement& m,
+                     Record record) {
   for (std::size_t k = 0; k < kEnergyFamilies.size(); ++k) {
     if (!registry.has_family(kEnergyFamilies[k].name)) continue;
     for (const auto& [index, energy] : m.*kEnergyFamilies[k].energy) record(k, index, energy);
   }
 }
 
-}  // namespace zeus::metric
+}  // namespace zeus::metric_internal

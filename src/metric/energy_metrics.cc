@@ -53,10 +53,10 @@ EnergyHistogram::EnergyHistogram(const device::DeviceInventory& devices,
                std::move(dram_bucket_range)},
       monitor_(devices, monitor_options(cpu_indices, gpu_indices, clock)) {
   for (std::size_t k = 0; k < buckets_.size(); ++k) {
-    require_buckets(buckets_[k], kEnergyFamilies[k].kind);
+    require_buckets(buckets_[k], metric_internal::kEnergyFamilies[k].kind);
   }
-  add_energy_families(registry_, devices, cpu_indices, gpu_indices, PushRegistry::Type::kHistogram,
-                      buckets_);
+  metric_internal::add_energy_families(registry_, devices, cpu_indices, gpu_indices,
+                                       PushRegistry::Type::kHistogram, buckets_);
 }
 
 void EnergyHistogram::begin_window(const std::string& name, bool sync_execution) {
@@ -65,15 +65,15 @@ void EnergyHistogram::begin_window(const std::string& name, bool sync_execution)
 
 monitor::Measurement EnergyHistogram::end_window(const std::string& name, bool sync_execution) {
   const monitor::Measurement m = monitor_.end_window("__EnergyHistogram_" + name, sync_execution);
-  for_each_energy(registry_, m, [&](std::size_t family, int index, Joules energy) {
+  metric_internal::for_each_energy(registry_, m, [&](std::size_t family, int index, Joules energy) {
     const auto [lo, hi] = std::minmax_element(buckets_[family].begin(), buckets_[family].end());
-    registry_.observe(kEnergyFamilies[family].name, name, index, energy.value());
+    registry_.observe(metric_internal::kEnergyFamilies[family].name, name, index, energy.value());
     if (energy.value() > *hi) {
       log::warn("{} {} energy {} exceeds the maximum bucket value of {}",
-                kEnergyFamilies[family].kind, index, energy.value(), *hi);
+                metric_internal::kEnergyFamilies[family].kind, index, energy.value(), *hi);
     } else if (energy.value() < *lo) {
       log::warn("{} {} energy {} exceeds the minimum bucket value of {}",
-                kEnergyFamilies[family].kind, index, energy.value(), *lo);
+                metric_internal::kEnergyFamilies[family].kind, index, energy.value(), *lo);
     }
   });
   push_to_gateway(url_, job_, registry_.render());
@@ -88,14 +88,15 @@ EnergyCumulativeCounter::EnergyCumulativeCounter(const device::DeviceInventory& 
     : url_(std::move(pushgateway_url)),
       job_(std::move(job)),
       monitor_(devices, monitor_options(cpu_indices, gpu_indices, clock)),
-      windows_(std::make_unique<PeriodicWindows>(update_period)) {
-  add_energy_families(registry_, devices, cpu_indices, gpu_indices, PushRegistry::Type::kCounter);
+      windows_(std::make_unique<metric_internal::PeriodicWindows>(update_period)) {
+  metric_internal::add_energy_families(registry_, devices, cpu_indices, gpu_indices,
+                                       PushRegistry::Type::kCounter);
 }
 
 EnergyCumulativeCounter::~EnergyCumulativeCounter() = default;
 
 void EnergyCumulativeCounter::begin_window(const std::string& name) {
-  if (!windows_->begin(name, [this](PeriodicWindow& w) { run(w); })) {
+  if (!windows_->begin(name, [this](metric_internal::PeriodicWindow& w) { run(w); })) {
     throw_error(ErrorCode::kAlreadyExists, fmt::format("window '{}' is already running", name));
   }
 }
@@ -107,15 +108,17 @@ void EnergyCumulativeCounter::end_window(const std::string& name) {
   }
 }
 
-void EnergyCumulativeCounter::run(PeriodicWindow& w) {
+void EnergyCumulativeCounter::run(metric_internal::PeriodicWindow& w) {
   const std::string inner = "__EnergyCumulativeCounter_" + w.name();
   for (;;) {
     monitor_.begin_window(inner, false, true);
     const bool stop = w.wait_period();
     const monitor::Measurement m = monitor_.end_window(inner, false);
-    for_each_energy(registry_, m, [&](std::size_t family, int index, Joules energy) {
-      registry_.inc(kEnergyFamilies[family].name, w.name(), index, energy.value());
-    });
+    metric_internal::for_each_energy(registry_, m,
+                                     [&](std::size_t family, int index, Joules energy) {
+                                       registry_.inc(metric_internal::kEnergyFamilies[family].name,
+                                                     w.name(), index, energy.value());
+                                     });
     push_logged(url_, job_, registry_);
     if (stop) return;
   }
@@ -125,7 +128,7 @@ PowerGauge::PowerGauge(const device::DeviceInventory& devices, std::vector<int> 
                        Seconds update_period, std::string pushgateway_url, std::string job)
     : url_(std::move(pushgateway_url)),
       job_(std::move(job)),
-      windows_(std::make_unique<PeriodicWindows>(update_period)) {
+      windows_(std::make_unique<metric_internal::PeriodicWindows>(update_period)) {
   const device::DeviceSelection s =
       device::select_devices(devices, gpu_indices, std::vector<int>{});
   for (std::size_t k = 0; k < s.gpus.size(); ++k) gpus_.emplace_back(s.gpu_indices[k], s.gpus[k]);
@@ -136,7 +139,7 @@ PowerGauge::PowerGauge(const device::DeviceInventory& devices, std::vector<int> 
 PowerGauge::~PowerGauge() = default;
 
 void PowerGauge::begin_window(const std::string& name) {
-  if (!windows_->begin(name, [this](PeriodicWindow& w) { run(w); })) {
+  if (!windows_->begin(name, [this](metric_internal::PeriodicWindow& w) { run(w); })) {
     throw_error(ErrorCode::kAlreadyExists,
                 fmt::format("PowerGauge metric '{}' already exists.", name));
   }
@@ -149,7 +152,7 @@ void PowerGauge::end_window(const std::string& name) {
   }
 }
 
-void PowerGauge::run(PeriodicWindow& w) {
+void PowerGauge::run(metric_internal::PeriodicWindow& w) {
   for (;;) {
     for (const auto& [index, gpu] : gpus_) {
       try {

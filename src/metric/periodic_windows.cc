@@ -4,7 +4,7 @@
 
 #include "zeus/util/error.h"
 
-namespace zeus::metric {
+namespace zeus::metric_internal {
 
 bool PeriodicWindow::wait_period() {
   std::unique_lock lock(mutex_);
@@ -58,4 +58,4 @@ bool PeriodicWindows::end(const std::string& name) {
   return true;
 }
 
-}  // namespace zeus::metric
+}  // namespace zeus::metric_internal

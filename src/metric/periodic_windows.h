@@ -14,7 +14,7 @@
 
 #include "zeus/util/units.h"
 
-namespace zeus::metric {
+namespace zeus::metric_internal {
 
 // What a window's thread sees of its window.
 class PeriodicWindow {
@@ -62,4 +62,4 @@ class PeriodicWindows {
   std::map<std::string, std::unique_ptr<PeriodicWindow>> windows_;
 };
 
-}  // namespace zeus::metric
+}  // namespace zeus::metric_internal

@@ -14,7 +14,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                                                       Milliwatts(250000)};
   try {
     const std::string text(zeus::fuzz::as_text(data, size));
-    const auto ms = zeus::power_limit::parse_power_limit_profile(text, "fuzz.json", kCandidates);
+    const auto ms =
+        zeus::power_limit_internal::parse_power_limit_profile(text, "fuzz.json", kCandidates);
     zeus::fuzz::accepted();
     std::set<long long> limits;
     for (const auto& m : ms) {
@@ -24,8 +25,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       ZEUS_FUZZ_CHECK(std::isfinite(m.energy.value()) && m.energy.value() > 0);
       ZEUS_FUZZ_CHECK(std::isfinite(m.time.count()) && m.time.count() > 0);
     }
-    const auto again = zeus::power_limit::parse_power_limit_profile(
-        zeus::power_limit::power_limit_profile_json(ms), "again.json", kCandidates);
+    const auto again = zeus::power_limit_internal::parse_power_limit_profile(
+        zeus::power_limit_internal::power_limit_profile_json(ms), "again.json", kCandidates);
     ZEUS_FUZZ_CHECK(again.size() == ms.size());
     for (std::size_t i = 0; i < ms.size(); ++i) {
       ZEUS_FUZZ_CHECK(again[i].power_limit == ms[i].power_limit);

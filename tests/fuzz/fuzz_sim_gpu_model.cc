@@ -9,7 +9,7 @@
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   try {
     const std::string text(zeus::fuzz::as_text(data, size));
-    const auto model = zeus::device::parse_sim_gpu_model(text, "fuzz.json");
+    const auto model = zeus::device_internal::parse_sim_gpu_model(text, "fuzz.json");
     zeus::fuzz::accepted();
     zeus::ManualClock clock;
     zeus::device::SimGpu gpu(model, clock);

@@ -18,10 +18,13 @@
 #include "zeus/monitor/energy_monitor.h"
 #include "zeus/util/clock.h"
 
-namespace zeus::metric {
-
+// The counters' threads, a part-private detail (src/metric/periodic_windows.h).
+namespace zeus::metric_internal {
 class PeriodicWindow;
-class PeriodicWindows;  // a thread per running window (src/metric/periodic_windows.h)
+class PeriodicWindows;  // a thread per running window
+}  // namespace zeus::metric_internal
+
+namespace zeus::metric {
 
 // PUT `text` (exposition format 0.0.4) to <url>/metrics/job/<job>. `url` is
 // "http://host:port" (a bare "host:port" is accepted, as prometheus_client
@@ -98,12 +101,12 @@ class EnergyCumulativeCounter {
   const PushRegistry& registry() const { return registry_; }
 
  private:
-  void run(PeriodicWindow& w);
+  void run(metric_internal::PeriodicWindow& w);
   std::string url_, job_;
   monitor::EnergyMonitor monitor_;
   PushRegistry registry_;
   // Last, so its threads are joined before the members they use go.
-  std::unique_ptr<PeriodicWindows> windows_;
+  std::unique_ptr<metric_internal::PeriodicWindows> windows_;
 };
 
 // A background thread per window sets power_monitor_gpu_power_watts to each
@@ -118,12 +121,12 @@ class PowerGauge {
   const PushRegistry& registry() const { return registry_; }
 
  private:
-  void run(PeriodicWindow& w);
+  void run(metric_internal::PeriodicWindow& w);
   std::string url_, job_;
   std::vector<std::pair<int, std::shared_ptr<device::Gpu>>> gpus_;
   PushRegistry registry_;
   // Last, so its threads are joined before the members they use go.
-  std::unique_ptr<PeriodicWindows> windows_;
+  std::unique_ptr<metric_internal::PeriodicWindows> windows_;
 };
 
 }  // namespace zeus::metric

@@ -6,7 +6,7 @@
 #include "device/amd/amdsmi_api.h"
 #include "device/amdsmi.h"
 
-namespace zeus::device {
+namespace zeus::amdsmi_internal {
 
 namespace abi = amdsmi_abi;
 
@@ -54,12 +54,6 @@ ErrorCode amdsmi_error_code(std::uint32_t status) {
   }
 }
 
-}  // namespace zeus::device
-
-namespace zeus::amdsmi_internal {
-
-namespace abi = amdsmi_abi;
-
 std::string_view amdsmi_hint(std::uint32_t status) {
   switch (status) {
     case abi::kNoPerm:
@@ -95,7 +89,7 @@ std::string_view amdsmi_hint(std::uint32_t status) {
 
 void throw_amdsmi_error(std::uint32_t status, std::string_view function,
                         std::string_view status_string, std::string_view context) {
-  const ErrorCode code = device::amdsmi_error_code(status);
+  const ErrorCode code = amdsmi_error_code(status);
   const std::string_view hint = amdsmi_hint(status);
   std::string message;
   if (code == ErrorCode::kDriverNotLoaded) {
@@ -106,7 +100,7 @@ void throw_amdsmi_error(std::uint32_t status, std::string_view function,
                           status_string, status);
   }
   if (!hint.empty()) message += fmt::format("; {}", hint);
-  throw device::AmdSmiError(code, message, status, std::string(function));
+  throw AmdSmiError(code, message, status, std::string(function));
 }
 
 }  // namespace zeus::amdsmi_internal

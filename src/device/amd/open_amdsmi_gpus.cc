@@ -13,7 +13,7 @@
 #include "device/amdsmi.h"
 #include "zeus/util/log.h"
 
-namespace zeus::device {
+namespace zeus::amdsmi_internal {
 namespace {
 
 namespace abi = amdsmi_abi;
@@ -283,4 +283,4 @@ AmdSmiGpuSet open_amdsmi_gpus(const AmdSmiOptions& options) {
   return set;
 }
 
-}  // namespace zeus::device
+}  // namespace zeus::amdsmi_internal

@@ -8,16 +8,17 @@
 #include "zeus/util/files.h"
 #include "zeus/util/json.h"
 
-namespace zeus::device {
+namespace zeus::device_internal {
 namespace {
 
-GpuArchitecture parse_architecture(const JsonObject& o) {
+device::GpuArchitecture parse_architecture(const JsonObject& o) {
   const std::string text = o.string("architecture", 32);
-  for (auto arch : {GpuArchitecture::kKepler, GpuArchitecture::kMaxwell, GpuArchitecture::kPascal,
-                    GpuArchitecture::kVolta, GpuArchitecture::kTuring, GpuArchitecture::kAmpere,
-                    GpuArchitecture::kAda, GpuArchitecture::kHopper, GpuArchitecture::kBlackwell,
-                    GpuArchitecture::kRubin}) {
-    if (text == architecture_name(arch)) return arch;
+  for (auto arch : {device::GpuArchitecture::kKepler, device::GpuArchitecture::kMaxwell,
+                    device::GpuArchitecture::kPascal, device::GpuArchitecture::kVolta,
+                    device::GpuArchitecture::kTuring, device::GpuArchitecture::kAmpere,
+                    device::GpuArchitecture::kAda, device::GpuArchitecture::kHopper,
+                    device::GpuArchitecture::kBlackwell, device::GpuArchitecture::kRubin}) {
+    if (text == device::architecture_name(arch)) return arch;
   }
   throw FieldError(ErrorCode::kInvalidArgument, o.field_path("architecture"),
                    fmt::format("{}: {}: unknown architecture '{}' (expected e.g. pascal, volta, "
@@ -32,7 +33,7 @@ constexpr std::int64_t kBigInt = 1'000'000'000;
 
 }  // namespace
 
-SimGpuModel parse_sim_gpu_model(std::string_view text, const std::string& source) {
+device::SimGpuModel parse_sim_gpu_model(std::string_view text, const std::string& source) {
   const nlohmann::json doc = parse_json(text, source);
   const JsonObject o(doc, source);
   o.reject_unknown_keys({"name",
@@ -58,7 +59,7 @@ SimGpuModel parse_sim_gpu_model(std::string_view text, const std::string& source
                          "idle_temperature_c",
                          "busy_temperature_c",
                          "memory_total_mib"});
-  SimGpuModel m;
+  device::SimGpuModel m;
   auto watts = [&](const char* key, Watts& out) {
     if (auto v = o.optional_number(key, -kBig, kBig)) out = Watts(*v);
   };
@@ -102,7 +103,7 @@ SimGpuModel parse_sim_gpu_model(std::string_view text, const std::string& source
   celsius("idle_temperature_c", m.idle_temperature);
   celsius("busy_temperature_c", m.busy_temperature);
   if (auto v = o.optional_integer("memory_total_mib", -kBigInt, kBigInt)) {
-    m.memory_total = Bytes(*v * 1048576);
+    m.memory_total = device::Bytes(*v * 1048576);
   }
   try {
     m.validate();
@@ -112,8 +113,8 @@ SimGpuModel parse_sim_gpu_model(std::string_view text, const std::string& source
   return m;
 }
 
-SimGpuModel read_sim_gpu_model(const std::string& path) {
+device::SimGpuModel read_sim_gpu_model(const std::string& path) {
   return parse_sim_gpu_model(read_file(path), path);
 }
 
-}  // namespace zeus::device
+}  // namespace zeus::device_internal

@@ -7,16 +7,16 @@
 #include "zeus/device/zeusd_backend.h"
 #include "zeus/util/error.h"
 
-namespace zeus::device {
+namespace zeus::device_internal {
 namespace {
 
 // A local GPU that zeusd does not serve: reads stay local, settings are
 // refused with the reason (sending them to the driver would fail for an
 // ordinary user with a less helpful message, or silently act as root).
-class UnservedGpu final : public ForwardingGpu {
+class UnservedGpu final : public device::ForwardingGpu {
  public:
-  UnservedGpu(std::shared_ptr<Gpu> local, std::string why)
-      : ForwardingGpu(std::move(local)), why_(std::move(why)) {}
+  UnservedGpu(std::shared_ptr<device::Gpu> local, std::string why)
+      : device::ForwardingGpu(std::move(local)), why_(std::move(why)) {}
 
   void set_power_limit(Milliwatts) override { refuse(); }
   void set_persistence_mode(bool) override { refuse(); }
@@ -30,7 +30,7 @@ class UnservedGpu final : public ForwardingGpu {
   const std::string why_;
 };
 
-std::string pci_address_or_empty(Gpu& gpu) {
+std::string pci_address_or_empty(device::Gpu& gpu) {
   try {
     return gpu.pci_bus_id();
   } catch (const Error&) {
@@ -40,9 +40,9 @@ std::string pci_address_or_empty(Gpu& gpu) {
 
 // Local NVML or AMD SMI GPUs keep their reads; their settings go to the
 // daemon GPU with the same PCI address.
-void route_settings_through(const std::shared_ptr<ZeusdConnection>& connection,
-                            DeviceInventory& inv) {
-  const ZeusdStatus& status = connection->status();
+void route_settings_through(const std::shared_ptr<device::ZeusdConnection>& connection,
+                            device::DeviceInventory& inv) {
+  const device::ZeusdStatus& status = connection->status();
   std::vector<device_internal::LocalGpuAddress> local;
   for (std::size_t k = 0; k < inv.gpus.size(); ++k) {
     local.push_back({pci_address_or_empty(*inv.gpus[k]), inv.gpu_physical_indices[k]});
@@ -50,7 +50,7 @@ void route_settings_through(const std::shared_ptr<ZeusdConnection>& connection,
   const auto pairing = device_internal::pair_with_daemon_gpus(local, status.gpus);
   for (std::size_t k = 0; k < inv.gpus.size(); ++k) {
     if (const auto id = pairing.daemon_ids[k]) {
-      inv.gpus[k] = make_zeusd_gpu(connection, *id, inv.gpus[k]);
+      inv.gpus[k] = device::make_zeusd_gpu(connection, *id, inv.gpus[k]);
     } else {
       inv.gpus[k] = std::make_shared<UnservedGpu>(
           inv.gpus[k],
@@ -71,8 +71,8 @@ void route_settings_through(const std::shared_ptr<ZeusdConnection>& connection,
 }  // namespace
 
 void attach_zeusd(const std::string& backend, bool cpus, bool persistent_settings,
-                  DeviceInventory& inv) {
-  auto config = ZeusdConfig::from_env();
+                  device::DeviceInventory& inv) {
+  auto config = device::ZeusdConfig::from_env();
   if (!config) {
     if (backend == "zeusd") {
       throw_error(ErrorCode::kInvalidArgument,
@@ -82,9 +82,9 @@ void attach_zeusd(const std::string& backend, bool cpus, bool persistent_setting
     return;
   }
   config->persistent_settings = persistent_settings;
-  auto connection = std::make_shared<ZeusdConnection>(*config);
-  const ZeusdStatus& status = connection->status();
-  inv.zeusd = std::make_shared<ZeusdStatus>(status);
+  auto connection = std::make_shared<device::ZeusdConnection>(*config);
+  const device::ZeusdStatus& status = connection->status();
+  inv.zeusd = std::make_shared<device::ZeusdStatus>(status);
   if (!status.auth_error.empty()) {
     inv.notes.push_back(fmt::format("zeusd at {}: {}", status.endpoint, status.auth_error));
   }
@@ -95,7 +95,7 @@ void attach_zeusd(const std::string& backend, bool cpus, bool persistent_setting
       inv.gpus.clear();
       inv.gpu_physical_indices.clear();
       for (const auto& g : status.gpus) {
-        inv.gpus.push_back(make_zeusd_gpu(connection, g.id, nullptr));
+        inv.gpus.push_back(device::make_zeusd_gpu(connection, g.id, nullptr));
         inv.gpu_physical_indices.push_back(static_cast<unsigned>(g.id));
       }
       inv.gpu_backend = "zeusd";
@@ -127,11 +127,11 @@ void attach_zeusd(const std::string& backend, bool cpus, bool persistent_setting
   // RAPL: through zeusd when the local counters cannot all be read.
   if (cpus && status.can("cpu-read") && inv.cpus.size() < status.cpus.size()) {
     inv.cpus.clear();
-    for (const auto& c : status.cpus) inv.cpus.push_back(make_zeusd_cpu(connection, c.id));
+    for (const auto& c : status.cpus) inv.cpus.push_back(device::make_zeusd_cpu(connection, c.id));
     inv.notes.push_back(
         fmt::format("RAPL energy is read through zeusd at {} (the local counters are root-only)",
                     status.endpoint));
   }
 }
 
-}  // namespace zeus::device
+}  // namespace zeus::device_internal

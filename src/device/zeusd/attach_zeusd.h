@@ -6,7 +6,7 @@
 
 #include "zeus/device/devices.h"
 
-namespace zeus::device {
+namespace zeus::device_internal {
 
 // Ends the notes of automatic discovery that found no GPU driver. When zeusd
 // then serves the GPUs, those notes are no longer true and are replaced.
@@ -19,6 +19,6 @@ inline constexpr std::string_view kContinuingWithoutGpus = "; continuing without
 // Without the variables: nothing, except that backend "zeusd" is an error.
 // `persistent_settings`: control calls take no lease (ZeusdConfig).
 void attach_zeusd(const std::string& backend, bool cpus, bool persistent_settings,
-                  DeviceInventory& inv);
+                  device::DeviceInventory& inv);
 
-}  // namespace zeus::device
+}  // namespace zeus::device_internal

@@ -168,8 +168,8 @@ GlobalPowerLimitOptimizer::GlobalPowerLimitOptimizer(monitor::WindowMonitor& mon
   }
 
   if (!options_.profile_path.empty() && std::filesystem::exists(options_.profile_path)) {
-    measurements_ = parse_power_limit_profile(read_file(options_.profile_path),
-                                              options_.profile_path, candidates_);
+    measurements_ = power_limit_internal::parse_power_limit_profile(
+        read_file(options_.profile_path), options_.profile_path, candidates_);
     log::info("power-limit profile '{}' loaded ({} limits); applying its optimum",
               options_.profile_path, measurements_.size());
     finish(/*from_file=*/true);
@@ -327,7 +327,8 @@ void GlobalPowerLimitOptimizer::finish(bool from_file) {
     const auto folder = std::filesystem::path(options_.profile_path).parent_path();
     std::error_code ignored;  // a failure shows in the write's error
     if (!folder.empty()) std::filesystem::create_directories(folder, ignored);
-    write_file_atomically(options_.profile_path, power_limit_profile_json(measurements_));
+    write_file_atomically(options_.profile_path,
+                          power_limit_internal::power_limit_profile_json(measurements_));
     log::info("power-limit profile saved to '{}'", options_.profile_path);
   } catch (const Error& e) {
     // The choice stands; losing the file must not lose the training run.

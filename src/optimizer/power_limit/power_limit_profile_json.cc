@@ -9,7 +9,7 @@
 #include "zeus/util/error.h"
 #include "zeus/util/json.h"
 
-namespace zeus::power_limit {
+namespace zeus::power_limit_internal {
 namespace {
 
 double watts(Milliwatts mw) { return to_watts(mw).value(); }
@@ -24,7 +24,7 @@ constexpr double kTiny = 1e-12;
 
 }  // namespace
 
-std::vector<PowerLimitMeasurement> parse_power_limit_profile(
+std::vector<power_limit::PowerLimitMeasurement> parse_power_limit_profile(
     std::string_view text, const std::string& source, const std::vector<Milliwatts>& candidates) {
   const std::string advice = ". Delete the file to profile again";
   try {
@@ -36,7 +36,7 @@ std::vector<PowerLimitMeasurement> parse_power_limit_profile(
       throw FieldError(ErrorCode::kParse, "measurements",
                        fmt::format("{}: \"measurements\" is empty", source));
     }
-    std::vector<PowerLimitMeasurement> out;
+    std::vector<power_limit::PowerLimitMeasurement> out;
     std::set<std::int64_t> seen;
     for (const JsonObject& item : items) {
       const double w = item.number("power_limit", kTiny, kMaxLimitWatts);
@@ -58,7 +58,7 @@ std::vector<PowerLimitMeasurement> parse_power_limit_profile(
         throw FieldError(ErrorCode::kInvalidArgument, item.field_path("power_limit"),
                          fmt::format("{}: power limit {} W is measured twice", source, w));
       }
-      out.push_back(PowerLimitMeasurement{limit, Joules(e), Seconds(t)});
+      out.push_back(power_limit::PowerLimitMeasurement{limit, Joules(e), Seconds(t)});
     }
     return out;
   } catch (const FieldError& e) {
@@ -67,7 +67,8 @@ std::vector<PowerLimitMeasurement> parse_power_limit_profile(
   }
 }
 
-std::string power_limit_profile_json(const std::vector<PowerLimitMeasurement>& measurements) {
+std::string power_limit_profile_json(
+    const std::vector<power_limit::PowerLimitMeasurement>& measurements) {
   nlohmann::ordered_json list = nlohmann::ordered_json::array();
   for (const auto& x : measurements) {
     nlohmann::ordered_json item;
@@ -85,4 +86,4 @@ std::string power_limit_profile_json(const std::vector<PowerLimitMeasurement>& m
   return doc.dump(4) + "\n";
 }
 
-}  // namespace zeus::power_limit
+}  // namespace zeus::power_limit_internal

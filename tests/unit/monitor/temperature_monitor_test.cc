@@ -145,9 +145,9 @@ TEST(TemperatureMonitorAmd, ReadsTheHotspotOfAmdGpus) {
   unsetenv("HIP_VISIBLE_DEVICES");
   unsetenv("CUDA_VISIBLE_DEVICES");
   unsetenv("ROCR_VISIBLE_DEVICES");
-  device::AmdSmiOptions o;
+  amdsmi_internal::AmdSmiOptions o;
   o.amdsmi_lib_dir = fake.dir();
-  device::AmdSmiGpuSet set = device::open_amdsmi_gpus(o);
+  amdsmi_internal::AmdSmiGpuSet set = amdsmi_internal::open_amdsmi_gpus(o);
   std::vector<std::shared_ptr<device::Gpu>> gpus;
   for (auto& g : set.gpus) gpus.push_back(std::move(g));
   ManualClock clock;

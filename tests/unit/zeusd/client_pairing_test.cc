@@ -21,11 +21,11 @@ using zeus::testing::ScopedEnv;
 
 // The node's AMD GPUs as zeusd opens them: every GPU, or those `visible`.
 DaemonDevices amd_daemon_devices(const FakeAmdSmi& amd, std::optional<std::string> visible) {
-  device::AmdSmiOptions o;
+  amdsmi_internal::AmdSmiOptions o;
   o.library_path = amd.path();
   o.hip_visible_devices = std::move(visible);  // nullopt: the environment, which SetUp clears
   DaemonDevices devices;
-  for (auto& g : device::open_amdsmi_gpus(o).gpus) devices.gpus.push_back(std::move(g));
+  for (auto& g : amdsmi_internal::open_amdsmi_gpus(o).gpus) devices.gpus.push_back(std::move(g));
   return devices;
 }
 

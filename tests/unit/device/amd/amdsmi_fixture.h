@@ -26,24 +26,24 @@ class AmdSmiTest : public ::testing::TestWithParam<int> {
   }
   virtual int abi() const { return GetParam(); }
 
-  device::AmdSmiOptions options() const {
-    device::AmdSmiOptions o;
+  amdsmi_internal::AmdSmiOptions options() const {
+    amdsmi_internal::AmdSmiOptions o;
     o.amdsmi_lib_dir = fake_->dir();
     o.rocr_visible_devices = std::nullopt;
     o.hip_visible_devices = std::nullopt;
     o.opt_dir = tmp_.path();
     return o;
   }
-  device::AmdSmiGpuSet open(device::AmdSmiOptions o) const {
+  amdsmi_internal::AmdSmiGpuSet open(amdsmi_internal::AmdSmiOptions o) const {
     // Visibility comes from the options; an unset option reads the
     // environment, which the tests clear.
     unsetenv("ROCR_VISIBLE_DEVICES");
     unsetenv("HIP_VISIBLE_DEVICES");
     unsetenv("CUDA_VISIBLE_DEVICES");
     unsetenv("ZEUS_AMDSMI_LIBRARY");
-    return device::open_amdsmi_gpus(o);
+    return amdsmi_internal::open_amdsmi_gpus(o);
   }
-  device::AmdSmiGpuSet open() const { return open(options()); }
+  amdsmi_internal::AmdSmiGpuSet open() const { return open(options()); }
 
   const FakeAmdSmi& fake() const { return *fake_; }
 

@@ -45,7 +45,7 @@ INSTANTIATE_TEST_SUITE_P(Abi, AmdSmiTest, ::testing::Values(24, 25, 26),
                          });
 
 TEST_P(AmdSmiTest, OpensEveryGpuAndReportsTheLoadedAbi) {
-  device::AmdSmiGpuSet set = open();
+  amdsmi_internal::AmdSmiGpuSet set = open();
   ASSERT_EQ(set.gpus.size(), 2U);
   EXPECT_EQ(set.abi, abi());
   EXPECT_EQ(set.library_path, fake().path());
@@ -64,7 +64,7 @@ TEST_P(AmdSmiTest, OpensEveryGpuAndReportsTheLoadedAbi) {
 TEST_P(AmdSmiTest, ReadsPowerThroughTheLayoutOfItsAbi) {
   fake().set_power(0, 412, kAmdsmiNa);
   fake().set_power(1, kAmdsmiNa, 233);
-  device::AmdSmiGpuSet set = open();
+  amdsmi_internal::AmdSmiGpuSet set = open();
   EXPECT_DOUBLE_EQ(set.gpus[0]->power(device::PowerDomain::kDeviceInstant).value(), 412.0);
   EXPECT_DOUBLE_EQ(set.gpus[1]->power(device::PowerDomain::kDeviceAverage).value(), 233.0);
   // "N/A" is an explicit "unsupported", never a number.
@@ -78,7 +78,7 @@ TEST_P(AmdSmiTest, ReadsPowerThroughTheLayoutOfItsAbi) {
 
 TEST_P(AmdSmiTest, EnergyIsCountsTimesResolution) {
   fake().set_energy(0, 2000000, 15.3F);
-  device::AmdSmiGpuSet set = open();
+  amdsmi_internal::AmdSmiGpuSet set = open();
   ASSERT_TRUE(set.gpus[0]->supports_energy_counter());
   const Joules before = set.gpus[0]->total_energy();
   EXPECT_NEAR(before.value(), 2000000 * 15.3e-6, 1e-6);
@@ -88,7 +88,7 @@ TEST_P(AmdSmiTest, EnergyIsCountsTimesResolution) {
 
 TEST_P(AmdSmiTest, MissingEnergyCounterIsUnsupported) {
   fake().set_energy_status(1, amdsmi_status::kNotSupported);  // e.g. a VM guest
-  device::AmdSmiGpuSet set = open();
+  amdsmi_internal::AmdSmiGpuSet set = open();
   EXPECT_FALSE(set.gpus[1]->supports_energy_counter());
   EXPECT_EQ(code_of([&] { set.gpus[1]->total_energy(); }), ErrorCode::kNotSupported);
   EXPECT_TRUE(set.gpus[0]->supports_energy_counter());
@@ -96,7 +96,7 @@ TEST_P(AmdSmiTest, MissingEnergyCounterIsUnsupported) {
 
 TEST_P(AmdSmiTest, PowerCapRangeSetAndReset) {
   fake().set_power_caps_uw(0, 150000000, 550500000, 500000000, 500000000);
-  device::AmdSmiGpuSet set = open();
+  amdsmi_internal::AmdSmiGpuSet set = open();
   device::Gpu& gpu = *set.gpus[0];
   const device::PowerLimitConstraints range = gpu.power_limit_constraints();
   EXPECT_EQ(range.min.value(), 150000);
@@ -124,7 +124,7 @@ TEST_P(AmdSmiTest, PowerCapRangeSetAndReset) {
 }
 
 TEST_P(AmdSmiTest, ClockLevelsInMegahertzWhateverTheAbiUnit) {
-  device::AmdSmiGpuSet set = open();
+  amdsmi_internal::AmdSmiGpuSet set = open();
   device::Gpu& gpu = *set.gpus[0];
   std::vector<std::int64_t> memory;
   for (Megahertz m : gpu.supported_memory_clocks()) memory.push_back(m.value());
@@ -137,7 +137,7 @@ TEST_P(AmdSmiTest, ClockLevelsInMegahertzWhateverTheAbiUnit) {
 }
 
 TEST_P(AmdSmiTest, LockingAboveTheCurrentRangeSetsTheMaximumFirst) {
-  device::AmdSmiGpuSet set = open();
+  amdsmi_internal::AmdSmiGpuSet set = open();
   device::Gpu& gpu = *set.gpus[0];
   gpu.set_gpu_locked_clocks(Megahertz(500), Megahertz(1300));
   auto c = fake().clock_limits(0);
@@ -154,7 +154,7 @@ TEST_P(AmdSmiTest, LockingAboveTheCurrentRangeSetsTheMaximumFirst) {
 }
 
 TEST_P(AmdSmiTest, ResettingOneDomainKeepsTheOthersLock) {
-  device::AmdSmiGpuSet set = open();
+  amdsmi_internal::AmdSmiGpuSet set = open();
   device::Gpu& gpu = *set.gpus[0];
   gpu.set_gpu_locked_clocks(Megahertz(1300), Megahertz(1300));
   gpu.set_memory_locked_clocks(Megahertz(900), Megahertz(900));
@@ -172,7 +172,7 @@ TEST_P(AmdSmiTest, ResettingOneDomainKeepsTheOthersLock) {
 
 TEST_P(AmdSmiTest, TemperatureIsTheHotspotInDegrees) {
   fake().set_temperature_millic(1, 71250);
-  device::AmdSmiGpuSet set = open();
+  amdsmi_internal::AmdSmiGpuSet set = open();
   EXPECT_DOUBLE_EQ(set.gpus[1]->temperature().value(), 71.25);
 }
 
@@ -180,7 +180,7 @@ TEST_P(AmdSmiTest, TemperatureIsTheHotspotInDegrees) {
 // not asked for stays empty rather than zero.
 TEST_P(AmdSmiTest, TelemetryHasTheCurrentClocksAndTemperatureOnly) {
   fake().set_temperature_millic(0, 64500);
-  device::AmdSmiGpuSet set = open();
+  amdsmi_internal::AmdSmiGpuSet set = open();
   device::Gpu& gpu = *set.gpus[0];
   gpu.set_gpu_locked_clocks(Megahertz(500), Megahertz(1300));
   const device::GpuTelemetry t = gpu.telemetry();
@@ -201,7 +201,7 @@ TEST_P(AmdSmiTest, TelemetryHasTheCurrentClocksAndTemperatureOnly) {
 }
 
 TEST_P(AmdSmiTest, PciBusIdIsTheBdfInSysfsForm) {
-  device::AmdSmiGpuSet set = open();
+  amdsmi_internal::AmdSmiGpuSet set = open();
   // The fake's BDF ids carry a bit in the reserved range (16), not part of the address.
   EXPECT_EQ(set.gpus[0]->pci_bus_id(), "0000:c1:00.0");
   EXPECT_EQ(set.gpus[1]->pci_bus_id(), "0000:c2:00.0");
@@ -216,7 +216,7 @@ TEST(AmdSmiBdf, FieldsAreUnpackedAndThePartitionIdIsLeftOut) {
 }
 
 TEST_P(AmdSmiTest, PersistenceModeIsUnsupported) {
-  device::AmdSmiGpuSet set = open();
+  amdsmi_internal::AmdSmiGpuSet set = open();
   EXPECT_EQ(code_of([&] { set.gpus[0]->persistence_mode(); }), ErrorCode::kNotSupported);
   EXPECT_EQ(code_of([&] { set.gpus[0]->set_persistence_mode(true); }), ErrorCode::kNotSupported);
 }
@@ -226,7 +226,7 @@ TEST_P(AmdSmiTest, GpusFollowHipOrderNotSocketOrder) {
   fake().set_name(1, "second socket");
   fake().set_hip_index(0, 1);
   fake().set_hip_index(1, 0);
-  device::AmdSmiGpuSet set = open();
+  amdsmi_internal::AmdSmiGpuSet set = open();
   ASSERT_EQ(set.gpus.size(), 2U);
   EXPECT_EQ(set.gpus[0]->name(), "second socket");
   EXPECT_EQ(set.gpus[1]->name(), "first socket");
@@ -235,9 +235,9 @@ TEST_P(AmdSmiTest, GpusFollowHipOrderNotSocketOrder) {
 TEST_P(AmdSmiTest, VisibilityVariablesSelectAndRenumber) {
   fake().set_device_count(4);
   for (unsigned i = 0; i < 4; ++i) fake().set_name(i, "gpu" + std::to_string(i));
-  device::AmdSmiOptions o = options();
+  amdsmi_internal::AmdSmiOptions o = options();
   o.hip_visible_devices = "2,0";
-  device::AmdSmiGpuSet set = open(o);
+  amdsmi_internal::AmdSmiGpuSet set = open(o);
   ASSERT_EQ(set.gpus.size(), 2U);
   EXPECT_EQ(set.gpus[0]->name(), "gpu2");
   EXPECT_THAT(set.hip_indices, ElementsAre(2U, 0U));
@@ -271,11 +271,11 @@ TEST_P(AmdSmiTest, CudaVisibleDevicesStandsInForHip) {
   for (unsigned i = 0; i < 3; ++i) fake().set_name(i, "gpu" + std::to_string(i));
   unsetenv("HIP_VISIBLE_DEVICES");
   setenv("CUDA_VISIBLE_DEVICES", "1", 1);
-  device::AmdSmiOptions o = options();
+  amdsmi_internal::AmdSmiOptions o = options();
   o.hip_visible_devices = std::nullopt;
   o.rocr_visible_devices = std::nullopt;
   unsetenv("ROCR_VISIBLE_DEVICES");
-  device::AmdSmiGpuSet set = device::open_amdsmi_gpus(o);
+  amdsmi_internal::AmdSmiGpuSet set = amdsmi_internal::open_amdsmi_gpus(o);
   unsetenv("CUDA_VISIBLE_DEVICES");
   ASSERT_EQ(set.gpus.size(), 1U);
   EXPECT_EQ(set.gpus[0]->name(), "gpu1");
@@ -286,7 +286,7 @@ TEST_P(AmdSmiTest, Mi250SecondDieIsNotMeasured) {
   for (unsigned i = 0; i < 4; ++i) fake().set_name(i, "AMD Instinct MI250X");
   fake().set_power(1, 0, 0);
   fake().set_power(3, kAmdsmiNa, 0);
-  device::AmdSmiGpuSet set = open();
+  amdsmi_internal::AmdSmiGpuSet set = open();
   ASSERT_EQ(set.gpus.size(), 4U);
   EXPECT_EQ(code_of([&] { set.gpus[1]->power(device::PowerDomain::kDeviceInstant); }),
             ErrorCode::kNotSupported);
@@ -299,7 +299,7 @@ TEST_P(AmdSmiTest, Mi250SecondDieIsNotMeasured) {
 }
 
 TEST_P(AmdSmiTest, DriverErrorsMapToCodesWithAdvice) {
-  device::AmdSmiGpuSet set = open();
+  amdsmi_internal::AmdSmiGpuSet set = open();
   fake().fail_next("amdsmi_get_temp_metric", amdsmi_status::kNotSupported);
   EXPECT_EQ(code_of([&] { set.gpus[0]->temperature(); }), ErrorCode::kNotSupported);
   fake().fail_next("amdsmi_get_power_info", amdsmi_status::kNoPerm);
@@ -315,7 +315,7 @@ TEST_P(AmdSmiTest, DriverErrorsMapToCodesWithAdvice) {
 // Before ROCm 7.2 AMD SMI is not thread-safe: calls must not overlap.
 TEST_P(AmdSmiTest, CallsAreSerializedBeforeRocm72) {
   if (abi() == 26) fake().set_lib_version(0, 26, 2, 0);  // ROCm 7.1.1
-  device::AmdSmiGpuSet set = open();
+  amdsmi_internal::AmdSmiGpuSet set = open();
   EXPECT_TRUE(set.serialized);
   fake().set_call_delay_us(500);
   std::vector<std::thread> threads;
@@ -335,13 +335,13 @@ TEST_P(AmdSmiTest, CallsAreSerializedBeforeRocm72) {
 TEST(AmdSmiConcurrency, Rocm72CallsRunConcurrently) {
   FakeAmdSmi fake(26);
   fake.reset();  // 26.3.0
-  device::AmdSmiOptions o;
+  amdsmi_internal::AmdSmiOptions o;
   o.amdsmi_lib_dir = fake.dir();
   o.hip_visible_devices = std::nullopt;
   unsetenv("HIP_VISIBLE_DEVICES");
   unsetenv("CUDA_VISIBLE_DEVICES");
   unsetenv("ROCR_VISIBLE_DEVICES");
-  device::AmdSmiGpuSet set = device::open_amdsmi_gpus(o);
+  amdsmi_internal::AmdSmiGpuSet set = amdsmi_internal::open_amdsmi_gpus(o);
   EXPECT_FALSE(set.serialized);
   fake.set_call_delay_us(2000);
   std::vector<std::thread> threads;

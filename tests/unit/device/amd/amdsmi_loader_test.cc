@@ -41,11 +41,11 @@ void clear_visibility() {
 }
 
 TEST(AmdSmiSearch, AmdsmiLibDirAndRocmPathRestrictTheSearch) {
-  EXPECT_THAT(
-      device::amdsmi_library_candidates(std::string("/custom/libs"), std::string("/custom/rocm")),
-      ElementsAre("/custom/libs/libamd_smi.so.26", "/custom/libs/libamd_smi.so.25",
-                  "/custom/libs/libamd_smi.so.24"));
-  EXPECT_THAT(device::amdsmi_library_candidates(std::nullopt, std::string("/custom/rocm")),
+  EXPECT_THAT(amdsmi_internal::amdsmi_library_candidates(std::string("/custom/libs"),
+                                                         std::string("/custom/rocm")),
+              ElementsAre("/custom/libs/libamd_smi.so.26", "/custom/libs/libamd_smi.so.25",
+                          "/custom/libs/libamd_smi.so.24"));
+  EXPECT_THAT(amdsmi_internal::amdsmi_library_candidates(std::nullopt, std::string("/custom/rocm")),
               ElementsAre("/custom/rocm/lib/libamd_smi.so.26", "/custom/rocm/lib/libamd_smi.so.25",
                           "/custom/rocm/lib/libamd_smi.so.24"));
 }
@@ -57,7 +57,7 @@ TEST(AmdSmiSearch, DefaultSearchTriesOptRocmThenTheNewestVersionThenTheLoader) {
   }
   const std::string root = opt.path();
   EXPECT_THAT(
-      device::amdsmi_library_candidates(std::nullopt, std::nullopt, root),
+      amdsmi_internal::amdsmi_library_candidates(std::nullopt, std::nullopt, root),
       ElementsAre(root + "/rocm/lib/libamd_smi.so.26", root + "/rocm/lib/libamd_smi.so.25",
                   root + "/rocm/lib/libamd_smi.so.24", root + "/rocm-6.10.0/lib/libamd_smi.so.26",
                   root + "/rocm-6.10.0/lib/libamd_smi.so.25",
@@ -76,11 +76,11 @@ TEST(AmdSmiSearch, LoadsTheNewestAbiFromTheNewestVersionedRocm) {
   fs::create_symlink(abi25.path(), opt / "rocm-6.4.0" / "lib" / "libamd_smi.so.25");
   fs::create_symlink(abi26.path(), opt / "rocm-7.0.2" / "lib" / "libamd_smi.so.26");
   clear_visibility();
-  device::AmdSmiOptions o;
+  amdsmi_internal::AmdSmiOptions o;
   o.opt_dir = opt.path();
   o.amdsmi_lib_dir = "";
   o.rocm_path = "";
-  device::AmdSmiGpuSet set = device::open_amdsmi_gpus(o);
+  amdsmi_internal::AmdSmiGpuSet set = amdsmi_internal::open_amdsmi_gpus(o);
   EXPECT_EQ(set.abi, 26);
   EXPECT_EQ(set.library_path, (opt / "rocm-7.0.2" / "lib" / "libamd_smi.so.26").string());
   EXPECT_EQ(set.library_version, "26.3.0");
@@ -95,10 +95,10 @@ TEST(AmdSmiSearch, RocmPathFindsItsLibFolder) {
   fs::create_directories(rocm / "lib");
   fs::create_symlink(abi24.path(), rocm / "lib" / "libamd_smi.so.24");
   clear_visibility();
-  device::AmdSmiOptions o;
+  amdsmi_internal::AmdSmiOptions o;
   o.amdsmi_lib_dir = "";
   o.rocm_path = rocm.path();
-  device::AmdSmiGpuSet set = device::open_amdsmi_gpus(o);
+  amdsmi_internal::AmdSmiGpuSet set = amdsmi_internal::open_amdsmi_gpus(o);
   EXPECT_EQ(set.abi, 24);
   EXPECT_EQ(set.library_version, "24.7.1.0");
   EXPECT_TRUE(set.serialized) << "ROCm 6.3 is not thread-safe";
@@ -106,10 +106,10 @@ TEST(AmdSmiSearch, RocmPathFindsItsLibFolder) {
 
 TEST(AmdSmiSearch, NothingFoundListsEveryPlaceTried) {
   TempDir empty;
-  device::AmdSmiOptions o;
+  amdsmi_internal::AmdSmiOptions o;
   o.amdsmi_lib_dir = empty.path();
   ErrorCode code{};
-  const std::string message = error_of([&] { device::open_amdsmi_gpus(o); }, &code);
+  const std::string message = error_of([&] { amdsmi_internal::open_amdsmi_gpus(o); }, &code);
   EXPECT_EQ(code, ErrorCode::kDriverNotLoaded);
   EXPECT_THAT(message, HasSubstr("no AMD SMI found"));
   EXPECT_THAT(message, HasSubstr("AMDSMI_LIB_DIR"));
@@ -123,10 +123,10 @@ TEST(AmdSmiSearch, RefusesAmdSmiFromRocm62) {
   FakeAmdSmi abi24(24);
   abi24.reset();
   abi24.set_lib_version(24, 6, 3, 0);
-  device::AmdSmiOptions o;
+  amdsmi_internal::AmdSmiOptions o;
   o.amdsmi_lib_dir = abi24.dir();
   ErrorCode code{};
-  const std::string message = error_of([&] { device::open_amdsmi_gpus(o); }, &code);
+  const std::string message = error_of([&] { amdsmi_internal::open_amdsmi_gpus(o); }, &code);
   EXPECT_EQ(code, ErrorCode::kDriverNotLoaded);
   EXPECT_THAT(message, HasSubstr("ROCm 6.2 or older"));
   EXPECT_EQ(abi24.init_ref_count(), 0);
@@ -136,18 +136,18 @@ TEST(AmdSmiSearch, RefusesAnUnknownAbi) {
   FakeAmdSmi abi26(26);
   abi26.reset();
   abi26.set_lib_version(0, 27, 0, 0);
-  device::AmdSmiOptions o;
+  amdsmi_internal::AmdSmiOptions o;
   o.library_path = abi26.path();
-  EXPECT_THAT(error_of([&] { device::open_amdsmi_gpus(o); }), HasSubstr("ABI 27"));
+  EXPECT_THAT(error_of([&] { amdsmi_internal::open_amdsmi_gpus(o); }), HasSubstr("ABI 27"));
 }
 
 TEST(AmdSmiSearch, ALibraryThatIsNotAmdSmiIsSkipped) {
   TempDir dir;
   // A shared library that lacks AMD SMI's symbols: the fake NVML will do.
   fs::create_symlink(fake_nvml_path(), dir / "libamd_smi.so.26");
-  device::AmdSmiOptions o;
+  amdsmi_internal::AmdSmiOptions o;
   o.amdsmi_lib_dir = dir.path();
-  const std::string message = error_of([&] { device::open_amdsmi_gpus(o); });
+  const std::string message = error_of([&] { amdsmi_internal::open_amdsmi_gpus(o); });
   EXPECT_THAT(message, HasSubstr("does not export amdsmi_init"));
 }
 
@@ -155,10 +155,10 @@ TEST(AmdSmiSearch, InitFailureSaysWhatToDo) {
   FakeAmdSmi abi26(26);
   abi26.reset();
   abi26.fail_next("amdsmi_init", amdsmi_status::kDriverNotLoaded);
-  device::AmdSmiOptions o;
+  amdsmi_internal::AmdSmiOptions o;
   o.amdsmi_lib_dir = abi26.dir();
   ErrorCode code{};
-  const std::string message = error_of([&] { device::open_amdsmi_gpus(o); }, &code);
+  const std::string message = error_of([&] { amdsmi_internal::open_amdsmi_gpus(o); }, &code);
   EXPECT_EQ(code, ErrorCode::kDriverNotLoaded);
   EXPECT_THAT(message, HasSubstr("amdgpu"));
 }
@@ -167,10 +167,10 @@ TEST(AmdSmiSearch, SerializationCanBeForced) {
   FakeAmdSmi abi26(26);
   abi26.reset();
   clear_visibility();
-  device::AmdSmiOptions o;
+  amdsmi_internal::AmdSmiOptions o;
   o.amdsmi_lib_dir = abi26.dir();
   o.serialize_calls = true;
-  EXPECT_TRUE(device::open_amdsmi_gpus(o).serialized);
+  EXPECT_TRUE(amdsmi_internal::open_amdsmi_gpus(o).serialized);
 }
 
 TEST(AmdSmiDiscovery, AmdsmiBackendThroughDiscovery) {
@@ -249,9 +249,9 @@ TEST(EnergyCounterCheck, ComparesTheCounterWithPowerTimesTime) {
   fake.set_power(0, 300, 280);
   fake.set_power(1, 0, 0);
   clear_visibility();
-  device::AmdSmiOptions o;
+  amdsmi_internal::AmdSmiOptions o;
   o.amdsmi_lib_dir = fake.dir();
-  device::AmdSmiGpuSet set = device::open_amdsmi_gpus(o);
+  amdsmi_internal::AmdSmiGpuSet set = amdsmi_internal::open_amdsmi_gpus(o);
   std::vector<std::shared_ptr<device::Gpu>> gpus;
   for (auto& g : set.gpus) gpus.push_back(std::move(g));
 
@@ -279,7 +279,7 @@ TEST(EnergyCounterCheck, ComparesTheCounterWithPowerTimesTime) {
   EXPECT_EQ(checks[0].verdict, device::CounterVerdict::kInconsistent);
 
   fake.set_energy_status(1, amdsmi_status::kNotSupported);
-  device::AmdSmiGpuSet again = device::open_amdsmi_gpus(o);
+  amdsmi_internal::AmdSmiGpuSet again = amdsmi_internal::open_amdsmi_gpus(o);
   std::vector<std::shared_ptr<device::Gpu>> one{std::move(again.gpus[1])};
   checks = device::check_energy_counters(one, honest);
   EXPECT_EQ(checks[0].verdict, device::CounterVerdict::kUnavailable);

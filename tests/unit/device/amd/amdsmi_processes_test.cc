@@ -46,7 +46,7 @@ INSTANTIATE_TEST_SUITE_P(Abi, AmdSmiProcessTest, ::testing::Values(24, 26),
 TEST_P(AmdSmiProcessTest, ListsEachGpusProcessesWithTheirMemory) {
   fake().set_processes(0, {{4242, 3 * kGiB}, {4343, kGiB}});
   fake().set_processes(1, {{777, 512}});
-  device::AmdSmiGpuSet set = open();
+  amdsmi_internal::AmdSmiGpuSet set = open();
   ASSERT_EQ(set.gpus.size(), 2U);
   EXPECT_THAT(set.gpus[0]->compute_processes(),
               ElementsAre(Process(4242U, 3 * kGiB), Process(4343U, kGiB)));
@@ -59,7 +59,7 @@ TEST_P(AmdSmiProcessTest, ListsEachGpusProcessesWithTheirMemory) {
 // complete list.
 TEST_P(AmdSmiProcessTest, AListThatGrowsBetweenCountAndFillIsReadAgain) {
   fake().set_processes(0, {{10, kGiB}});
-  device::AmdSmiGpuSet set = open();
+  amdsmi_internal::AmdSmiGpuSet set = open();
   // 1 running at the count, 1 + 20 at the fill: more than the spare room.
   fake().grow_processes_after_count(0, 20);
   const auto processes = set.gpus[0]->compute_processes();
@@ -75,7 +75,7 @@ TEST_P(AmdSmiProcessTest, AListThatGrowsBetweenCountAndFillIsReadAgain) {
 // "nobody", which would stop the ledger learning idle power; or a fill call
 // with a zero-sized buffer.
 TEST_P(AmdSmiProcessTest, AnIdleGpuListsNobody) {
-  device::AmdSmiGpuSet set = open();
+  amdsmi_internal::AmdSmiGpuSet set = open();
   EXPECT_THAT(set.gpus[0]->compute_processes(), IsEmpty());
   EXPECT_EQ(fake().call_count("amdsmi_get_gpu_process_list"), 1U);
 }
@@ -84,7 +84,7 @@ TEST_P(AmdSmiProcessTest, AnIdleGpuListsNobody) {
 // call the GPU idle) or mapped to the wrong code.
 TEST_P(AmdSmiProcessTest, DriverErrorsAreErrors) {
   fake().set_processes(0, {{10, kGiB}});
-  device::AmdSmiGpuSet set = open();
+  amdsmi_internal::AmdSmiGpuSet set = open();
   fake().fail_next("amdsmi_get_gpu_process_list", amdsmi_status::kNotSupported);
   EXPECT_EQ(error_of([&] { set.gpus[0]->compute_processes(); }).code(), ErrorCode::kNotSupported);
   fake().fail_next("amdsmi_get_gpu_process_list", amdsmi_status::kNoPerm);
@@ -98,7 +98,7 @@ TEST_P(AmdSmiProcessTest, DriverErrorsAreErrors) {
 // claims MIG (the ledger would split by SM fractions of nothing); a
 // per-process utilization made up from AMD's cumulative engine time.
 TEST_P(AmdSmiProcessTest, NoMigAndNoUtilizationSamples) {
-  device::AmdSmiGpuSet set = open();
+  amdsmi_internal::AmdSmiGpuSet set = open();
   const device::GpuMigLayout layout = set.gpus[0]->mig_layout();
   EXPECT_FALSE(layout.enabled);
   EXPECT_THAT(layout.instances, IsEmpty());
@@ -112,7 +112,7 @@ TEST_P(AmdSmiProcessTest, NoMigAndNoUtilizationSamples) {
 // accounting to an equal split over them.
 TEST_P(AmdSmiProcessTest, TheLedgerSplitsEquallyOverTheListedProcesses) {
   fake().set_processes(0, {{101, kGiB}, {202, 2 * kGiB}, {303, 0}});
-  device::AmdSmiGpuSet set = open();
+  amdsmi_internal::AmdSmiGpuSet set = open();
   attribution::GpuSplitter splitter;
   for (int poll = 0; poll < 2; ++poll) {
     const attribution::GpuSplit split = splitter.next(*set.gpus[0]);
@@ -138,7 +138,7 @@ TEST_P(AmdSmiProcessTest, ListCallsAreSerializedBeforeRocm72) {
   if (abi() == 26) fake().set_lib_version(0, 26, 2, 0);  // ROCm 7.1.1
   fake().set_processes(0, {{10, kGiB}});
   fake().set_processes(1, {{11, kGiB}});
-  device::AmdSmiGpuSet set = open();
+  amdsmi_internal::AmdSmiGpuSet set = open();
   ASSERT_TRUE(set.serialized);
   fake().set_call_delay_us(300);
   std::vector<std::thread> threads;
@@ -166,7 +166,7 @@ class AmdSmiAbi25ProcessTest : public AmdSmiTest {
 // ledger), or a refusal that does not say why.
 TEST_F(AmdSmiAbi25ProcessTest, ListingIsNotSupportedAndNeverCalled) {
   fake().set_processes(0, {{10, kGiB}});
-  device::AmdSmiGpuSet set = open();
+  amdsmi_internal::AmdSmiGpuSet set = open();
   const Error e = error_of([&] { set.gpus[0]->compute_processes(); });
   EXPECT_EQ(e.code(), ErrorCode::kNotSupported);
   EXPECT_THAT(e.what(), HasSubstr("ABI 25"));
@@ -188,7 +188,7 @@ class AmdSmiNoProcessListTest : public AmdSmiTest {
 // Catches: a missing entry point called through nullptr (a crash) or read as
 // "nothing running" (the ledger would learn idle power from a busy GPU).
 TEST_F(AmdSmiNoProcessListTest, AMissingEntryPointIsNotSupported) {
-  device::AmdSmiGpuSet set = open();
+  amdsmi_internal::AmdSmiGpuSet set = open();
   ASSERT_EQ(set.library_path, fake().path());
   const Error e = error_of([&] { set.gpus[0]->compute_processes(); });
   EXPECT_EQ(e.code(), ErrorCode::kNotSupported);

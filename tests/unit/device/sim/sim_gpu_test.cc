@@ -31,7 +31,7 @@ TEST(SimGpuModel, SteadyStateFollowsTheCubicPowerLaw) {
 }
 
 TEST(SimGpuModel, JsonFilesAreValidatedField_By_Field) {
-  const auto m = device::parse_sim_gpu_model(
+  const auto m = device_internal::parse_sim_gpu_model(
       R"({"name": "Old", "architecture": "pascal", "energy_counter": false, "busy_power_w": 250})",
       "model.json");
   EXPECT_EQ(m.name, "Old");
@@ -39,7 +39,7 @@ TEST(SimGpuModel, JsonFilesAreValidatedField_By_Field) {
   EXPECT_FALSE(m.energy_counter);
   auto expect_bad = [](const char* text, const char* needle) {
     try {
-      device::parse_sim_gpu_model(text, "m.json");
+      device_internal::parse_sim_gpu_model(text, "m.json");
       ADD_FAILURE() << text;
     } catch (const Error& e) {
       EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
@@ -60,9 +60,9 @@ TEST(SimGpuModel, JsonFilesAreValidatedField_By_Field) {
   expect_bad(R"({"power_limit_step_w": 1e-9})", "power_limit_step_w");
   expect_bad(R"({"memory_clocks_mhz": []})", "memory_clocks_mhz");
   expect_bad(R"({"memory_total_mib": 0})", "memory_total_mib");
-  EXPECT_EQ(
-      device::parse_sim_gpu_model(R"({"memory_total_mib": 81920})", "m.json").memory_total.value(),
-      std::int64_t{81920} * 1048576);
+  EXPECT_EQ(device_internal::parse_sim_gpu_model(R"({"memory_total_mib": 81920})", "m.json")
+                .memory_total.value(),
+            std::int64_t{81920} * 1048576);
 }
 
 TEST(SimGpu, HasNoPciAddress) {

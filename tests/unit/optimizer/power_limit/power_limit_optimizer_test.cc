@@ -502,13 +502,13 @@ TEST(GlobalPowerLimitOptimizer, SavesProfileAndAppliesItAtOnceNextTime) {
 }
 
 TEST(GlobalPowerLimitOptimizer, ProfileFileIsReferenceCompatibleJson) {
-  const std::string text = power_limit::power_limit_profile_json(
+  const std::string text = power_limit_internal::power_limit_profile_json(
       {{300000_mW, Joules(1000.5), Seconds(2.5)}, {287500_mW, Joules(900), Seconds(2.75)}});
   EXPECT_THAT(text, HasSubstr("\"measurements\""));
   EXPECT_THAT(text, HasSubstr("\"power_limit\": 300,"));
   EXPECT_THAT(text, HasSubstr("\"power_limit\": 287.5,"));
-  const auto back =
-      power_limit::parse_power_limit_profile(text, "x.json", {300000_mW, 287500_mW, 275000_mW});
+  const auto back = power_limit_internal::parse_power_limit_profile(
+      text, "x.json", {300000_mW, 287500_mW, 275000_mW});
   ASSERT_EQ(back.size(), 2u);
   EXPECT_EQ(back[1].power_limit, 287500_mW);
   EXPECT_DOUBLE_EQ(back[1].time.count(), 2.75);
