@@ -21,9 +21,9 @@
 #include <vector>
 
 #include "bench_smoke.h"
+#include "http/server.h"
 #include "zeus/device/sim_gpu.h"
 #include "zeus/http/client.h"
-#include "zeus/http/server.h"
 #include "zeus/optimizer/pipeline_frequency/client/pipeline_frequency_optimizer.h"
 #include "zeus/optimizer/pipeline_frequency/server/http_api.h"
 #include "zeus/optimizer/pipeline_frequency/server/job_manager.h"

@@ -22,9 +22,9 @@
 #include <thread>
 
 #include "bench_smoke.h"
+#include "http/server.h"
 #include "zeus/device/sim_gpu.h"
 #include "zeus/http/client.h"
-#include "zeus/http/server.h"
 #include "zeus/proxy/attribution.h"
 #include "zeus/proxy/openai.h"
 #include "zeus/proxy/proxy.h"

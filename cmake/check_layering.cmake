@@ -1,10 +1,12 @@
 # Include-graph check of the library's layering (see cmake/zeus_part.cmake).
 #   cmake -DZEUS_PARTS_FILE=<table> -DZEUS_ROOT=<tree> -P check_layering.cmake
-# The table sets ZEUS_PARTS and, per part, ZEUS_PART_<p>_DIR and _DEPS. Every
-# file of a part (DIR and include/zeus/<DIR minus src/>) may include public
-# headers ("zeus/...") of itself and of the parts it depends on, directly or
-# through other parts, and private headers ("<DIR minus src/>/...") of itself
-# only. Every header under include/zeus must belong to a part.
+# The table sets ZEUS_PARTS and, per part, ZEUS_PART_<p>_DIR, _DEPS and
+# _INTERNAL. Every file of a part (DIR and include/zeus/<DIR minus src/>) may
+# include public headers ("zeus/...") of itself and of the parts it depends
+# on, directly or through other parts, and private headers
+# ("<DIR minus src/>/...") of itself, and of those parts only the ones they
+# list as INTERNAL_HEADERS (paths relative to their DIR, which must exist).
+# Every header under include/zeus must belong to a part.
 cmake_minimum_required(VERSION 3.25)
 include(${ZEUS_PARTS_FILE})
 
@@ -68,12 +70,28 @@ foreach(part ${ZEUS_PARTS})
         continue()
       endif()
       if(NOT inc MATCHES "^zeus/")
-        list(APPEND errors "${rel}: includes \"${inc}\", a private header of part '${inc_owner}'")
+        string(LENGTH "${sub_${inc_owner}}/" sub_len)
+        string(SUBSTRING "${inc}" ${sub_len} -1 inc_in_part)
+        if(NOT inc_in_part IN_LIST ZEUS_PART_${inc_owner}_INTERNAL)
+          list(APPEND errors "${rel}: includes \"${inc}\", a private header of part '${inc_owner}'")
+        elseif(NOT inc_owner IN_LIST allowed_${part})
+          list(APPEND errors
+               "${rel}: part '${part}' may not include \"${inc}\", an internal header of part '${inc_owner}' (allowed: ${allowed_${part}})")
+        endif()
       elseif(NOT inc_owner IN_LIST allowed_${part})
         list(APPEND errors
              "${rel}: part '${part}' may not include \"${inc}\" of part '${inc_owner}' (allowed: ${allowed_${part}})")
       endif()
     endforeach()
+  endforeach()
+endforeach()
+
+# An internal header that is not there (moved or renamed) is an error too.
+foreach(part ${ZEUS_PARTS})
+  foreach(h ${ZEUS_PART_${part}_INTERNAL})
+    if(NOT EXISTS ${ZEUS_ROOT}/${ZEUS_PART_${part}_DIR}/${h})
+      list(APPEND errors "${ZEUS_PART_${part}_DIR}/${h}: listed in INTERNAL_HEADERS of part '${part}', not there")
+    endif()
   endforeach()
 endforeach()
 

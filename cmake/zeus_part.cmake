@@ -1,6 +1,7 @@
 # The parts of the library and the layering between them.
 #
-# zeus_add_part(NAME DIR [DEPS ...] [OPTIONAL_DEPS ...] [IF VAR] [DISABLED] [PROGRAMS_ONLY])
+# zeus_add_part(NAME DIR [DEPS ...] [OPTIONAL_DEPS ...] [INTERNAL_HEADERS ...] [IF VAR]
+#               [DISABLED] [PROGRAMS_ONLY])
 # defines the static library
 # zeus_<NAME> from every .cc file under DIR (an interface library while DIR
 # has none) and records the part in the layering table: its public headers
@@ -17,14 +18,24 @@
 # bindings use (zeusd, the proxy, the simulator, the services' servers): its
 # headers stay in include/zeus for them but are not installed, so the
 # installed surface is what a user's program can build on.
+# Private headers live next to the sources in DIR and are included as
+# "<DIR without src/>/x.h": by the part itself, and by the project's programs,
+# bindings, tests and benchmarks, which see src/ too. INTERNAL_HEADERS names
+# those of them (paths relative to DIR) that the parts depending on this one
+# may include as well: the project's shared helpers (util's text, parsing and
+# JSON helpers, the HTTP server), never installed, so no installed header may
+# include one.
 #
 # zeus_check_layering() (after the last part) makes every build and the test
 # suite run cmake/check_layering.cmake over the table, so an upward include,
-# an include of another part's private header, or a header outside every
-# part's folder fails the build.
+# an include of another part's private header (but for the INTERNAL_HEADERS of
+# a part it depends on), or a header outside every part's folder fails the
+# build.
 function(zeus_add_part name dir)
-  cmake_parse_arguments(PART "DISABLED;PROGRAMS_ONLY" "IF" "DEPS;OPTIONAL_DEPS" ${ARGN})
+  cmake_parse_arguments(PART "DISABLED;PROGRAMS_ONLY" "IF" "DEPS;OPTIONAL_DEPS;INTERNAL_HEADERS"
+                        ${ARGN})
   set_property(GLOBAL PROPERTY ZEUS_PART_${name}_PROGRAMS_ONLY ${PART_PROGRAMS_ONLY})
+  set_property(GLOBAL PROPERTY ZEUS_PART_${name}_INTERNAL "${PART_INTERNAL_HEADERS}")
   set(zeus_deps "")
   get_property(built GLOBAL PROPERTY ZEUS_BUILT_PARTS)
   set(missing "")
@@ -117,8 +128,10 @@ function(zeus_check_layering)
   foreach(part ${parts})
     get_property(dir GLOBAL PROPERTY ZEUS_PART_${part}_DIR)
     get_property(deps GLOBAL PROPERTY ZEUS_PART_${part}_DEPS)
+    get_property(internal GLOBAL PROPERTY ZEUS_PART_${part}_INTERNAL)
     string(APPEND table "set(ZEUS_PART_${part}_DIR \"${dir}\")\n")
     string(APPEND table "set(ZEUS_PART_${part}_DEPS \"${deps}\")\n")
+    string(APPEND table "set(ZEUS_PART_${part}_INTERNAL \"${internal}\")\n")
   endforeach()
   set(table_file ${CMAKE_BINARY_DIR}/zeus_parts.cmake)
   file(WRITE ${table_file} "${table}")
@@ -134,7 +147,8 @@ function(zeus_check_layering)
 endfunction()
 
 # zeus_filter_sources(VAR) keeps, of the .cc files in VAR, those whose
-# `#include "zeus/..."` headers all belong to built parts, so the programs and
+# part headers, public (`#include "zeus/<dir>/..."`) or private
+# (`#include "<dir>/..."`), all belong to built parts, so the programs and
 # bindings that register themselves (the CLI's commands, the Python binders,
 # the examples) lose exactly the pieces of parts a configuration leaves out
 # (ZEUS_MINIMAL, ZEUS_WITH_*) without naming them. Call it after the last part
@@ -151,10 +165,10 @@ function(zeus_filter_sources var)
   endif()
   set(kept "")
   foreach(src ${${var}})
-    file(STRINGS ${src} includes REGEX "^#include \"zeus/")
+    file(STRINGS ${src} includes REGEX "^#include \"")
     set(ok TRUE)
     foreach(line ${includes})
-      string(REGEX REPLACE "^#include \"zeus/([^\"]+)\".*$" "\\1" header "${line}")
+      string(REGEX REPLACE "^#include \"(zeus/)?([^\"]+)\".*$" "\\2" header "${line}")
       # The part whose folder holds the header: the longest matching DIR.
       set(owner "")
       set(owner_len 0)

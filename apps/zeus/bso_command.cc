@@ -8,8 +8,8 @@
 #include <cstdlib>
 
 #include "command_registry.h"
+#include "http/server.h"
 #include "output_checks.h"
-#include "zeus/http/server.h"
 #include "zeus/optimizer/batch_size/policy.h"
 #include "zeus/optimizer/batch_size/server/http_api.h"
 #include "zeus/optimizer/batch_size/server/service.h"

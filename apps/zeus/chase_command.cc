@@ -14,6 +14,10 @@
 #include "gpu_job_checks.h"
 #include "numeric_flags.h"
 #include "output_checks.h"
+#include "util/iso8601.h"
+#include "util/parse.h"
+#include "util/process.h"
+#include "util/text.h"
 #include "zeus/device/devices.h"
 #include "zeus/device/sim_gpu.h"
 #include "zeus/monitor/energy_monitor.h"
@@ -23,11 +27,7 @@
 #include "zeus/optimizer/power_limit/power_limit_optimizer.h"
 #include "zeus/util/error.h"
 #include "zeus/util/files.h"
-#include "zeus/util/iso8601.h"
 #include "zeus/util/log.h"
-#include "zeus/util/parse.h"
-#include "zeus/util/process.h"
-#include "zeus/util/text.h"
 
 namespace zeus::cli::chase_command {
 namespace {

@@ -11,10 +11,10 @@
 #include "command_registry.h"
 #include "output_checks.h"
 #include "sampling_flags.h"
+#include "util/parse.h"
 #include "zeus/device/devices.h"
 #include "zeus/device/gpu_settings.h"
 #include "zeus/util/error.h"
-#include "zeus/util/parse.h"
 
 namespace zeus::cli::gpu_command {
 namespace {

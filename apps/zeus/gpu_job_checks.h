@@ -7,9 +7,9 @@
 #include <cstdio>
 #include <string>
 
+#include "util/text.h"
 #include "zeus/device/devices.h"
 #include "zeus/util/error.h"
-#include "zeus/util/text.h"
 
 namespace zeus::cli {
 

@@ -16,8 +16,8 @@
 #include "absent_commands.h"
 #include "command_registry.h"
 #include "numeric_flags.h"
+#include "util/text.h"
 #include "zeus/util/error.h"
-#include "zeus/util/text.h"
 
 namespace zeus::cli {
 namespace {

@@ -8,17 +8,17 @@
 #include <stop_token>
 
 #include "command_registry.h"
+#include "monitor/carbon/hourly_json.h"
+#include "monitor/measurement_json.h"
 #include "pricing_flags.h"
 #include "sampling_flags.h"
+#include "util/process.h"
+#include "util/text.h"
 #include "zeus/device/devices.h"
-#include "zeus/monitor/carbon/hourly_json.h"
 #include "zeus/monitor/energy_monitor.h"
-#include "zeus/monitor/measurement_json.h"
 #include "zeus/monitor/power_monitor.h"
 #include "zeus/util/error.h"
-#include "zeus/util/process.h"
 #include "zeus/util/signals.h"
-#include "zeus/util/text.h"
 
 namespace zeus::cli::monitor_command {
 namespace {

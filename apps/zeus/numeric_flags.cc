@@ -6,7 +6,7 @@
 #include <set>
 #include <string>
 
-#include "zeus/util/text.h"
+#include "util/text.h"
 
 namespace zeus::cli {
 namespace {

@@ -13,9 +13,9 @@
 
 #include <fmt/format.h>
 
+#include "util/text.h"
 #include "zeus/util/error.h"
 #include "zeus/util/files.h"
-#include "zeus/util/text.h"
 
 namespace zeus::cli {
 

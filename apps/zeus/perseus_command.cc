@@ -10,14 +10,14 @@
 #include <fmt/format.h>
 
 #include "command_registry.h"
+#include "optimizer/pipeline_frequency/planner/frontier_plot.h"
+#include "optimizer/pipeline_frequency/planner/plans_json.h"
 #include "output_checks.h"
-#include "zeus/optimizer/pipeline_frequency/planner/frontier_plot.h"
+#include "util/data_dir.h"
+#include "util/text.h"
 #include "zeus/optimizer/pipeline_frequency/planner/planner.h"
-#include "zeus/optimizer/pipeline_frequency/planner/plans_json.h"
-#include "zeus/util/data_dir.h"
 #include "zeus/util/error.h"
 #include "zeus/util/files.h"
-#include "zeus/util/text.h"
 
 namespace zeus::cli::perseus_command {
 namespace {

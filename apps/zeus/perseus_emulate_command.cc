@@ -12,12 +12,12 @@
 
 #include "command_registry.h"
 #include "output_checks.h"
+#include "util/text.h"
 #include "zeus/optimizer/pipeline_frequency/emulation/emulation.h"
 #include "zeus/optimizer/pipeline_frequency/emulation/stage_worker.h"
 #include "zeus/optimizer/pipeline_frequency/planner/cost_model.h"
 #include "zeus/util/error.h"
 #include "zeus/util/files.h"
-#include "zeus/util/text.h"
 
 namespace zeus::cli::perseus_emulate_command {
 namespace {

@@ -10,8 +10,9 @@
 #include <fmt/format.h>
 
 #include "command_registry.h"
+#include "http/server.h"
 #include "output_checks.h"
-#include "zeus/http/server.h"
+#include "util/text.h"
 #include "zeus/optimizer/pipeline_frequency/server/http_api.h"
 #include "zeus/optimizer/pipeline_frequency/server/job_manager.h"
 #include "zeus/optimizer/pipeline_frequency/server/server_settings.h"
@@ -20,7 +21,6 @@
 #include "zeus/util/files.h"
 #include "zeus/util/log.h"
 #include "zeus/util/signals.h"
-#include "zeus/util/text.h"
 
 namespace zeus::cli::perseus_serve_command {
 namespace {

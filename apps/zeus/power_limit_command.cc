@@ -9,17 +9,17 @@
 
 #include "command_registry.h"
 #include "gpu_job_checks.h"
+#include "optimizer/power_limit/power_limit_report_json.h"
+#include "util/parse.h"
+#include "util/process.h"
+#include "util/text.h"
 #include "zeus/device/devices.h"
 #include "zeus/device/sim_gpu.h"
 #include "zeus/monitor/energy_monitor.h"
 #include "zeus/optimizer/power_limit/power_limit_optimizer.h"
 #include "zeus/optimizer/power_limit/power_limit_report.h"
-#include "zeus/optimizer/power_limit/power_limit_report_json.h"
 #include "zeus/util/error.h"
 #include "zeus/util/log.h"
-#include "zeus/util/parse.h"
-#include "zeus/util/process.h"
-#include "zeus/util/text.h"
 
 namespace zeus::cli::power_limit_command {
 namespace {

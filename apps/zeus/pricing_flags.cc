@@ -4,10 +4,10 @@
 
 #include <cstdlib>
 
-#include "zeus/monitor/carbon/hourly_json.h"
+#include "monitor/carbon/hourly_json.h"
+#include "util/iso8601.h"
 #include "zeus/monitor/carbon/provider_spec.h"
 #include "zeus/monitor/carbon/rate_provider.h"
-#include "zeus/util/iso8601.h"
 
 namespace zeus::cli {
 

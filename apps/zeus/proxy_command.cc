@@ -6,17 +6,17 @@
 #include <memory>
 
 #include "command_registry.h"
+#include "http/server.h"
 #include "output_checks.h"
 #include "sampling_flags.h"
+#include "util/text.h"
 #include "zeus/device/devices.h"
-#include "zeus/http/server.h"
 #include "zeus/proxy/load_driver.h"
 #include "zeus/proxy/proxy.h"
 #include "zeus/util/error.h"
 #include "zeus/util/files.h"
 #include "zeus/util/log.h"
 #include "zeus/util/signals.h"
-#include "zeus/util/text.h"
 
 namespace zeus::cli::proxy_command {
 namespace {

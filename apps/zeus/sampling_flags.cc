@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "zeus/util/parse.h"
+#include "util/parse.h"
 
 namespace zeus::cli {
 namespace {

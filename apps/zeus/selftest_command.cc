@@ -1,5 +1,5 @@
 // `zeus selftest`: checks of this host's GPUs, RAPL and privileges, for a
-// user on a new machine or a bug report (zeus/monitor/selftest.h).
+// user on a new machine or a bug report (src/monitor/selftest.h).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -7,10 +7,10 @@
 #include <string>
 
 #include "command_registry.h"
-#include "zeus/monitor/selftest.h"
+#include "monitor/selftest.h"
+#include "util/process.h"
+#include "util/text.h"
 #include "zeus/util/error.h"
-#include "zeus/util/process.h"
-#include "zeus/util/text.h"
 
 namespace zeus::cli::selftest_command {
 namespace {

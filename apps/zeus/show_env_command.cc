@@ -4,9 +4,9 @@
 #include <iostream>
 
 #include "command_registry.h"
+#include "device/environment_report_json.h"
+#include "util/text.h"
 #include "zeus/device/energy_counter_check.h"
-#include "zeus/device/environment_report_json.h"
-#include "zeus/util/text.h"
 
 namespace zeus::cli::show_env_command {
 namespace {

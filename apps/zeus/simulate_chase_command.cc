@@ -13,12 +13,12 @@
 #include "command_registry.h"
 #include "numeric_flags.h"
 #include "output_checks.h"
+#include "util/data_dir.h"
+#include "util/iso8601.h"
+#include "util/parse.h"
 #include "zeus/optimizer/power_limit/carbon_aware/signal_csv.h"
 #include "zeus/sim/carbon_aware/study.h"
-#include "zeus/util/data_dir.h"
 #include "zeus/util/error.h"
-#include "zeus/util/iso8601.h"
-#include "zeus/util/parse.h"
 
 namespace zeus::cli::simulate_chase_command {
 namespace {

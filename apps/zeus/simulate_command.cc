@@ -15,14 +15,14 @@
 #include "command_registry.h"
 #include "numeric_flags.h"
 #include "output_checks.h"
+#include "util/data_dir.h"
+#include "util/parse.h"
 #include "zeus/optimizer/batch_size/policy.h"
 #include "zeus/sim/paper/paper.h"
 #include "zeus/sim/paper/paper_report.h"
 #include "zeus/sim/report.h"
 #include "zeus/sim/sweep.h"
-#include "zeus/util/data_dir.h"
 #include "zeus/util/error.h"
-#include "zeus/util/parse.h"
 
 namespace zeus::cli::simulate_command {
 namespace {

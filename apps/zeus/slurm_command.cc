@@ -1,6 +1,6 @@
 // `zeus slurm report`: per-job energy from the SPANK plugin's step records
 // (docs/slurm.md). Parses flags and prints; reading and summing the records
-// is the library's (zeus/integrations/slurm/report.h).
+// is the library's (src/integrations/slurm/report.h).
 #include <fmt/format.h>
 
 #include <cstdio>
@@ -9,9 +9,9 @@
 #include <string>
 
 #include "command_registry.h"
-#include "zeus/integrations/slurm/report.h"
+#include "integrations/slurm/report.h"
+#include "util/iso8601.h"
 #include "zeus/util/error.h"
-#include "zeus/util/iso8601.h"
 
 namespace zeus::cli::slurm_command {
 namespace {

@@ -10,10 +10,10 @@
 #include <optional>
 
 #include "command_registry.h"
+#include "monitor/attribution/top_table.h"
 #include "zeus/device/devices.h"
 #include "zeus/device/zeusd_backend.h"
 #include "zeus/monitor/attribution/node_attributor.h"
-#include "zeus/monitor/attribution/top_table.h"
 #include "zeus/util/clock.h"
 #include "zeus/util/error.h"
 #include "zeus/util/signals.h"

@@ -18,11 +18,11 @@
 #include <string>
 #include <string_view>
 
+#include "util/parse.h"
 #include "zeus/device/devices.h"
 #include "zeus/monitor/attribution/node_attributor.h"
 #include "zeus/util/error.h"
 #include "zeus/util/log.h"
-#include "zeus/util/parse.h"
 #include "zeus/util/signals.h"
 #include "zeus/zeusd/daemon.h"
 #include "zeus/zeusd/jwt.h"

@@ -9,9 +9,9 @@
 
 #include "binding.h"
 #include "monitor_binding.h"
+#include "util/json.h"
 #include "zeus/optimizer/batch_size/client/client.h"
 #include "zeus/optimizer/batch_size/common/api.h"
-#include "zeus/util/json.h"
 
 namespace zeuscpp {
 namespace {

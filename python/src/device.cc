@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "binding.h"
+#include "device/environment_report_json.h"
 #include "zeus/device/devices.h"
-#include "zeus/device/environment_report_json.h"
 #include "zeus/device/sim_gpu.h"
 #include "zeus/util/error.h"
 

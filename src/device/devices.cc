@@ -11,10 +11,10 @@
 #include "device/nvml/cuda_visible_devices.h"
 #include "device/sim_gpu_model_json.h"
 #include "device/zeusd/attach_zeusd.h"
+#include "util/parse.h"
 #include "zeus/device/nvml.h"
 #include "zeus/device/sim_gpu.h"
 #include "zeus/util/error.h"
-#include "zeus/util/parse.h"
 
 namespace zeus::device {
 namespace {

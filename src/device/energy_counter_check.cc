@@ -1,6 +1,7 @@
 #include "zeus/device/energy_counter_check.h"
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "zeus/util/error.h"
 

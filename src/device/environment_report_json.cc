@@ -1,4 +1,4 @@
-#include "zeus/device/environment_report_json.h"
+#include "device/environment_report_json.h"
 
 #include "zeus/device/zeusd_backend.h"
 

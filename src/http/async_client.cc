@@ -6,7 +6,7 @@
 // fires early. Idle keep-alive connections are pooled as plain descriptors,
 // so the pool outlives any io_context and a connection can serve an exchange
 // on another executor next.
-#include "zeus/http/async_client.h"
+#include "http/async_client.h"
 
 #include <fmt/format.h>
 #include <unistd.h>

@@ -1,4 +1,4 @@
-#include "zeus/http/connection.h"
+#include "http/connection.h"
 
 namespace zeus::http {
 

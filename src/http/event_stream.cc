@@ -1,6 +1,6 @@
 #include <string>
 
-#include "zeus/http/exchange.h"
+#include "http/exchange.h"
 
 namespace zeus::http {
 namespace {

@@ -3,7 +3,7 @@
 
 #include <boost/asio/any_io_executor.hpp>
 
-#include "zeus/http/executor.h"
+#include "http/executor.h"
 
 namespace zeus::http {
 

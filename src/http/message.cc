@@ -1,6 +1,7 @@
 #include "zeus/http/message.h"
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <array>
@@ -8,8 +9,8 @@
 #include <cmath>
 #include <string>
 
+#include "util/text.h"
 #include "zeus/util/error.h"
-#include "zeus/util/text.h"
 
 namespace zeus::http {
 namespace {

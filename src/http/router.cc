@@ -1,4 +1,4 @@
-#include "zeus/http/router.h"
+#include "http/router.h"
 
 #include <fmt/format.h>
 

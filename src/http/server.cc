@@ -2,7 +2,7 @@
 // runs on its own strand; handlers run on the I/O threads and may answer
 // later from any thread through the Responder, which posts back onto the
 // session's strand.
-#include "zeus/http/server.h"
+#include "http/server.h"
 
 #include <fcntl.h>
 #include <sys/socket.h>
@@ -30,7 +30,7 @@
 
 #include "beast.h"
 #include "executor_impl.h"
-#include "zeus/http/connection.h"
+#include "http/connection.h"
 #include "zeus/util/error.h"
 #include "zeus/util/log.h"
 

@@ -4,10 +4,10 @@
 
 #include <algorithm>
 
-#include "zeus/util/csv.h"
+#include "util/csv.h"
+#include "util/text.h"
 #include "zeus/util/error.h"
 #include "zeus/util/log.h"
-#include "zeus/util/text.h"
 
 namespace zeus::monitor {
 namespace {

@@ -1,4 +1,4 @@
-#include "zeus/monitor/measurement_json.h"
+#include "monitor/measurement_json.h"
 
 #include <string>
 

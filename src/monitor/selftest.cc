@@ -1,4 +1,4 @@
-#include "zeus/monitor/selftest.h"
+#include "monitor/selftest.h"
 
 #include <fmt/format.h>
 #include <unistd.h>

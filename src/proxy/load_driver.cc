@@ -9,13 +9,13 @@
 #include <mutex>
 #include <nlohmann/json.hpp>
 
+#include "util/json.h"
+#include "util/text.h"
+#include "util/thread_group.h"
 #include "zeus/http/client.h"
 #include "zeus/proxy/openai.h"
 #include "zeus/util/error.h"
 #include "zeus/util/files.h"
-#include "zeus/util/json.h"
-#include "zeus/util/text.h"
-#include "zeus/util/thread_group.h"
 
 namespace zeus::proxy {
 

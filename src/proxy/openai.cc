@@ -4,8 +4,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "util/json.h"
 #include "zeus/util/error.h"
-#include "zeus/util/json.h"
 
 namespace zeus::proxy {
 

@@ -9,11 +9,11 @@
 #include <mutex>
 #include <optional>
 
+#include "util/text.h"
 #include "zeus/proxy/openai.h"
 #include "zeus/util/clock.h"
 #include "zeus/util/error.h"
 #include "zeus/util/log.h"
-#include "zeus/util/text.h"
 
 namespace zeus::proxy {
 

@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "zeus/util/text.h"
+#include "util/text.h"
 
 namespace zeus::proxy {
 

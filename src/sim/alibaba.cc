@@ -9,11 +9,11 @@
 #include <map>
 
 #include "sim/replay.h"
+#include "util/csv.h"
+#include "util/text.h"
 #include "zeus/optimizer/batch_size/cost.h"
-#include "zeus/util/csv.h"
 #include "zeus/util/error.h"
 #include "zeus/util/files.h"
-#include "zeus/util/text.h"
 
 namespace zeus::sim {
 

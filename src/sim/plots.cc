@@ -8,10 +8,10 @@
 #include <string>
 #include <vector>
 
+#include "util/gnuplot.h"
 #include "zeus/sim/report.h"
 #include "zeus/util/error.h"
 #include "zeus/util/files.h"
-#include "zeus/util/gnuplot.h"
 
 namespace zeus::sim {
 

@@ -6,7 +6,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
-#include "zeus/util/csv.h"
+#include "util/csv.h"
 #include "zeus/util/files.h"
 
 namespace zeus::sim {

@@ -15,11 +15,11 @@
 #include <tuple>
 
 #include "sim/replay.h"
+#include "util/text.h"
 #include "zeus/optimizer/batch_size/cost.h"
 #include "zeus/optimizer/batch_size/rng.h"
 #include "zeus/optimizer/power_limit/selection/zeus_cost.h"
 #include "zeus/util/error.h"
-#include "zeus/util/text.h"
 
 namespace zeus::sim {
 

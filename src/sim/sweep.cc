@@ -11,8 +11,8 @@
 #include <set>
 #include <thread>
 
+#include "util/text.h"
 #include "zeus/util/error.h"
-#include "zeus/util/text.h"
 
 namespace zeus::sim {
 

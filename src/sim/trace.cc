@@ -7,9 +7,9 @@
 #include <filesystem>
 #include <set>
 
-#include "zeus/util/csv.h"
+#include "util/csv.h"
+#include "util/text.h"
 #include "zeus/util/error.h"
-#include "zeus/util/text.h"
 
 namespace zeus::sim {
 

@@ -1,4 +1,4 @@
-#include "zeus/util/csv.h"
+#include "util/csv.h"
 
 #include <fmt/format.h>
 
@@ -8,9 +8,9 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "util/text.h"
 #include "zeus/util/error.h"
 #include "zeus/util/files.h"
-#include "zeus/util/text.h"
 
 namespace zeus {
 namespace {

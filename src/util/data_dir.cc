@@ -1,4 +1,4 @@
-#include "zeus/util/data_dir.h"
+#include "util/data_dir.h"
 
 #include <cstdlib>
 #include <filesystem>

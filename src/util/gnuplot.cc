@@ -1,12 +1,12 @@
-#include "zeus/util/gnuplot.h"
+#include "util/gnuplot.h"
 
 #include <fmt/format.h>
 #include <sys/wait.h>
 
 #include <cerrno>
 
+#include "util/process.h"
 #include "zeus/util/error.h"
-#include "zeus/util/process.h"
 
 namespace zeus {
 namespace {

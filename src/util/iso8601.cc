@@ -1,4 +1,4 @@
-#include "zeus/util/iso8601.h"
+#include "util/iso8601.h"
 
 #include <fmt/format.h>
 
@@ -8,8 +8,8 @@
 #include <ctime>
 #include <string>
 
+#include "util/text.h"
 #include "zeus/util/error.h"
-#include "zeus/util/text.h"
 
 namespace zeus {
 

@@ -1,4 +1,4 @@
-#include "zeus/util/json.h"
+#include "util/json.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>

@@ -7,7 +7,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "zeus/util/text.h"
+#include "util/text.h"
 
 namespace zeus::log {
 namespace {

@@ -1,4 +1,4 @@
-#include "zeus/util/parse.h"
+#include "util/parse.h"
 
 #include <fmt/format.h>
 
@@ -9,8 +9,8 @@
 #include <cstdlib>
 #include <set>
 
+#include "util/text.h"
 #include "zeus/util/error.h"
-#include "zeus/util/text.h"
 
 namespace zeus {
 namespace {

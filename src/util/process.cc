@@ -1,4 +1,4 @@
-#include "zeus/util/process.h"
+#include "util/process.h"
 
 #include <fcntl.h>
 #include <fmt/format.h>

@@ -1,4 +1,4 @@
-#include "zeus/util/text.h"
+#include "util/text.h"
 
 #include <fmt/format.h>
 

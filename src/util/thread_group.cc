@@ -1,4 +1,4 @@
-#include "zeus/util/thread_group.h"
+#include "util/thread_group.h"
 
 #include <fmt/format.h>
 

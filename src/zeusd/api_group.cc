@@ -4,9 +4,9 @@
 
 #include <algorithm>
 
+#include "util/parse.h"
+#include "util/text.h"
 #include "zeus/util/error.h"
-#include "zeus/util/parse.h"
-#include "zeus/util/text.h"
 
 namespace zeus::zeusd {
 

@@ -8,11 +8,12 @@
 #include <cctype>
 #include <filesystem>
 #include <mutex>
+#include <nlohmann/json.hpp>
 
-#include "zeus/http/connection.h"
+#include "http/connection.h"
+#include "util/text.h"
 #include "zeus/util/error.h"
 #include "zeus/util/log.h"
-#include "zeus/util/text.h"
 #include "zeusd/daemon_state.h"
 #include "zeusd/query.h"
 

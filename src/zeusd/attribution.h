@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "zeus/http/router.h"
+#include "http/router.h"
 #include "zeus/monitor/attribution/node_attributor.h"
 #include "zeus/zeusd/daemon.h"
 

@@ -12,9 +12,9 @@
 #include <cerrno>
 #include <chrono>
 
+#include "util/text.h"
 #include "zeus/util/error.h"
 #include "zeus/util/files.h"
-#include "zeus/util/text.h"
 #include "zeusd/toml_subset.h"
 #include "zeusd/trusted_file.h"
 

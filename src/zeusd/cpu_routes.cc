@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <nlohmann/json.hpp>
 
 #include "zeus/util/error.h"
 #include "zeusd/daemon_state.h"

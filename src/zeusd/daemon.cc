@@ -9,12 +9,13 @@
 #include <chrono>
 #include <cmath>
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <thread>
 
-#include "zeus/http/server.h"
+#include "http/server.h"
+#include "util/parse.h"
 #include "zeus/util/error.h"
 #include "zeus/util/log.h"
-#include "zeus/util/parse.h"
 #include "zeusd/attribution.h"
 #include "zeusd/daemon_state.h"
 #include "zeusd/trusted_file.h"

@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "zeus/http/router.h"
-#include "zeus/http/server.h"
+#include "http/router.h"
+#include "http/server.h"
 #include "zeus/monitor/attribution/node_attributor.h"
 #include "zeus/util/periodic_thread.h"
 #include "zeus/zeusd/daemon.h"

@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <mutex>
+#include <nlohmann/json.hpp>
 
 #include "zeus/util/error.h"
 #include "zeus/util/log.h"

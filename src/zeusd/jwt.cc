@@ -12,8 +12,8 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 
+#include "util/text.h"
 #include "zeus/util/files.h"
-#include "zeus/util/text.h"
 
 namespace zeus::zeusd {
 namespace {

@@ -1,5 +1,6 @@
 // Our extension: POST /lease/acquire, /lease/renew, /lease/release.
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "zeus/util/error.h"
 #include "zeusd/daemon_state.h"

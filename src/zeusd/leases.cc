@@ -7,10 +7,10 @@
 #include <random>
 #include <set>
 
+#include "util/text.h"
 #include "zeus/device/gpu_settings_guard.h"
 #include "zeus/util/error.h"
 #include "zeus/util/log.h"
-#include "zeus/util/text.h"
 
 namespace zeus::zeusd {
 

@@ -25,8 +25,8 @@
 #include <thread>
 #include <vector>
 
+#include "http/connection.h"
 #include "zeus/device/gpu_settings_guard.h"
-#include "zeus/http/connection.h"
 #include "zeus/util/clock.h"
 #include "zeusd/command_override.h"
 #include "zeusd/device_worker.h"

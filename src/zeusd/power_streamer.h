@@ -17,7 +17,7 @@
 #include <thread>
 #include <vector>
 
-#include "zeus/http/exchange.h"
+#include "http/exchange.h"
 #include "zeus/util/units.h"
 
 namespace zeus::zeusd {

@@ -6,8 +6,8 @@
 #include <charconv>
 #include <cmath>
 
+#include "util/text.h"
 #include "zeus/util/error.h"
-#include "zeus/util/text.h"
 
 namespace zeus::zeusd {
 namespace {

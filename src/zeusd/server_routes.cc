@@ -1,5 +1,6 @@
 // GET /discover, GET /time, GET /auth/whoami.
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "zeus/util/error.h"
 #include "zeusd/daemon_state.h"

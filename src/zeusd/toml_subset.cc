@@ -5,8 +5,8 @@
 #include <cctype>
 #include <charconv>
 
+#include "util/text.h"
 #include "zeus/util/error.h"
-#include "zeus/util/text.h"
 
 namespace zeus::zeusd {
 namespace {

@@ -5,9 +5,9 @@
 #include <cmath>
 
 #include "fuzz_support.h"
+#include "util/json.h"
 #include "zeus/optimizer/batch_size/common/api.h"
 #include "zeus/util/error.h"
-#include "zeus/util/json.h"
 
 namespace {
 

@@ -2,7 +2,7 @@
 #include <cmath>
 
 #include "fuzz_support.h"
-#include "zeus/util/csv.h"
+#include "util/csv.h"
 #include "zeus/util/error.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

@@ -1,12 +1,12 @@
-// The flag and environment-variable parsers (zeus/util/parse.h). The first
+// The flag and environment-variable parsers (src/util/parse.h). The first
 // byte picks the parser, the rest is the text; accepted values must honour
 // the bounds and the count limit whatever the text asked for.
 #include <cmath>
 #include <set>
 
 #include "fuzz_support.h"
+#include "util/parse.h"
 #include "zeus/util/error.h"
-#include "zeus/util/parse.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   if (size == 0) return 0;

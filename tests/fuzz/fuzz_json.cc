@@ -1,10 +1,10 @@
-// The JSON field reader (zeus/util/json.h) every JSON input goes through:
+// The JSON field reader (src/util/json.h) every JSON input goes through:
 // parse, then typed and range-checked fields, nested objects and arrays.
 #include <cmath>
 
 #include "fuzz_support.h"
+#include "util/json.h"
 #include "zeus/util/error.h"
-#include "zeus/util/json.h"
 
 namespace {
 

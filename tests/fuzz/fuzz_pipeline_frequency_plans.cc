@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include "fuzz_support.h"
-#include "zeus/optimizer/pipeline_frequency/planner/plans_json.h"
+#include "optimizer/pipeline_frequency/planner/plans_json.h"
 #include "zeus/util/error.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

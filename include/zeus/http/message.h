@@ -5,7 +5,7 @@
 #pragma once
 
 #include <memory>
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -16,7 +16,7 @@
 
 namespace zeus::http {
 
-class Connection;  // zeus/http/connection.h
+class Connection;  // src/http/connection.h (internal to the project)
 
 enum class Method { kGet, kHead, kPost, kPut, kPatch, kDelete, kOptions, kOther };
 std::string_view method_name(Method method);  // "GET", ...; "OTHER" for kOther

@@ -35,8 +35,8 @@
 #include <string>
 #include <vector>
 
-#include "zeus/http/async_client.h"
-#include "zeus/http/router.h"
+#include "http/async_client.h"
+#include "http/router.h"
 #include "zeus/proxy/attribution.h"
 #include "zeus/proxy/energy_meter.h"
 #include "zeus/proxy/record.h"

@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-#include "zeus/util/csv.h"
+#include "util/csv.h"
 #include "zeus/util/units.h"
 
 namespace zeus::sim {

@@ -16,9 +16,9 @@
 #include <string>
 #include <vector>
 
+#include "http/router.h"
 #include "zeus/device/cpu.h"
 #include "zeus/device/gpu.h"
-#include "zeus/http/router.h"
 #include "zeus/util/clock.h"
 #include "zeus/zeusd/api_group.h"
 

@@ -7,8 +7,8 @@
 #include <charconv>
 #include <optional>
 
+#include "util/text.h"
 #include "zeus/util/error.h"
-#include "zeus/util/text.h"
 
 namespace zeus::nvml_internal {
 namespace {

@@ -4,9 +4,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "util/json.h"
 #include "zeus/util/error.h"
 #include "zeus/util/files.h"
-#include "zeus/util/json.h"
 
 namespace zeus::device_internal {
 namespace {

@@ -6,10 +6,10 @@
 #include <nlohmann/json.hpp>
 
 #include "device/zeusd/zeusd_wire.h"
+#include "util/text.h"
 #include "zeus/device/zeusd_backend.h"
 #include "zeus/util/error.h"
 #include "zeus/util/log.h"
-#include "zeus/util/text.h"
 
 namespace zeus::device {
 namespace {

@@ -7,8 +7,8 @@
 #include <cstdint>
 #include <optional>
 
+#include "util/text.h"
 #include "zeus/util/error.h"
-#include "zeus/util/text.h"
 
 namespace zeus::device_internal {
 namespace {

@@ -1,4 +1,4 @@
-#include "zeus/integrations/slurm/report.h"
+#include "integrations/slurm/report.h"
 
 #include <fmt/format.h>
 
@@ -7,11 +7,11 @@
 #include <map>
 #include <set>
 
+#include "util/iso8601.h"
+#include "util/json.h"
+#include "util/text.h"
 #include "zeus/util/error.h"
 #include "zeus/util/files.h"
-#include "zeus/util/iso8601.h"
-#include "zeus/util/json.h"
-#include "zeus/util/text.h"
 
 namespace zeus::slurm {
 namespace {

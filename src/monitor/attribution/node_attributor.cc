@@ -7,11 +7,11 @@
 #include <nlohmann/json.hpp>
 #include <unordered_set>
 
+#include "util/parse.h"
+#include "util/text.h"
 #include "zeus/util/error.h"
 #include "zeus/util/files.h"
 #include "zeus/util/log.h"
-#include "zeus/util/parse.h"
-#include "zeus/util/text.h"
 
 namespace zeus::attribution {
 namespace {

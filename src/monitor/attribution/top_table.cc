@@ -1,4 +1,4 @@
-#include "zeus/monitor/attribution/top_table.h"
+#include "monitor/attribution/top_table.h"
 
 #include <fmt/format.h>
 
@@ -6,8 +6,8 @@
 #include <nlohmann/json.hpp>
 #include <vector>
 
+#include "util/text.h"
 #include "zeus/util/error.h"
-#include "zeus/util/text.h"
 
 namespace zeus::attribution {
 namespace {

@@ -8,9 +8,9 @@
 
 #include "monitor/carbon/https_client.h"
 #include "monitor/carbon/provider_status.h"
+#include "util/iso8601.h"
 #include "zeus/util/clock.h"
 #include "zeus/util/error.h"
-#include "zeus/util/iso8601.h"
 #include "zeus/util/log.h"
 
 namespace zeus::carbon {

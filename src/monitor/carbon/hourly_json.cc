@@ -1,14 +1,14 @@
-#include "zeus/monitor/carbon/hourly_json.h"
+#include "monitor/carbon/hourly_json.h"
 
 #include <fmt/format.h>
 
 #include <cctype>
 #include <fstream>
 
-#include "zeus/util/csv.h"
+#include "util/csv.h"
+#include "util/iso8601.h"
 #include "zeus/util/error.h"
 #include "zeus/util/files.h"
-#include "zeus/util/iso8601.h"
 
 namespace zeus::carbon {
 namespace {

@@ -2,10 +2,10 @@
 
 #include <fmt/format.h>
 
+#include "util/parse.h"
 #include "zeus/monitor/carbon/electricity_maps.h"
 #include "zeus/monitor/carbon/openei.h"
 #include "zeus/util/error.h"
-#include "zeus/util/parse.h"
 
 namespace zeus::carbon {
 namespace {

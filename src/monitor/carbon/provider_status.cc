@@ -4,8 +4,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "util/text.h"
 #include "zeus/util/error.h"
-#include "zeus/util/text.h"
 
 namespace zeus::carbon_internal {
 namespace {

@@ -7,11 +7,11 @@
 #include <ctime>
 #include <filesystem>
 
-#include "zeus/util/csv.h"
+#include "util/csv.h"
+#include "util/iso8601.h"
+#include "util/parse.h"
+#include "util/text.h"
 #include "zeus/util/error.h"
-#include "zeus/util/iso8601.h"
-#include "zeus/util/parse.h"
-#include "zeus/util/text.h"
 
 namespace zeus::carbon {
 

@@ -5,9 +5,9 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "util/text.h"
 #include "zeus/optimizer/batch_size/policy.h"
 #include "zeus/util/error.h"
-#include "zeus/util/text.h"
 
 namespace zeus::batch_size {
 namespace {

@@ -1,4 +1,4 @@
-#include "zeus/optimizer/batch_size/state_json.h"
+#include "optimizer/batch_size/state_json.h"
 
 #include <fmt/format.h>
 

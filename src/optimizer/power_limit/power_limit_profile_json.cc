@@ -6,8 +6,8 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "util/json.h"
 #include "zeus/util/error.h"
-#include "zeus/util/json.h"
 
 namespace zeus::power_limit_internal {
 namespace {

@@ -1,4 +1,4 @@
-#include "zeus/optimizer/power_limit/power_limit_report_json.h"
+#include "optimizer/power_limit/power_limit_report_json.h"
 
 namespace zeus::power_limit {
 

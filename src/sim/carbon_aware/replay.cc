@@ -6,11 +6,11 @@
 #include <cmath>
 #include <limits>
 
+#include "util/iso8601.h"
+#include "util/parse.h"
 #include "zeus/optimizer/power_limit/carbon_aware/forecaster.h"
 #include "zeus/optimizer/power_limit/carbon_aware/signal_csv.h"
 #include "zeus/util/error.h"
-#include "zeus/util/iso8601.h"
-#include "zeus/util/parse.h"
 
 namespace zeus::sim::carbon_aware {
 namespace {

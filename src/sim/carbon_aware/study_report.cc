@@ -9,12 +9,12 @@
 #include <string>
 #include <vector>
 
+#include "util/csv.h"
+#include "util/gnuplot.h"
+#include "util/iso8601.h"
 #include "zeus/optimizer/power_limit/carbon_aware/signal_csv.h"
 #include "zeus/sim/carbon_aware/study.h"
-#include "zeus/util/csv.h"
 #include "zeus/util/files.h"
-#include "zeus/util/gnuplot.h"
-#include "zeus/util/iso8601.h"
 
 namespace zeus::sim::carbon_aware {
 namespace {

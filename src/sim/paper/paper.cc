@@ -10,9 +10,9 @@
 #include <numeric>
 #include <set>
 
+#include "util/parse.h"
+#include "util/text.h"
 #include "zeus/util/error.h"
-#include "zeus/util/parse.h"
-#include "zeus/util/text.h"
 
 namespace zeus::sim::paper {
 

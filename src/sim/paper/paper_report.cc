@@ -14,9 +14,9 @@
 #include <thread>
 
 #include "paper_sections.h"
+#include "util/gnuplot.h"
 #include "zeus/util/error.h"
 #include "zeus/util/files.h"
-#include "zeus/util/gnuplot.h"
 
 namespace zeus::sim::paper {
 

@@ -6,10 +6,10 @@
 #include <string>
 
 #include "cli_test_helpers.h"
+#include "util/csv.h"
+#include "util/iso8601.h"
 #include "zeus/optimizer/power_limit/carbon_aware/signal_csv.h"
-#include "zeus/util/csv.h"
 #include "zeus/util/files.h"
-#include "zeus/util/iso8601.h"
 
 namespace zeus::testing {
 namespace {

@@ -10,7 +10,7 @@
 #include <tuple>
 
 #include "cli_test_helpers.h"
-#include "zeus/util/csv.h"
+#include "util/csv.h"
 #include "zeus/util/files.h"
 
 namespace zeus::testing {

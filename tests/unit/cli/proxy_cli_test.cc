@@ -10,8 +10,8 @@
 #include <thread>
 
 #include "cli_test_helpers.h"
+#include "http/server.h"
 #include "zeus/http/client.h"
-#include "zeus/http/server.h"
 
 namespace zeus::testing {
 namespace {

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "cli_test_helpers.h"
-#include "zeus/util/csv.h"
+#include "util/csv.h"
 #include "zeus/util/files.h"
 
 namespace zeus::testing {

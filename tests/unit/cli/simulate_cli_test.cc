@@ -7,7 +7,7 @@
 #include <filesystem>
 
 #include "cli_test_helpers.h"
-#include "zeus/util/csv.h"
+#include "util/csv.h"
 
 namespace zeus::testing {
 namespace {

@@ -10,7 +10,7 @@
 #include <sstream>
 
 #include "cli_test_helpers.h"
-#include "zeus/util/csv.h"
+#include "util/csv.h"
 
 namespace zeus::testing {
 namespace {

@@ -5,7 +5,7 @@
 #include <string>
 
 #include "cli_test_helpers.h"
-#include "zeus/util/csv.h"
+#include "util/csv.h"
 
 namespace zeus::testing {
 namespace {

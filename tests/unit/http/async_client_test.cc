@@ -2,7 +2,7 @@
 // forwards to an upstream server, as the energy proxy does) and
 // EventStream::when_drained: streaming, connection reuse, failures, cancel
 // while a read is pending, pause/resume, back-pressure from a slow client.
-#include "zeus/http/async_client.h"
+#include "http/async_client.h"
 
 #include <arpa/inet.h>
 #include <gmock/gmock.h>
@@ -17,9 +17,9 @@
 #include <mutex>
 #include <thread>
 
+#include "http/connection.h"
+#include "http/server.h"
 #include "zeus/http/client.h"
-#include "zeus/http/connection.h"
-#include "zeus/http/server.h"
 
 namespace zeus::http {
 namespace {

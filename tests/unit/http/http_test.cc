@@ -15,11 +15,12 @@
 #include <fstream>
 #include <future>
 #include <mutex>
+#include <nlohmann/json.hpp>
 #include <thread>
 
+#include "http/connection.h"
+#include "http/server.h"
 #include "zeus/http/client.h"
-#include "zeus/http/connection.h"
-#include "zeus/http/server.h"
 #include "zeus/util/error.h"
 
 namespace zeus::http {

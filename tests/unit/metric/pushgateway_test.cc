@@ -23,12 +23,12 @@
 #include <thread>
 
 #include "fakes/powercap/fake_powercap.h"
+#include "util/process.h"
 #include "zeus/device/rapl.h"
 #include "zeus/device/sim_gpu.h"
 #include "zeus/http/client.h"
 #include "zeus/metric/pushgateway.h"
 #include "zeus/util/error.h"
-#include "zeus/util/process.h"
 
 namespace zeus::metric {
 namespace {

@@ -11,7 +11,7 @@
 #include <thread>
 
 #include "monitor_test_helpers.h"
-#include "zeus/util/csv.h"
+#include "util/csv.h"
 #include "zeus/util/error.h"
 #include "zeus/util/log.h"
 

@@ -1,6 +1,6 @@
-// `zeus selftest`'s checks (zeus/monitor/selftest.h) on simulated GPUs and on
+// `zeus selftest`'s checks (src/monitor/selftest.h) on simulated GPUs and on
 // the fake NVML, whose energy counter only moves when a test moves it.
-#include "zeus/monitor/selftest.h"
+#include "monitor/selftest.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

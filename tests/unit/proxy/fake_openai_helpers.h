@@ -16,8 +16,8 @@
 #include <thread>
 #include <vector>
 
+#include "http/server.h"
 #include "zeus/device/sim_gpu.h"
-#include "zeus/http/server.h"
 
 namespace zeus::proxy::testing {
 

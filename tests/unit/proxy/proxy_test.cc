@@ -22,8 +22,8 @@
 #include <thread>
 
 #include "fake_openai_helpers.h"
-#include "zeus/http/connection.h"
-#include "zeus/http/server.h"
+#include "http/connection.h"
+#include "http/server.h"
 #include "zeus/proxy/load_driver.h"
 #include "zeus/proxy/openai.h"
 #include "zeus/util/error.h"

@@ -11,6 +11,7 @@
 #include <new>
 
 #include <unistd.h>
+#include <nlohmann/json.hpp>
 
 #include "unit/zeusd/zeusd_test_helpers.h"
 #include "zeus/monitor/attribution/node_attributor.h"

@@ -14,11 +14,11 @@
 #include <stdexcept>
 
 #include "support/temp_dir.h"
+#include "util/csv.h"
 #include "zeus/sim/report.h"
 #include "zeus/sim/simulator.h"
 #include "zeus/sim/sweep.h"
 #include "zeus/sim/trace.h"
-#include "zeus/util/csv.h"
 #include "zeus/util/error.h"
 
 namespace zeus::sim {

@@ -5,7 +5,7 @@
 
 #include <filesystem>
 
-#include "zeus/util/data_dir.h"
+#include "util/data_dir.h"
 
 namespace {
 

@@ -1,4 +1,4 @@
-#include "zeus/util/gnuplot.h"
+#include "util/gnuplot.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>

@@ -1,4 +1,4 @@
-#include "zeus/util/json.h"
+#include "util/json.h"
 
 #include <gtest/gtest.h>
 

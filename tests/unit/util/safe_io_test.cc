@@ -11,11 +11,11 @@
 #include <string>
 
 #include "support/temp_dir.h"
-#include "zeus/util/csv.h"
+#include "util/csv.h"
+#include "util/parse.h"
+#include "util/text.h"
 #include "zeus/util/error.h"
 #include "zeus/util/files.h"
-#include "zeus/util/parse.h"
-#include "zeus/util/text.h"
 
 namespace zeus {
 namespace {

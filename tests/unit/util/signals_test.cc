@@ -12,7 +12,7 @@
 #include <csignal>
 #include <string>
 
-#include "zeus/util/process.h"
+#include "util/process.h"
 
 namespace zeus {
 namespace {

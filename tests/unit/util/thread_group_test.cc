@@ -1,6 +1,6 @@
 // run_on_threads: no exception escapes a thread, and a thread that cannot be
 // started ends the run with an error instead of std::terminate.
-#include "zeus/util/thread_group.h"
+#include "util/thread_group.h"
 
 #include <gtest/gtest.h>
 

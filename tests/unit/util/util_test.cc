@@ -6,12 +6,12 @@
 #include <atomic>
 #include <filesystem>
 
+#include "util/csv.h"
+#include "util/parse.h"
 #include "zeus/optimizer/power_limit/selection/zeus_cost.h"
 #include "zeus/util/clock.h"
-#include "zeus/util/csv.h"
 #include "zeus/util/error.h"
 #include "zeus/util/files.h"
-#include "zeus/util/parse.h"
 #include "zeus/util/periodic_thread.h"
 #include "zeus/util/units.h"
 

@@ -10,11 +10,11 @@
 #include <fstream>
 #include <thread>
 
+#include "device/environment_report_json.h"
+#include "monitor/selftest.h"
 #include "unit/device/nvml/nvml_fixture.h"
 #include "unit/optimizer/power_limit/test_support.h"
-#include "zeus/device/environment_report_json.h"
 #include "zeus/device/zeusd_backend.h"
-#include "zeus/monitor/selftest.h"
 #include "zeus/optimizer/pipeline_frequency/client/frequency_controller.h"
 #include "zeus/optimizer/power_limit/power_limit_optimizer.h"
 #include "zeus/zeusd/jwt.h"

@@ -17,9 +17,9 @@
 #include <fstream>
 #include <thread>
 
+#include "util/process.h"
 #include "zeus/device/sim_gpu.h"
 #include "zeus/util/files.h"
-#include "zeus/util/process.h"
 #include "zeus/zeusd/metrics.h"
 #include "zeusd_test_helpers.h"
 

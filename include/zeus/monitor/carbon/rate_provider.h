@@ -19,7 +19,7 @@ inline constexpr std::int64_t kSecondsPerHour = 3600;
 UtcHour utc_hour_of(double unix_seconds);
 // Parses ISO 8601 UTC times as the providers send them ("2024-05-01T13:00:00Z",
 // "2024-05-01T13:00:00.000Z", "2024-05-01T13:00:00+00:00", "2024-05-01 13:00")
-// or plain Unix seconds (zeus/util/iso8601.h); another offset, or no time, is
+// or plain Unix seconds (src/util/iso8601.h); another offset, or no time, is
 // kParse naming `what`.
 std::int64_t parse_utc_time(const std::string& text, const std::string& what);
 

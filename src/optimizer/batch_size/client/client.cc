@@ -5,8 +5,8 @@
 #include <random>
 #include <thread>
 
+#include "util/json.h"
 #include "zeus/util/error.h"
-#include "zeus/util/json.h"
 #include "zeus/util/log.h"
 
 namespace zeus::batch_size {

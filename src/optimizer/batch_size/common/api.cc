@@ -8,10 +8,10 @@
 #include <set>
 #include <string>
 
+#include "util/json.h"
+#include "util/text.h"
 #include "zeus/util/error.h"
-#include "zeus/util/json.h"
 #include "zeus/util/log.h"
-#include "zeus/util/text.h"
 
 namespace zeus::batch_size {
 namespace {

@@ -2,8 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "util/json.h"
 #include "zeus/util/error.h"
-#include "zeus/util/json.h"
 #include "zeus/util/log.h"
 
 namespace zeus::batch_size {

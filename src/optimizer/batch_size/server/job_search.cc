@@ -1,6 +1,6 @@
 #include "zeus/optimizer/batch_size/server/job_search.h"
 
-#include "zeus/optimizer/batch_size/state_json.h"
+#include "optimizer/batch_size/state_json.h"
 
 namespace zeus::batch_size {
 

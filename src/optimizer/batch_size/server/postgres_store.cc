@@ -14,11 +14,11 @@
 #include <pqxx/pqxx>
 #include <thread>
 
+#include "optimizer/batch_size/state_json.h"
 #include "store_rows.h"
+#include "util/json.h"
 #include "zeus/optimizer/batch_size/server/store.h"
-#include "zeus/optimizer/batch_size/state_json.h"
 #include "zeus/util/error.h"
-#include "zeus/util/json.h"
 #include "zeus/util/log.h"
 
 namespace zeus::batch_size {

@@ -27,11 +27,11 @@
 #include <thread>
 #include <unordered_map>
 
+#include "optimizer/batch_size/state_json.h"
 #include "store_rows.h"
+#include "util/json.h"
 #include "zeus/optimizer/batch_size/server/store.h"
-#include "zeus/optimizer/batch_size/state_json.h"
 #include "zeus/util/error.h"
-#include "zeus/util/json.h"
 #include "zeus/util/log.h"
 
 namespace zeus::batch_size {

@@ -3,8 +3,8 @@
 #include <fmt/format.h>
 
 #include "store_rows.h"
+#include "util/json.h"
 #include "zeus/util/error.h"
-#include "zeus/util/json.h"
 
 namespace zeus::batch_size {
 

@@ -5,9 +5,9 @@
 #include <algorithm>
 #include <functional>
 
+#include "util/text.h"
 #include "zeus/util/error.h"
 #include "zeus/util/log.h"
-#include "zeus/util/text.h"
 
 namespace zeus::pipeline_frequency {
 

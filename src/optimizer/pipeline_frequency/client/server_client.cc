@@ -1,9 +1,10 @@
 #include "zeus/optimizer/pipeline_frequency/client/server_client.h"
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
+#include "util/text.h"
 #include "zeus/util/error.h"
-#include "zeus/util/text.h"
 
 namespace zeus::pipeline_frequency {
 

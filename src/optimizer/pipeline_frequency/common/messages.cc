@@ -4,9 +4,9 @@
 
 #include <ctime>
 
+#include "util/json.h"
+#include "util/text.h"
 #include "zeus/util/error.h"
-#include "zeus/util/json.h"
-#include "zeus/util/text.h"
 
 namespace zeus::pipeline_frequency {
 

@@ -12,9 +12,10 @@
 #include <memory>
 #include <thread>
 
+#include "http/server.h"
 #include "optimizer/pipeline_frequency/emulation/line_channel.h"
-#include "zeus/http/server.h"
-#include "zeus/optimizer/pipeline_frequency/planner/plans_json.h"
+#include "optimizer/pipeline_frequency/planner/plans_json.h"
+#include "util/text.h"
 #include "zeus/optimizer/pipeline_frequency/server/http_api.h"
 #include "zeus/optimizer/pipeline_frequency/server/job_manager.h"
 #include "zeus/optimizer/pipeline_frequency/server/plan_sources.h"
@@ -22,7 +23,6 @@
 #include "zeus/optimizer/pipeline_frequency/server/straggler_scheduler.h"
 #include "zeus/util/error.h"
 #include "zeus/util/log.h"
-#include "zeus/util/text.h"
 
 extern char** environ;
 

@@ -5,9 +5,9 @@
 
 #include <cmath>
 
+#include "util/gnuplot.h"
 #include "zeus/optimizer/pipeline_frequency/emulation/emulation.h"
 #include "zeus/util/files.h"
-#include "zeus/util/gnuplot.h"
 
 namespace zeus::pipeline_frequency {
 

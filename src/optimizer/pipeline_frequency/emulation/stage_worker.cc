@@ -6,10 +6,10 @@
 
 #include "optimizer/pipeline_frequency/emulation/line_channel.h"
 #include "optimizer/pipeline_frequency/emulation/profiled_gpu.h"
+#include "util/json.h"
 #include "zeus/optimizer/pipeline_frequency/client/pipeline_frequency_optimizer.h"
 #include "zeus/optimizer/pipeline_frequency/planner/dag.h"
 #include "zeus/util/error.h"
-#include "zeus/util/json.h"
 
 namespace zeus::pipeline_frequency {
 

@@ -1,10 +1,10 @@
-#include "zeus/optimizer/pipeline_frequency/planner/frontier_plot.h"
+#include "optimizer/pipeline_frequency/planner/frontier_plot.h"
 
 #include <fmt/format.h>
 
-#include "zeus/optimizer/pipeline_frequency/planner/plans_json.h"
+#include "optimizer/pipeline_frequency/planner/plans_json.h"
+#include "util/gnuplot.h"
 #include "zeus/util/files.h"
-#include "zeus/util/gnuplot.h"
 
 namespace zeus::pipeline_frequency {
 

@@ -7,9 +7,9 @@
 
 #include <fmt/format.h>
 
+#include "util/parse.h"
+#include "util/text.h"
 #include "zeus/util/error.h"
-#include "zeus/util/parse.h"
-#include "zeus/util/text.h"
 
 namespace zeus::pipeline_frequency {
 

@@ -1,4 +1,4 @@
-#include "zeus/optimizer/pipeline_frequency/planner/plans_json.h"
+#include "optimizer/pipeline_frequency/planner/plans_json.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -6,10 +6,10 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "util/json.h"
+#include "util/text.h"
 #include "zeus/util/error.h"
 #include "zeus/util/files.h"
-#include "zeus/util/json.h"
-#include "zeus/util/text.h"
 
 namespace zeus::pipeline_frequency {
 

@@ -9,9 +9,9 @@
 
 #include <fmt/format.h>
 
-#include "zeus/util/csv.h"
+#include "util/csv.h"
+#include "util/text.h"
 #include "zeus/util/error.h"
-#include "zeus/util/text.h"
 
 namespace zeus::pipeline_frequency {
 

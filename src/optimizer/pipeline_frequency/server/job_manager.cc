@@ -3,12 +3,13 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <tuple>
 
+#include "util/text.h"
 #include "zeus/util/files.h"
 #include "zeus/util/log.h"
-#include "zeus/util/text.h"
 
 namespace zeus::pipeline_frequency {
 

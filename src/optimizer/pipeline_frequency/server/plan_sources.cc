@@ -7,10 +7,10 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "util/json.h"
+#include "util/text.h"
 #include "zeus/util/error.h"
 #include "zeus/util/files.h"
-#include "zeus/util/json.h"
-#include "zeus/util/text.h"
 
 namespace zeus::pipeline_frequency {
 

@@ -2,8 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "util/text.h"
 #include "zeus/util/error.h"
-#include "zeus/util/text.h"
 
 namespace zeus::pipeline_frequency {
 

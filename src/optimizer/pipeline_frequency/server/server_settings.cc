@@ -7,6 +7,9 @@
 #include <cmath>
 #include <filesystem>
 
+#include "util/json.h"
+#include "util/parse.h"
+#include "util/text.h"
 #include "zeus/optimizer/pipeline_frequency/planner/planner.h"
 #include "zeus/optimizer/pipeline_frequency/server/plan_sources.h"
 #include "zeus/optimizer/pipeline_frequency/server/point_solution.h"
@@ -14,9 +17,6 @@
 #include "zeus/optimizer/pipeline_frequency/server/three_d_parallel.h"
 #include "zeus/util/error.h"
 #include "zeus/util/files.h"
-#include "zeus/util/json.h"
-#include "zeus/util/parse.h"
-#include "zeus/util/text.h"
 
 namespace zeus::pipeline_frequency {
 

@@ -6,10 +6,10 @@
 #include <chrono>
 #include <cmath>
 
+#include "util/iso8601.h"
 #include "zeus/optimizer/power_limit/carbon_aware/signal_csv.h"
 #include "zeus/util/clock.h"
 #include "zeus/util/error.h"
-#include "zeus/util/iso8601.h"
 #include "zeus/util/log.h"
 
 namespace zeus::carbon_aware {

@@ -4,9 +4,9 @@
 
 #include <cmath>
 
+#include "util/iso8601.h"
 #include "zeus/optimizer/power_limit/carbon_aware/signal_csv.h"
 #include "zeus/util/error.h"
-#include "zeus/util/iso8601.h"
 
 namespace zeus::carbon_aware {
 

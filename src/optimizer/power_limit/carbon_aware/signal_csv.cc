@@ -8,11 +8,11 @@
 #include <ctime>
 #include <filesystem>
 
-#include "zeus/util/csv.h"
+#include "util/csv.h"
+#include "util/iso8601.h"
+#include "util/text.h"
 #include "zeus/util/error.h"
 #include "zeus/util/files.h"
-#include "zeus/util/iso8601.h"
-#include "zeus/util/text.h"
 
 namespace zeus::carbon_aware {
 namespace {

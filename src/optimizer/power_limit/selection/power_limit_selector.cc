@@ -4,8 +4,8 @@
 
 #include <algorithm>
 
+#include "util/parse.h"
 #include "zeus/util/error.h"
-#include "zeus/util/parse.h"
 
 namespace zeus::power_limit {
 namespace {

@@ -1,6 +1,6 @@
 // `zeus slurm report`'s library: record lines read back, summed per job,
 // missing energy kept apart, rates applied.
-#include "zeus/integrations/slurm/report.h"
+#include "integrations/slurm/report.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>

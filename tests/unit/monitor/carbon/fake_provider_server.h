@@ -14,7 +14,7 @@
 #include <thread>
 #include <vector>
 
-#include "zeus/http/server.h"
+#include "http/server.h"
 #include "zeus/util/files.h"
 
 namespace zeus::testing {

@@ -11,14 +11,14 @@
 #include <filesystem>
 
 #include "fake_provider_server.h"
+#include "monitor/carbon/hourly_json.h"
+#include "util/iso8601.h"
 #include "zeus/device/sim_gpu.h"
 #include "zeus/monitor/carbon/carbon_emission_monitor.h"
 #include "zeus/monitor/carbon/electricity_maps.h"
 #include "zeus/monitor/carbon/energy_cost_monitor.h"
-#include "zeus/monitor/carbon/hourly_json.h"
 #include "zeus/util/error.h"
 #include "zeus/util/files.h"
-#include "zeus/util/iso8601.h"
 
 namespace zeus::testing {
 namespace {

@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <stdlib.h>
+#include <nlohmann/json.hpp>
 
 #include "fake_provider_server.h"
 #include "zeus/monitor/carbon/electricity_maps.h"

@@ -11,8 +11,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include "util/iso8601.h"
 #include "zeus/util/error.h"
-#include "zeus/util/iso8601.h"
 
 namespace zeus::testing {
 namespace {

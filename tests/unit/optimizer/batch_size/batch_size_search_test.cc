@@ -8,12 +8,12 @@
 #include <set>
 #include <vector>
 
+#include "optimizer/batch_size/state_json.h"
 #include "zeus/optimizer/batch_size/batch_size_search.h"
 #include "zeus/optimizer/batch_size/cost.h"
 #include "zeus/optimizer/batch_size/gaussian_ts.h"
 #include "zeus/optimizer/batch_size/pruning_explorer.h"
 #include "zeus/optimizer/batch_size/rng.h"
-#include "zeus/optimizer/batch_size/state_json.h"
 #include "zeus/util/error.h"
 
 namespace zeus::batch_size {

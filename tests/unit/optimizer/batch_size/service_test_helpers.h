@@ -7,10 +7,10 @@
 #include <optional>
 #include <string>
 
+#include "http/server.h"
 #include "support/temp_dir.h"
 #include "workloads/batch_size_w1.h"
 #include "zeus/http/client.h"
-#include "zeus/http/server.h"
 #include "zeus/optimizer/batch_size/server/service.h"
 #include "zeus/optimizer/batch_size/server/store.h"
 

@@ -7,7 +7,7 @@
 
 #include <fmt/format.h>
 
-#include "zeus/optimizer/pipeline_frequency/planner/plans_json.h"
+#include "optimizer/pipeline_frequency/planner/plans_json.h"
 #include "zeus/optimizer/pipeline_frequency/server/http_api.h"
 
 namespace zeus::pipeline_frequency::testing {

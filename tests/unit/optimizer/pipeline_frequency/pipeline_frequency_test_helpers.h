@@ -8,9 +8,9 @@
 #include <optional>
 #include <string>
 
+#include "http/server.h"
 #include "support/temp_dir.h"
 #include "zeus/device/forwarding_gpu.h"
-#include "zeus/http/server.h"
 #include "zeus/optimizer/pipeline_frequency/planner/planner.h"
 #include "zeus/optimizer/pipeline_frequency/server/job_manager.h"
 #include "zeus/util/error.h"

@@ -15,11 +15,11 @@
 #include <vector>
 
 #include "raw_traces_helpers.h"
+#include "util/csv.h"
 #include "zeus/sim/paper/paper.h"
 #include "zeus/sim/paper/paper_report.h"
 #include "zeus/sim/simulator.h"
 #include "zeus/sim/trace.h"
-#include "zeus/util/csv.h"
 
 namespace zeus::sim::paper {
 namespace {

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <limits>
 
-#include "zeus/util/csv.h"
+#include "util/csv.h"
 
 namespace zeus::sim::raw {
 

@@ -1,11 +1,12 @@
 // The batch-size optimizer's wire format (zeus-inventory §4.1): the bodies of
 // POST /jobs, GET /jobs/batch_size, POST /report and PATCH /trials, with the
 // upstream defaults and validation, shared by the server and the client.
-// Readers throw FieldError naming the offending field (the server answers 422).
+// Readers throw a zeus::Error naming the offending field (FieldError inside
+// the project; the server answers 422).
 #pragma once
 
 #include <cstdint>
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
 #include <string_view>

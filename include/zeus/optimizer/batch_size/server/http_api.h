@@ -13,7 +13,7 @@
 // {"message"} with zeus::http_status_for().
 #pragma once
 
-#include "zeus/http/router.h"
+#include "http/router.h"
 #include "zeus/optimizer/batch_size/server/service.h"
 
 namespace zeus::batch_size {

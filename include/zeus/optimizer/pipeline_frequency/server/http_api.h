@@ -5,7 +5,7 @@
 // project's JSON {"message": ...} with zeus::http_status_for's status.
 #pragma once
 
-#include "zeus/http/router.h"
+#include "http/router.h"
 #include "zeus/optimizer/pipeline_frequency/server/job_manager.h"
 
 namespace zeus::pipeline_frequency {

@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-#include "zeus/optimizer/pipeline_frequency/planner/plans_json.h"
+#include "optimizer/pipeline_frequency/planner/plans_json.h"
 #include "zeus/optimizer/pipeline_frequency/server/scheduler.h"
 
 namespace zeus::pipeline_frequency {

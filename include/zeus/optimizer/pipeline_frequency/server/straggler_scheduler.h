@@ -15,7 +15,7 @@
 #include <memory>
 #include <string>
 
-#include "zeus/optimizer/pipeline_frequency/planner/plans_json.h"
+#include "optimizer/pipeline_frequency/planner/plans_json.h"
 #include "zeus/optimizer/pipeline_frequency/server/scheduler.h"
 
 namespace zeus::pipeline_frequency {

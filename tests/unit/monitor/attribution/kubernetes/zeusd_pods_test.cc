@@ -9,6 +9,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <nlohmann/json.hpp>
 #include <regex>
 #include <thread>
 

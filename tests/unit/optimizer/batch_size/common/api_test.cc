@@ -3,8 +3,8 @@
 #include <gtest/gtest.h>
 
 #include "unit/optimizer/batch_size/service_test_helpers.h"
+#include "util/json.h"
 #include "zeus/optimizer/batch_size/common/api.h"
-#include "zeus/util/json.h"
 
 namespace zeus::batch_size {
 namespace {

@@ -4,8 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include "optimizer/batch_size/state_json.h"
 #include "unit/optimizer/batch_size/service_test_helpers.h"
-#include "zeus/optimizer/batch_size/state_json.h"
 
 namespace zeus::batch_size {
 namespace {

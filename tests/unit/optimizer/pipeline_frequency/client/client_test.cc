@@ -7,14 +7,14 @@
 #include <future>
 #include <thread>
 
+#include "optimizer/pipeline_frequency/planner/plans_json.h"
 #include "unit/optimizer/pipeline_frequency/pipeline_frequency_test_helpers.h"
+#include "util/json.h"
 #include "zeus/device/sim_gpu.h"
 #include "zeus/optimizer/pipeline_frequency/client/pipeline_frequency_optimizer.h"
-#include "zeus/optimizer/pipeline_frequency/planner/plans_json.h"
 #include "zeus/optimizer/pipeline_frequency/server/plan_sources.h"
 #include "zeus/optimizer/pipeline_frequency/server/point_solution.h"
 #include "zeus/optimizer/pipeline_frequency/server/straggler_scheduler.h"
-#include "zeus/util/json.h"
 #include "zeus/util/log.h"
 
 namespace zeus::pipeline_frequency {

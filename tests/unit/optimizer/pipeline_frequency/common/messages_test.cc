@@ -6,8 +6,8 @@
 #include <cstdlib>
 #include <ctime>
 
+#include "util/json.h"
 #include "zeus/optimizer/pipeline_frequency/common/messages.h"
-#include "zeus/util/json.h"
 
 namespace zeus::pipeline_frequency {
 namespace {

@@ -9,8 +9,8 @@
 #include <string>
 
 #include "unit/optimizer/pipeline_frequency/planner/planner_test_helpers.h"
+#include "util/csv.h"
 #include "zeus/optimizer/pipeline_frequency/planner/planner.h"
-#include "zeus/util/csv.h"
 
 namespace zeus::pipeline_frequency {
 namespace {

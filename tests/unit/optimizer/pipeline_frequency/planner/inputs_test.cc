@@ -8,11 +8,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include "optimizer/pipeline_frequency/planner/plans_json.h"
 #include "unit/optimizer/pipeline_frequency/planner/planner_test_helpers.h"
 #include "zeus/optimizer/pipeline_frequency/planner/cost_model.h"
 #include "zeus/optimizer/pipeline_frequency/planner/dag.h"
 #include "zeus/optimizer/pipeline_frequency/planner/planner.h"
-#include "zeus/optimizer/pipeline_frequency/planner/plans_json.h"
 #include "zeus/optimizer/pipeline_frequency/planner/profile.h"
 #include "zeus/util/error.h"
 #include "zeus/util/files.h"

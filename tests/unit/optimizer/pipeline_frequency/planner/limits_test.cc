@@ -11,12 +11,12 @@
 #include <functional>
 #include <string>
 
+#include "optimizer/pipeline_frequency/planner/plans_json.h"
 #include "unit/optimizer/pipeline_frequency/planner/planner_test_helpers.h"
+#include "util/json.h"
 #include "zeus/optimizer/pipeline_frequency/planner/dag.h"
 #include "zeus/optimizer/pipeline_frequency/planner/planner.h"
-#include "zeus/optimizer/pipeline_frequency/planner/plans_json.h"
 #include "zeus/util/error.h"
-#include "zeus/util/json.h"
 
 namespace zeus::pipeline_frequency {
 namespace {

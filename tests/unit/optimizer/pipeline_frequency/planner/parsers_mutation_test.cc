@@ -12,9 +12,9 @@
 #include <functional>
 #include <string>
 
+#include "optimizer/pipeline_frequency/planner/plans_json.h"
 #include "zeus/optimizer/batch_size/rng.h"
 #include "zeus/optimizer/pipeline_frequency/planner/planner.h"
-#include "zeus/optimizer/pipeline_frequency/planner/plans_json.h"
 #include "zeus/optimizer/pipeline_frequency/planner/profile.h"
 #include "zeus/util/error.h"
 #include "zeus/util/files.h"

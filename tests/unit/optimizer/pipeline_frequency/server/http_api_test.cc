@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <future>
+#include <nlohmann/json.hpp>
 #include <thread>
 
 #include "unit/optimizer/pipeline_frequency/pipeline_frequency_test_helpers.h"

@@ -7,13 +7,13 @@
 #include <map>
 
 #include "unit/optimizer/pipeline_frequency/pipeline_frequency_test_helpers.h"
+#include "util/json.h"
 #include "zeus/http/message.h"
 #include "zeus/optimizer/pipeline_frequency/common/messages.h"
 #include "zeus/optimizer/pipeline_frequency/server/job_manager.h"
 #include "zeus/optimizer/pipeline_frequency/server/point_solution.h"
 #include "zeus/optimizer/pipeline_frequency/server/three_d_parallel.h"
 #include "zeus/util/clock.h"
-#include "zeus/util/json.h"
 #include "zeus/util/log.h"
 
 namespace zeus::pipeline_frequency {

@@ -5,8 +5,8 @@
 
 #include <fstream>
 
+#include "optimizer/pipeline_frequency/planner/plans_json.h"
 #include "unit/optimizer/pipeline_frequency/pipeline_frequency_test_helpers.h"
-#include "zeus/optimizer/pipeline_frequency/planner/plans_json.h"
 #include "zeus/optimizer/pipeline_frequency/server/plan_sources.h"
 #include "zeus/util/error.h"
 #include "zeus/util/files.h"

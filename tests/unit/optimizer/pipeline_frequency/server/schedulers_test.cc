@@ -3,8 +3,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "optimizer/pipeline_frequency/planner/plans_json.h"
 #include "unit/optimizer/pipeline_frequency/pipeline_frequency_test_helpers.h"
-#include "zeus/optimizer/pipeline_frequency/planner/plans_json.h"
 #include "zeus/optimizer/pipeline_frequency/server/plan_sources.h"
 #include "zeus/optimizer/pipeline_frequency/server/point_solution.h"
 #include "zeus/optimizer/pipeline_frequency/server/straggler_scheduler.h"

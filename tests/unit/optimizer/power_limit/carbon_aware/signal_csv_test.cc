@@ -6,8 +6,8 @@
 #include <algorithm>
 #include <string>
 
+#include "util/iso8601.h"
 #include "zeus/util/error.h"
-#include "zeus/util/iso8601.h"
 
 namespace zeus {
 namespace {

@@ -10,7 +10,7 @@
 #include <optional>
 #include <string>
 
-#include "zeus/http/router.h"
+#include "http/router.h"
 #include "zeus/util/units.h"
 
 namespace zeus::http {

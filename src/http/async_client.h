@@ -11,8 +11,8 @@
 #include <string>
 #include <string_view>
 
+#include "http/executor.h"
 #include "zeus/http/client.h"
-#include "zeus/http/executor.h"
 #include "zeus/http/message.h"
 #include "zeus/util/error.h"
 

@@ -13,7 +13,7 @@
 #include <utility>
 #include <vector>
 
-#include "zeus/http/exchange.h"
+#include "http/exchange.h"
 #include "zeus/http/message.h"
 
 namespace zeus::http {

@@ -9,7 +9,7 @@
 #include <string>
 #include <string_view>
 
-#include "zeus/http/executor.h"
+#include "http/executor.h"
 #include "zeus/http/message.h"
 
 namespace zeus::http {
