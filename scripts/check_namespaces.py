@@ -132,7 +132,7 @@ def programs_only_dirs(root):
 def includers(root):
     """'part/x.h' -> the files (relative to root) that include it by that name."""
     out = {}
-    for base in ("src", "apps", "python/src", "bench", "tests"):
+    for base in ("src", "include", "apps", "python/src", "bench", "tests"):
         for dirpath, _, files in os.walk(os.path.join(root, base)):
             for f in files:
                 if not f.endswith((".h", ".cc")):
@@ -144,34 +144,65 @@ def includers(root):
     return out
 
 
+def internal_headers(root):
+    """'dir/x.h' (relative to src/) of the headers parts list as INTERNAL_HEADERS."""
+    path = os.path.join(root, "CMakeLists.txt")
+    if not os.path.exists(path):
+        return set()
+    with open(path, encoding="utf-8") as fh:
+        text = fh.read()
+    out = set()
+    for m in re.finditer(r"zeus_add_part\(\w+\s+src/(\S+)([^)]*)\)", text):
+        listed = re.search(r"INTERNAL_HEADERS((?:\s+[\w./]+\.h)+)", m.group(2))
+        if listed:
+            out.update(m.group(1) + "/" + h for h in listed.group(1).split())
+    return out
+
+
 def check_private(root):
-    """Part-private headers of installed parts keep their names in a helper namespace."""
+    """Part-private headers of installed parts keep their names in a helper namespace.
+
+    A header is shared (and keeps the part's namespace) when a part lists it
+    in INTERNAL_HEADERS, or a file of another part, a program, the bindings, a
+    benchmark, a header under include/ or another shared header includes it.
+    """
     problems = []
     programs = programs_only_dirs(root)
     users = includers(root)
     src = os.path.join(root, "src")
+    headers = []
     for dirpath, _, files in os.walk(src):
-        for f in sorted(files):
-            if not f.endswith(".h"):
+        headers += [os.path.relpath(os.path.join(dirpath, f), src) for f in files if f.endswith(".h")]
+    folder_of = {h: expected(os.path.dirname(h))[0] for h in headers}
+    shared = set(internal_headers(root))
+    changed = True
+    while changed:
+        changed = False
+        for h in headers:
+            if h in shared:
                 continue
-            rel = os.path.relpath(os.path.join(dirpath, f), src)
-            shown = "src/" + rel
-            folder, _ = expected(os.path.dirname(rel))
-            if shown in PRIVATE_OK or folder is None:
-                continue
-            if any(os.path.dirname(rel) == d or os.path.dirname(rel).startswith(d + "/")
-                   for d in programs):
-                continue
-            outside = [u for u in users.get(rel, []) if not u.startswith("tests/") and not (
-                u.startswith("src/") and expected(os.path.dirname(u[4:]))[0] == folder)]
-            if outside:
-                continue  # shared with other parts or the programs: the part's own namespace
-            with open(os.path.join(src, rel), encoding="utf-8") as fh:
-                opened = opened_namespaces(fh.read())
-            for line, name, _ in opened:
-                if name and not HELPER.match(name) and "::detail" not in name:
-                    problems.append(f"{shown}:{line}: namespace {name} in a header only "
-                                    f"{folder}/ includes; its helpers go in zeus::<name>_internal")
+            for u in users.get(h, []):
+                inner = u[4:] if u.startswith("src/") else None
+                if u.startswith("tests/"):
+                    continue
+                if inner is None or folder_of.get(inner, expected(os.path.dirname(inner))[0]) != \
+                        folder_of[h] or inner in shared:
+                    shared.add(h)
+                    changed = True
+                    break
+    for h in sorted(headers):
+        shown = "src/" + h
+        folder = folder_of[h]
+        if h in shared or shown in PRIVATE_OK or folder is None:
+            continue
+        if any(os.path.dirname(h) == d or os.path.dirname(h).startswith(d + "/") for d in programs):
+            continue
+        with open(os.path.join(src, h), encoding="utf-8") as fh:
+            opened = opened_namespaces(fh.read())
+        for line, name, _ in opened:
+            if name and not HELPER.match(name) and "::detail" not in name:
+                problems.append(f"{shown}:{line}: namespace {name} in a header only "
+                                f"{folder}/ includes; its helpers go in zeus::<name>_internal")
     return problems
 
 
@@ -197,7 +228,10 @@ def self_test():
         "src/metric/user.cc": '#include "metric/own.h"\n#include "metric/own_helper.h"\n',
         "apps/zeus/cmd.cc": '#include "metric/shared.h"\n',
         "src/zeusd/program.h": "namespace zeus::zeusd {\n}\n",
-        "CMakeLists.txt": "zeus_add_part(zeusd src/zeusd DEPS zeus_util PROGRAMS_ONLY)\n",
+        "src/metric/listed.h": 'namespace zeus::metric {\n}\n#include "metric/via_listed.h"\n',
+        "src/metric/via_listed.h": "namespace zeus::metric {\n}\n",
+        "CMakeLists.txt": "zeus_add_part(zeusd src/zeusd DEPS zeus_util PROGRAMS_ONLY)\n"
+                          "zeus_add_part(metric src/metric DEPS zeus_util INTERNAL_HEADERS listed.h)\n",
     }
     with tempfile.TemporaryDirectory() as root:
         for rel, text in files.items():

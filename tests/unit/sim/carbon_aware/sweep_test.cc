@@ -13,10 +13,10 @@
 
 #include "support/temp_dir.h"
 #include "synthetic_job_helpers.h"
+#include "util/iso8601.h"
 #include "zeus/sim/carbon_aware/study.h"
 #include "zeus/sim/carbon_aware/sweep.h"
 #include "zeus/util/error.h"
-#include "zeus/util/iso8601.h"
 
 namespace zeus::sim::carbon_aware {
 namespace {
