@@ -125,7 +125,8 @@ TEST(ChaseReplay, StartsWithoutHistoryOrRoomForTheJobAreNotFoundNamingTheSignal)
   // ...but not one second later, nor a slower limit: the series never wraps.
   for (const auto& [policy, start] : std::vector<std::pair<std::string, std::int64_t>>{
            {"max", kT0 + 71 * kHour + 1}, {"limit:250", kT0 + 71 * kHour}}) {
-    const Error e = error_of([&] { rp.run(parse_policy(policy), start); });
+    // Copies: a lambda may not capture a structured binding before C++20 in clang 14.
+    const Error e = error_of([&rp, p = policy, s = start] { rp.run(parse_policy(p), s); });
     EXPECT_EQ(e.code(), ErrorCode::kNotFound) << policy;
     EXPECT_THAT(e.what(), HasSubstr(kSource)) << policy;
   }
