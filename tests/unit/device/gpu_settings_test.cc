@@ -8,6 +8,7 @@
 
 #include <algorithm>
 
+#include "support/error_of.h"
 #include "unit/optimizer/power_limit/test_support.h"
 #include "zeus/device/forwarding_gpu.h"
 #include "zeus/util/error.h"
@@ -24,15 +25,7 @@ std::vector<std::shared_ptr<device::Gpu>> gpus_of(const SimRig& rig) {
   return {rig.gpus.begin(), rig.gpus.end()};
 }
 
-Error error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e;
-  }
-  ADD_FAILURE() << "no error";
-  return Error(ErrorCode::kInternal, "");
-}
+using zeus::testing::error_of;
 
 TEST(GpuSettings, AppliesToEveryGpuAndSaysWhatChanged) {
   SimRig rig(2);

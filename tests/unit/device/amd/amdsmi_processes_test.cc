@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "amdsmi_fixture.h"
+#include "support/error_of.h"
 #include "zeus/monitor/attribution/gpu_split.h"
 #include "zeus/util/error.h"
 
@@ -22,16 +23,7 @@ constexpr unsigned long long kGiB = 1ULL << 30;
 
 MATCHER_P2(Process, pid, bytes, "") { return arg.pid == pid && arg.used_memory_bytes == bytes; }
 
-template <class F>
-Error error_of(F f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e;
-  }
-  ADD_FAILURE() << "no zeus::Error thrown";
-  return Error(ErrorCode::kInternal, "none");
-}
+using zeus::testing::error_of;
 
 // The ABIs whose amdsmi_proc_info_t the backend declares.
 class AmdSmiProcessTest : public AmdSmiTest {};

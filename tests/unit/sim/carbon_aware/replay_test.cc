@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "support/error_of.h"
 #include "synthetic_job_helpers.h"
 #include "zeus/sim/carbon_aware/replay.h"
 #include "zeus/util/error.h"
@@ -38,16 +39,7 @@ zeus::carbon_aware::GridSignal alternating(int hours = 72) {
   return hourly_signal(hours, [](int h) { return h % 2 == 0 ? 10.0 : 100.0; });
 }
 
-template <class F>
-Error error_of(F f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e;
-  }
-  ADD_FAILURE() << "no error";
-  return Error(ErrorCode::kUnknown, "");
-}
+using zeus::testing::error_of;
 
 TEST(ChaseReplay, MaxOnAConstantSignalIsEpochsTimesTheTopLimitFromAnyStart) {
   const auto signal = hourly_signal(72, [](int) { return 100.0; });

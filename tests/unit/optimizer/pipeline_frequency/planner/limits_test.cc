@@ -12,6 +12,7 @@
 #include <string>
 
 #include "optimizer/pipeline_frequency/planner/plans_json.h"
+#include "support/error_of.h"
 #include "unit/optimizer/pipeline_frequency/planner/planner_test_helpers.h"
 #include "util/json.h"
 #include "zeus/optimizer/pipeline_frequency/planner/dag.h"
@@ -37,14 +38,7 @@ PlannerOptions fixture_options(int microbatches) {
   return o;
 }
 
-Error error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e;
-  }
-  return Error(ErrorCode::kUnknown, "no error");
-}
+using zeus::testing::error_of;
 
 // Runs `f` on a thread with a 256 KiB stack: recursion as deep as the graph
 // would overflow it and crash the test.
