@@ -118,15 +118,19 @@ def check(root):
     return problems
 
 
-def programs_only_dirs(root):
-    """The source folders (relative to src/) of the PROGRAMS_ONLY parts."""
+def part_lines(root):
+    """(source folder relative to src/, the rest of its zeus_add_part line) per part."""
     path = os.path.join(root, "CMakeLists.txt")
     if not os.path.exists(path):
-        return set()
+        return []
     with open(path, encoding="utf-8") as fh:
         text = fh.read()
-    return {m.group(1) for m in re.finditer(r"zeus_add_part\(\w+\s+src/(\S+)([^)]*)\)", text)
-            if "PROGRAMS_ONLY" in m.group(2)}
+    return re.findall(r"zeus_add_part\(\w+\s+src/(\S+)([^)]*)\)", text)
+
+
+def programs_only_dirs(root):
+    """The source folders (relative to src/) of the PROGRAMS_ONLY parts."""
+    return {d for d, rest in part_lines(root) if "PROGRAMS_ONLY" in rest}
 
 
 def includers(root):
@@ -146,16 +150,11 @@ def includers(root):
 
 def internal_headers(root):
     """'dir/x.h' (relative to src/) of the headers parts list as INTERNAL_HEADERS."""
-    path = os.path.join(root, "CMakeLists.txt")
-    if not os.path.exists(path):
-        return set()
-    with open(path, encoding="utf-8") as fh:
-        text = fh.read()
     out = set()
-    for m in re.finditer(r"zeus_add_part\(\w+\s+src/(\S+)([^)]*)\)", text):
-        listed = re.search(r"INTERNAL_HEADERS((?:\s+[\w./]+\.h)+)", m.group(2))
+    for d, rest in part_lines(root):
+        listed = re.search(r"INTERNAL_HEADERS((?:\s+[\w./]+\.h)+)", rest)
         if listed:
-            out.update(m.group(1) + "/" + h for h in listed.group(1).split())
+            out.update(d + "/" + h for h in listed.group(1).split())
     return out
 
 

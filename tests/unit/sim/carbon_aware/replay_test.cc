@@ -20,13 +20,12 @@ namespace {
 
 using ::testing::HasSubstr;
 using testing::hourly_signal;
+using testing::kDay;
 using testing::kHour;
+using testing::kJoulesPerKwh;
 using testing::kSource;
 using testing::kT0;
 using testing::three_limit_profile;
-
-constexpr std::int64_t kDay = 24 * kHour;
-constexpr double kJoulesPerKwh = 3.6e6;
 
 ReplayOptions with_epochs(double epochs) {
   ReplayOptions o;

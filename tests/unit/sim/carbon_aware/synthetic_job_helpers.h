@@ -15,6 +15,9 @@
 namespace zeus::sim::carbon_aware::testing {
 
 inline constexpr std::int64_t kHour = 3600;
+inline constexpr std::int64_t kDay = 24 * kHour;
+// A charge is energy (J) / kJoulesPerKwh × the signal (per kWh).
+inline constexpr double kJoulesPerKwh = 3.6e6;
 // 2023-01-01T00:00:00Z: a UTC multiple of a day, so of 1 h and 2 h periods too.
 inline constexpr std::int64_t kT0 = 1'672'531'200;
 // The source name every synthetic signal carries (errors must name it).
